@@ -1,0 +1,73 @@
+//! The supervised actor tree of `memd serve`:
+//!
+//! ```text
+//! RootSupervisor
+//! ├─ StoreActor      owns the single SQLite writer thread (group commit) and the read pool
+//! ├─ ProviderActor   runs observer calls (extractive in this build) off the actor's thread
+//! ├─ SessionManager  one SessionActor per (platform_source, contentSessionId); backoff restarts
+//! │  └─ SessionActor × N
+//! └─ OrphanReaper    stops idle session actors, removes stale files
+//! ```
+//!
+//! Ingress reaches the actors through [`Handles`], refreshed by the root when it restarts a child.
+
+pub mod backoff;
+pub mod orphan_reaper;
+pub mod provider;
+pub mod registry;
+pub mod root;
+pub mod session;
+pub mod session_manager;
+pub mod store;
+
+use std::sync::RwLock;
+
+use ractor::ActorRef;
+
+/// Current references to the long-lived actors (replaced when the root restarts one).
+#[derive(Default)]
+pub struct Handles {
+    /// Children of the root restarted since start.
+    pub child_restarts: std::sync::atomic::AtomicU64,
+    pub manager: RwLock<Option<ActorRef<session_manager::ManagerMsg>>>,
+    pub provider: RwLock<Option<ActorRef<provider::ProviderMsg>>>,
+    pub store: RwLock<Option<ActorRef<store::StoreMsg>>>,
+    pub reaper: RwLock<Option<ActorRef<orphan_reaper::ReaperMsg>>>,
+}
+
+fn read<T: Clone>(slot: &RwLock<Option<T>>) -> Option<T> {
+    slot.read().ok().and_then(|g| g.clone())
+}
+
+fn write<T>(slot: &RwLock<Option<T>>, v: Option<T>) {
+    if let Ok(mut g) = slot.write() {
+        *g = v;
+    }
+}
+
+impl Handles {
+    pub fn manager(&self) -> Option<ActorRef<session_manager::ManagerMsg>> {
+        read(&self.manager)
+    }
+    pub fn provider(&self) -> Option<ActorRef<provider::ProviderMsg>> {
+        read(&self.provider)
+    }
+    pub fn store(&self) -> Option<ActorRef<store::StoreMsg>> {
+        read(&self.store)
+    }
+    pub fn reaper(&self) -> Option<ActorRef<orphan_reaper::ReaperMsg>> {
+        read(&self.reaper)
+    }
+    pub fn set_manager(&self, r: Option<ActorRef<session_manager::ManagerMsg>>) {
+        write(&self.manager, r)
+    }
+    pub fn set_provider(&self, r: Option<ActorRef<provider::ProviderMsg>>) {
+        write(&self.provider, r)
+    }
+    pub fn set_store(&self, r: Option<ActorRef<store::StoreMsg>>) {
+        write(&self.store, r)
+    }
+    pub fn set_reaper(&self, r: Option<ActorRef<orphan_reaper::ReaperMsg>>) {
+        write(&self.reaper, r)
+    }
+}

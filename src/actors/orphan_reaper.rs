@@ -1,0 +1,102 @@
+//! OrphanReaper — periodic housekeeping.
+//!
+//! Stops session actors idle for `MEMD_SESSION_IDLE_MS` (default 10 min) with an empty queue, and
+//! removes stale temporary files left in `<data>` by an earlier crash (`*.tmp` older than an hour).
+//! A stale PID file is replaced at start (the lock proves it stale) and counted here.
+//! Supervised by RootSupervisor. Failure policy: stateless apart from counters; a restart only
+//! resets them.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use serde::Serialize;
+
+use super::Handles;
+use super::session_manager::ManagerMsg;
+use crate::clock::{iso, now_ms};
+
+pub struct OrphanReaper;
+
+pub struct ReaperArgs {
+    pub handles: Arc<Handles>,
+    pub data_dir: PathBuf,
+    pub interval: Duration,
+    pub idle_ms: i64,
+    pub stale_pid_replaced: bool,
+}
+
+pub enum ReaperMsg {
+    /// Run one pass now.
+    Tick,
+    /// The reaper part of `GET /api/status`.
+    Status(RpcReplyPort<ReaperStatus>),
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ReaperStatus {
+    pub last_run_at: Option<String>,
+    pub idle_actors_stopped: u64,
+    pub processes_killed: u64,
+    pub stale_files_removed: u64,
+}
+
+pub struct ReaperState {
+    args: ReaperArgs,
+    status: ReaperStatus,
+}
+
+/// Removes `*.tmp` files older than `max_age` directly inside `dir`; returns how many.
+pub fn remove_stale_tmp(dir: &std::path::Path, max_age: Duration) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    let now = SystemTime::now();
+    let mut n = 0;
+    for e in entries.flatten() {
+        let p = e.path();
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age > max_age);
+        if p.extension().is_some_and(|x| x == "tmp") && old && std::fs::remove_file(&p).is_ok() {
+            n += 1;
+        }
+    }
+    n
+}
+
+impl Actor for OrphanReaper {
+    type Msg = ReaperMsg;
+    type State = ReaperState;
+    type Arguments = ReaperArgs;
+
+    async fn pre_start(&self, myself: ActorRef<ReaperMsg>, args: ReaperArgs) -> Result<ReaperState, ActorProcessingErr> {
+        myself.send_interval(args.interval, || ReaperMsg::Tick);
+        let status = ReaperStatus {
+            stale_files_removed: u64::from(args.stale_pid_replaced),
+            ..Default::default()
+        };
+        Ok(ReaperState { args, status })
+    }
+
+    async fn handle(&self, _myself: ActorRef<ReaperMsg>, msg: ReaperMsg, state: &mut ReaperState) -> Result<(), ActorProcessingErr> {
+        match msg {
+            ReaperMsg::Tick => {
+                if let Some(manager) = state.args.handles.manager() {
+                    let idle_ms = state.args.idle_ms;
+                    if let Ok(n) = ractor::call_t!(manager, |reply| ManagerMsg::StopIdle { idle_ms, reply }, 5_000) {
+                        state.status.idle_actors_stopped += n as u64;
+                    }
+                }
+                state.status.stale_files_removed += remove_stale_tmp(&state.args.data_dir, Duration::from_secs(3600));
+                state.status.last_run_at = Some(iso(now_ms()));
+            }
+            ReaperMsg::Status(reply) => {
+                let _ = reply.send(state.status.clone());
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,157 @@
+//! RootSupervisor — the top of the tree: StoreActor, ProviderActor, SessionManager, OrphanReaper.
+//!
+//! Owns the spawn arguments of each child so it can restart any of them. Failure policy: a failed
+//! child is restarted at once (its durable state lives in SQLite: the manager rebuilds sessions
+//! with pending rows); [`super::Handles`] is refreshed so ingress reaches the new instance. The root
+//! itself never stops because a child died (ractor's default would), only on shutdown.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
+
+use super::Handles;
+use super::orphan_reaper::{OrphanReaper, ReaperArgs};
+use super::provider::{ProviderActor, ProviderArgs};
+use super::session::SessionContext;
+use super::session_manager::{ManagerArgs, SessionManager};
+use super::store::{StoreActor, StoreArgs};
+use crate::pipeline::privacy::Privacy;
+
+pub struct RootSupervisor;
+
+pub struct RootArgs {
+    pub ctx: Arc<SessionContext>,
+    pub privacy: Arc<Privacy>,
+    pub type_ids: Vec<String>,
+    pub concept_ids: Vec<String>,
+    pub data_dir: PathBuf,
+    pub reaper_interval: Duration,
+    pub idle_ms: i64,
+    pub stale_pid_replaced: bool,
+}
+
+pub enum RootMsg {}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Child {
+    Store,
+    Provider,
+    Manager,
+    Reaper,
+}
+
+pub struct RootState {
+    args: RootArgs,
+    children: Vec<(ractor::ActorId, Child)>,
+    pub child_restarts: u64,
+}
+
+impl RootSupervisor {
+    async fn spawn_child(&self, myself: &ActorRef<RootMsg>, which: Child, state: &mut RootState) -> Result<(), ActorProcessingErr> {
+        let a = &state.args;
+        let handles: &Arc<Handles> = &a.ctx.handles;
+        let cell = myself.get_cell();
+        let id = match which {
+            Child::Store => {
+                let (r, _) = Actor::spawn_linked(
+                    None,
+                    StoreActor,
+                    StoreArgs {
+                        store: a.ctx.store.clone(),
+                    },
+                    cell,
+                )
+                .await?;
+                handles.set_store(Some(r.clone()));
+                r.get_id()
+            }
+            Child::Provider => {
+                let args = ProviderArgs {
+                    type_ids: a.type_ids.clone(),
+                    concept_ids: a.concept_ids.clone(),
+                    privacy: a.privacy.clone(),
+                };
+                let (r, _) = Actor::spawn_linked(None, ProviderActor, args, cell).await?;
+                handles.set_provider(Some(r.clone()));
+                r.get_id()
+            }
+            Child::Manager => {
+                let (r, _) = Actor::spawn_linked(None, SessionManager, ManagerArgs { ctx: a.ctx.clone() }, cell).await?;
+                handles.set_manager(Some(r.clone()));
+                r.get_id()
+            }
+            Child::Reaper => {
+                let args = ReaperArgs {
+                    handles: handles.clone(),
+                    data_dir: a.data_dir.clone(),
+                    interval: a.reaper_interval,
+                    idle_ms: a.idle_ms,
+                    stale_pid_replaced: a.stale_pid_replaced,
+                };
+                let (r, _) = Actor::spawn_linked(None, OrphanReaper, args, cell).await?;
+                handles.set_reaper(Some(r.clone()));
+                r.get_id()
+            }
+        };
+        state.children.retain(|(_, c)| *c != which);
+        state.children.push((id, which));
+        Ok(())
+    }
+}
+
+impl Actor for RootSupervisor {
+    type Msg = RootMsg;
+    type State = RootState;
+    type Arguments = RootArgs;
+
+    async fn pre_start(&self, myself: ActorRef<RootMsg>, args: RootArgs) -> Result<RootState, ActorProcessingErr> {
+        let mut state = RootState {
+            args,
+            children: Vec::new(),
+            child_restarts: 0,
+        };
+        // Provider before manager: rebuilt sessions start claiming right away.
+        for which in [Child::Store, Child::Provider, Child::Manager, Child::Reaper] {
+            self.spawn_child(&myself, which, &mut state).await?;
+        }
+        Ok(state)
+    }
+
+    async fn handle(&self, _myself: ActorRef<RootMsg>, msg: RootMsg, _state: &mut RootState) -> Result<(), ActorProcessingErr> {
+        match msg {}
+    }
+
+    async fn handle_supervisor_evt(
+        &self,
+        myself: ActorRef<RootMsg>,
+        evt: SupervisionEvent,
+        state: &mut RootState,
+    ) -> Result<(), ActorProcessingErr> {
+        if let SupervisionEvent::ActorFailed(cell, error) = &evt {
+            let which = state.children.iter().find(|(id, _)| *id == cell.get_id()).map(|(_, c)| *c);
+            if let Some(which) = which {
+                state.child_restarts += 1;
+                state
+                    .args
+                    .ctx
+                    .handles
+                    .child_restarts
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                tracing::error!(child = ?which, error = %error, "actor failed; restarting it");
+                self.spawn_child(&myself, which, state).await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn post_stop(&self, _myself: ActorRef<RootMsg>, state: &mut RootState) -> Result<(), ActorProcessingErr> {
+        let h = &state.args.ctx.handles;
+        h.set_manager(None);
+        h.set_provider(None);
+        h.set_reaper(None);
+        h.set_store(None);
+        Ok(())
+    }
+}

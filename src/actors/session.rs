@@ -1,0 +1,377 @@
+//! SessionActor — one per (platform_source, contentSessionId) with queued work.
+//!
+//! Owns the session's generator state: which pending rows are in flight, the debounce timer, and
+//! the batching decision (spec/pipeline.md §7). It claims a batch through the store, hands it to
+//! the ProviderActor, and stores the result (observations + deletion of the pending rows in one
+//! transaction). Supervised by SessionManager. Failure policy: any error fails the actor; its
+//! claimed rows stay `processing` in SQLite and the restarted actor reverts them to `pending` in
+//! `pre_start`, so nothing acknowledged is lost; the manager applies backoff and parking.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ractor::{Actor, ActorProcessingErr, ActorRef};
+
+use super::Handles;
+use super::provider::ProviderMsg;
+use super::registry::{Registry, SessionState as RunState, short_error};
+use super::session_manager::ManagerMsg;
+use crate::clock::{iso, now_ms};
+use crate::store::Store;
+use crate::store::batch::{BatchOutput, store_batch};
+use crate::store::pending::{self, BatchLimits, Claim, ClaimedBatch, Release};
+use crate::store::sessions::SessionKey;
+
+/// Shared by every session actor.
+pub struct SessionContext {
+    pub store: Store,
+    pub handles: Arc<Handles>,
+    pub registry: Arc<Registry>,
+    pub limits: BatchLimits,
+    pub debounce_ms: u64,
+    pub max_wait_ms: u64,
+    #[cfg(test)]
+    pub faults: Arc<dashmap::DashMap<SessionKey, u32>>,
+}
+
+pub struct SessionActor;
+
+pub struct SessionArgs {
+    pub key: SessionKey,
+    pub session_db_id: i64,
+    pub ctx: Arc<SessionContext>,
+}
+
+pub enum SessionMsg {
+    /// An event for this session was committed.
+    Poke,
+    /// Claim at once, without waiting for the debounce (start-up drain, after a stored batch).
+    Drain,
+    /// The debounce or backoff timer fired.
+    Tick,
+    /// The provider finished a batch.
+    Observed {
+        batch: Box<ClaimedBatch>,
+        result: Result<Box<BatchOutput>, String>,
+    },
+    /// The provider could not run the in-flight batch at all.
+    ObserveFailed { error: String },
+}
+
+/// What the batching policy wants done next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Next {
+    ClaimNow,
+    ArmTimer(u64),
+    Nothing,
+}
+
+/// Generator state; the methods are pure so the policy is unit tested without a runtime.
+#[derive(Debug, Clone)]
+pub struct SessionState {
+    pub key: SessionKey,
+    pub session_db_id: i64,
+    pub in_flight: Option<Vec<i64>>,
+    pub timer_armed: bool,
+    pub last_event_ms: i64,
+    pub first_unclaimed_ms: Option<i64>,
+    pub unclaimed: i64,
+    pub debounce_ms: i64,
+    pub max_wait_ms: i64,
+    pub max_events: i64,
+}
+
+impl SessionState {
+    pub fn on_poke(&mut self, now: i64) -> Next {
+        self.unclaimed += 1;
+        self.last_event_ms = now;
+        self.first_unclaimed_ms.get_or_insert(now);
+        if self.in_flight.is_some() {
+            return Next::Nothing;
+        }
+        if self.unclaimed >= self.max_events {
+            return Next::ClaimNow;
+        }
+        if self.timer_armed {
+            Next::Nothing
+        } else {
+            self.timer_armed = true;
+            Next::ArmTimer(self.debounce_ms as u64)
+        }
+    }
+
+    pub fn on_tick(&mut self, now: i64) -> Next {
+        self.timer_armed = false;
+        if self.in_flight.is_some() {
+            return Next::Nothing;
+        }
+        let quiet = now - self.last_event_ms;
+        let age = self.first_unclaimed_ms.map_or(0, |t| now - t);
+        if quiet >= self.debounce_ms || age >= self.max_wait_ms {
+            Next::ClaimNow
+        } else {
+            self.timer_armed = true;
+            Next::ArmTimer((self.debounce_ms - quiet).min(self.max_wait_ms - age).max(1) as u64)
+        }
+    }
+
+    pub fn on_claimed(&mut self, ids: Vec<i64>, remaining: i64, now: i64) {
+        self.in_flight = Some(ids);
+        self.unclaimed = remaining;
+        self.first_unclaimed_ms = (remaining > 0).then_some(now);
+    }
+}
+
+fn err(e: impl std::fmt::Display) -> ActorProcessingErr {
+    ActorProcessingErr::from(e.to_string())
+}
+
+impl SessionActor {
+    async fn act(
+        &self,
+        myself: &ActorRef<SessionMsg>,
+        next: Next,
+        state: &mut SessionState,
+        ctx: &SessionContext,
+    ) -> Result<(), ActorProcessingErr> {
+        match next {
+            Next::ClaimNow => self.claim(myself, state, ctx).await,
+            Next::ArmTimer(ms) => {
+                myself.send_after(Duration::from_millis(ms), || SessionMsg::Tick);
+                Ok(())
+            }
+            Next::Nothing => Ok(()),
+        }
+    }
+
+    async fn claim(&self, myself: &ActorRef<SessionMsg>, state: &mut SessionState, ctx: &SessionContext) -> Result<(), ActorProcessingErr> {
+        if state.in_flight.is_some() {
+            return Ok(());
+        }
+        let (id, limits, now) = (state.session_db_id, ctx.limits, now_ms());
+        let (claim, depth) = ctx
+            .store
+            .write(move |c| {
+                let claim = pending::claim_batch(c, id, now, limits)?;
+                Ok((claim, pending::depth(c, id)?))
+            })
+            .await
+            .map_err(err)?;
+        ctx.registry.update(&state.key, id, |s| {
+            s.queue_depth = depth.0;
+            s.in_flight = depth.1;
+        });
+        match claim {
+            Claim::Batch(batch) => {
+                state.on_claimed(batch.meta.pending_ids.clone(), depth.0, now);
+                ctx.registry.update(&state.key, id, |s| {
+                    s.state = RunState::Processing;
+                    s.project = batch.meta.project.clone();
+                });
+                let provider = ctx.handles.provider().ok_or_else(|| err("provider is not running"))?;
+                provider
+                    .cast(ProviderMsg::Observe {
+                        batch,
+                        reply_to: myself.clone(),
+                    })
+                    .map_err(err)?;
+            }
+            Claim::WaitUntil(t) => {
+                state.timer_armed = true;
+                myself.send_after(Duration::from_millis((t - now).max(1) as u64), || SessionMsg::Tick);
+            }
+            Claim::InFlight => {}
+            Claim::Empty => {
+                state.unclaimed = 0;
+                state.first_unclaimed_ms = None;
+                ctx.registry.update(&state.key, id, |s| s.state = RunState::Idle);
+            }
+        }
+        Ok(())
+    }
+
+    async fn stored(
+        &self,
+        myself: &ActorRef<SessionMsg>,
+        batch: Box<ClaimedBatch>,
+        out: Box<BatchOutput>,
+        state: &mut SessionState,
+        ctx: &SessionContext,
+    ) -> Result<(), ActorProcessingErr> {
+        #[cfg(test)]
+        if let Some(mut n) = ctx.faults.get_mut(&state.key)
+            && *n > 0
+        {
+            *n -= 1;
+            return Err(err("injected session failure"));
+        }
+        let now = now_ms();
+        let meta = batch.meta.clone();
+        let stored = ctx.store.write(move |c| store_batch(c, &meta, &out, now)).await.map_err(err)?;
+        state.in_flight = None;
+        if let Some(manager) = ctx.handles.manager() {
+            let _ = manager.cast(ManagerMsg::Healthy(state.key.clone()));
+        }
+        tracing::debug!(session_id = %state.key, observations = stored.observation_ids.len(), "batch stored");
+        if stored.session_completed {
+            myself.stop(Some("completed".into()));
+            return Ok(());
+        }
+        self.claim(myself, state, ctx).await
+    }
+
+    async fn release(
+        &self,
+        myself: &ActorRef<SessionMsg>,
+        error: String,
+        state: &mut SessionState,
+        ctx: &SessionContext,
+    ) -> Result<(), ActorProcessingErr> {
+        let Some(ids) = state.in_flight.take() else { return Ok(()) };
+        let now = now_ms();
+        let retry_at = now + 5_000;
+        let e = error.clone();
+        ctx.store
+            .write(move |c| {
+                pending::release_batch(
+                    c,
+                    &ids,
+                    &Release::Retry {
+                        retry_at,
+                        count_attempt: true,
+                    },
+                    &e,
+                    now,
+                )
+            })
+            .await
+            .map_err(err)?;
+        ctx.registry.update(&state.key, state.session_db_id, |s| {
+            s.last_error = Some(short_error(&error));
+            s.next_retry_at = Some(iso(retry_at));
+        });
+        state.timer_armed = true;
+        myself.send_after(Duration::from_millis(5_000), || SessionMsg::Tick);
+        Ok(())
+    }
+}
+
+impl Actor for SessionActor {
+    type Msg = SessionMsg;
+    type State = (SessionState, Arc<SessionContext>);
+    type Arguments = SessionArgs;
+
+    async fn pre_start(&self, myself: ActorRef<SessionMsg>, args: SessionArgs) -> Result<Self::State, ActorProcessingErr> {
+        let ctx = args.ctx;
+        let id = args.session_db_id;
+        // Rows a dead predecessor had claimed become claimable again (rebuild from SQLite).
+        let depth = ctx
+            .store
+            .write(move |c| {
+                pending::revert_session(c, id)?;
+                pending::depth(c, id)
+            })
+            .await
+            .map_err(err)?;
+        ctx.registry.update(&args.key, id, |s| {
+            s.queue_depth = depth.0;
+            s.state = RunState::Idle;
+            s.next_retry_at = None;
+        });
+        let state = SessionState {
+            key: args.key,
+            session_db_id: id,
+            in_flight: None,
+            timer_armed: false,
+            last_event_ms: now_ms(),
+            first_unclaimed_ms: None,
+            unclaimed: depth.0,
+            debounce_ms: ctx.debounce_ms as i64,
+            max_wait_ms: ctx.max_wait_ms as i64,
+            max_events: ctx.limits.max_events as i64,
+        };
+        if depth.0 > 0 {
+            myself.cast(SessionMsg::Drain).map_err(err)?;
+        }
+        Ok((state, ctx))
+    }
+
+    async fn handle(&self, myself: ActorRef<SessionMsg>, msg: SessionMsg, st: &mut Self::State) -> Result<(), ActorProcessingErr> {
+        let (state, ctx) = st;
+        let ctx = ctx.clone();
+        match msg {
+            SessionMsg::Poke => {
+                let now = now_ms();
+                ctx.registry.update(&state.key, state.session_db_id, |s| {
+                    s.last_event_epoch = now;
+                    s.last_event_at = Some(iso(now));
+                    s.queue_depth += 1;
+                });
+                let next = state.on_poke(now);
+                self.act(&myself, next, state, &ctx).await
+            }
+            SessionMsg::Drain => self.claim(&myself, state, &ctx).await,
+            SessionMsg::Tick => {
+                let next = state.on_tick(now_ms());
+                self.act(&myself, next, state, &ctx).await
+            }
+            SessionMsg::Observed { batch, result: Ok(out) } => self.stored(&myself, batch, out, state, &ctx).await,
+            SessionMsg::Observed { result: Err(e), .. } | SessionMsg::ObserveFailed { error: e } => {
+                self.release(&myself, e, state, &ctx).await
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> SessionState {
+        SessionState {
+            key: SessionKey::new("claude", "s"),
+            session_db_id: 1,
+            in_flight: None,
+            timer_armed: false,
+            last_event_ms: 0,
+            first_unclaimed_ms: None,
+            unclaimed: 0,
+            debounce_ms: 2_000,
+            max_wait_ms: 30_000,
+            max_events: 3,
+        }
+    }
+
+    #[test]
+    fn debounces_then_claims_when_quiet() {
+        let mut s = state();
+        assert_eq!(s.on_poke(0), Next::ArmTimer(2_000));
+        assert_eq!(s.on_poke(500), Next::Nothing);
+        assert_eq!(s.on_tick(2_000), Next::ArmTimer(500));
+        assert_eq!(s.on_tick(2_500), Next::ClaimNow);
+    }
+
+    #[test]
+    fn a_full_batch_claims_at_once_and_in_flight_waits() {
+        let mut s = state();
+        s.on_poke(0);
+        s.on_poke(1);
+        assert_eq!(s.on_poke(2), Next::ClaimNow);
+        s.on_claimed(vec![1, 2, 3], 0, 3);
+        assert_eq!(s.on_poke(4), Next::Nothing);
+        assert_eq!(s.on_tick(5_000), Next::Nothing);
+    }
+
+    #[test]
+    fn max_wait_closes_a_batch_under_constant_trickle() {
+        let mut s = state();
+        s.max_events = 1_000;
+        s.on_poke(0);
+        let mut t = 0;
+        while t < 30_000 {
+            t += 1_000;
+            s.on_poke(t);
+        }
+        assert_eq!(s.on_tick(30_000), Next::ClaimNow);
+    }
+}

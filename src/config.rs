@@ -1,0 +1,283 @@
+//! Settings: every `MEMD_*` key with its default, defined once in [`DEFAULTS`].
+//!
+//! Values come from `<data>/settings.json` (flat string keys) overridden by the environment. The
+//! environment is read once in `main.rs` and passed in as a map; loading never writes files.
+//! Unparsable values fall back to the default with a warning (shown by `memd status`).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// (key, default, meaning). The single source of defaults; README's table mirrors it.
+pub const DEFAULTS: &[(&str, &str, &str)] = &[
+    ("MEMD_DATA_DIR", "~/.memd", "data directory (environment only)"),
+    ("MEMD_PORT", "37800 + uid % 100", "worker port on 127.0.0.1"),
+    ("MEMD_LOG", "info", "log filter (tracing env-filter syntax)"),
+    ("MEMD_DB_SYNCHRONOUS", "FULL", "SQLite synchronous mode: FULL or NORMAL"),
+    ("MEMD_DB_READERS", "4", "read-only connections in the pool"),
+    ("MEMD_GROUP_COMMIT_MS", "2", "group-commit window of the writer (0-50 ms)"),
+    (
+        "MEMD_STORE_QUEUE_MAX",
+        "10000",
+        "pending writes before ingest answers 503 overloaded",
+    ),
+    ("MEMD_OBSERVER_BATCH_MAX_EVENTS", "20", "events per observer batch"),
+    ("MEMD_OBSERVER_BATCH_MAX_CHARS", "40000", "characters per observer batch"),
+    ("MEMD_OBSERVER_BATCH_DEBOUNCE_MS", "2000", "quiet time that closes a batch"),
+    (
+        "MEMD_OBSERVER_BATCH_MAX_WAIT_MS",
+        "30000",
+        "age of the oldest event that closes a batch",
+    ),
+    (
+        "MEMD_SESSION_IDLE_MS",
+        "600000",
+        "idle session actors with an empty queue stop after this",
+    ),
+    ("MEMD_REAPER_INTERVAL_MS", "60000", "how often the orphan reaper runs"),
+    ("MEMD_EXCLUDED_PROJECTS", "", "comma list of cwd globs never captured"),
+    (
+        "MEMD_SKIP_TOOLS",
+        "ListMcpResourcesTool,SlashCommand,Skill,TodoWrite,AskUserQuestion",
+        "tool names never captured",
+    ),
+    ("MEMD_REDACT", "true", "redact secrets before storing or sending"),
+    ("MEMD_REDACT_DISABLED_BUILTINS", "", "comma list of built-in detectors to skip"),
+    ("MEMD_REDACT_CUSTOM_PATTERNS", "[]", "JSON array of {name, regex}"),
+    ("MEMD_TOOL_USE_MAX_CHARS", "262144", "cap per stored tool_input / tool_response"),
+    ("MEMD_MODE", "code", "observer mode"),
+    ("MEMD_PROVIDER", "extractive", "observer provider (this build: extractive)"),
+    ("MEMD_DAILY_TOKEN_BUDGET", "2000000", "observer tokens per UTC day; 0 = unlimited"),
+];
+
+/// Resolved raw values: settings file merged with environment overrides.
+#[derive(Clone, Default)]
+pub struct RawSettings {
+    values: BTreeMap<String, String>,
+}
+
+impl std::fmt::Debug for RawSettings {
+    // Keys only: values may hold provider keys.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RawSettings")
+            .field("keys", &self.values.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl RawSettings {
+    /// Reads `<data>/settings.json` (missing file = empty) and applies `MEMD_*` environment values.
+    pub fn load(data_dir: &Path, env: &HashMap<String, String>) -> (Self, Vec<String>) {
+        let mut warnings = Vec::new();
+        let mut values = BTreeMap::new();
+        let path = data_dir.join("settings.json");
+        match std::fs::read_to_string(&path) {
+            Ok(text) => match serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&text) {
+                Ok(map) => {
+                    for (k, v) in map {
+                        let s = match v {
+                            serde_json::Value::String(s) => s,
+                            other => other.to_string(),
+                        };
+                        values.insert(k, s);
+                    }
+                }
+                Err(e) => warnings.push(format!("settings.json ignored: {e}")),
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => warnings.push(format!("settings.json unreadable: {e}")),
+        }
+        for (k, v) in env {
+            if k.starts_with("MEMD_") {
+                values.insert(k.clone(), v.clone());
+            }
+        }
+        (Self { values }, warnings)
+    }
+
+    pub fn from_pairs<I: IntoIterator<Item = (String, String)>>(pairs: I) -> Self {
+        Self {
+            values: pairs.into_iter().collect(),
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.values.get(key).map(String::as_str)
+    }
+
+    /// The value, else the default from [`DEFAULTS`].
+    pub fn get_or_default(&self, key: &str) -> &str {
+        self.get(key).unwrap_or_else(|| default_of(key))
+    }
+}
+
+pub fn default_of(key: &str) -> &'static str {
+    DEFAULTS.iter().find(|(k, _, _)| *k == key).map(|(_, d, _)| *d).unwrap_or("")
+}
+
+/// Typed settings of the worker.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub data_dir: PathBuf,
+    pub port: u16,
+    pub log_filter: String,
+    pub db_synchronous_full: bool,
+    pub db_readers: usize,
+    pub group_commit_ms: u64,
+    pub store_queue_max: usize,
+    pub batch_max_events: usize,
+    pub batch_max_chars: usize,
+    pub batch_debounce_ms: u64,
+    pub batch_max_wait_ms: u64,
+    pub session_idle_ms: u64,
+    pub reaper_interval_ms: u64,
+    pub excluded_projects: String,
+    pub skip_tools: Vec<String>,
+    pub redact: bool,
+    pub redact_disabled_builtins: String,
+    pub redact_custom_patterns: String,
+    pub tool_use_max_chars: usize,
+    pub mode: String,
+    pub provider: String,
+    pub daily_token_budget: u64,
+    pub home: Option<PathBuf>,
+    pub warnings: Vec<String>,
+}
+
+impl Settings {
+    pub fn resolve(data_dir: PathBuf, raw: &RawSettings, home: Option<PathBuf>) -> Self {
+        let mut warnings = Vec::new();
+        let mut num = |key: &str, min: u64, max: u64| -> u64 {
+            let fallback: u64 = default_of(key).parse().unwrap_or(min);
+            match raw.get(key) {
+                None => fallback,
+                Some(v) => match v.trim().parse::<u64>() {
+                    Ok(n) if (min..=max).contains(&n) => n,
+                    _ => {
+                        warnings.push(format!("{key}={v:?} is not in {min}..={max}; using {fallback}"));
+                        fallback
+                    }
+                },
+            }
+        };
+        let port = match raw.get("MEMD_PORT") {
+            Some(_) => num("MEMD_PORT", 0, 65535) as u16,
+            None => default_port(),
+        };
+        let db_readers = num("MEMD_DB_READERS", 1, 64) as usize;
+        let group_commit_ms = num("MEMD_GROUP_COMMIT_MS", 0, 50);
+        let store_queue_max = num("MEMD_STORE_QUEUE_MAX", 16, 1_000_000) as usize;
+        let batch_max_events = num("MEMD_OBSERVER_BATCH_MAX_EVENTS", 1, 500) as usize;
+        let batch_max_chars = num("MEMD_OBSERVER_BATCH_MAX_CHARS", 1000, 10_000_000) as usize;
+        let batch_debounce_ms = num("MEMD_OBSERVER_BATCH_DEBOUNCE_MS", 0, 600_000);
+        let batch_max_wait_ms = num("MEMD_OBSERVER_BATCH_MAX_WAIT_MS", 0, 3_600_000);
+        let session_idle_ms = num("MEMD_SESSION_IDLE_MS", 100, 86_400_000);
+        let reaper_interval_ms = num("MEMD_REAPER_INTERVAL_MS", 50, 86_400_000);
+        let tool_use_max_chars = num("MEMD_TOOL_USE_MAX_CHARS", 1024, 100_000_000) as usize;
+        let daily_token_budget = num("MEMD_DAILY_TOKEN_BUDGET", 0, u64::MAX);
+        let flag = |key: &str| {
+            !matches!(
+                raw.get_or_default(key).trim().to_ascii_lowercase().as_str(),
+                "false" | "0" | "no" | "off"
+            )
+        };
+        Self {
+            data_dir,
+            port,
+            log_filter: raw.get_or_default("MEMD_LOG").to_string(),
+            db_synchronous_full: !raw.get_or_default("MEMD_DB_SYNCHRONOUS").eq_ignore_ascii_case("normal"),
+            db_readers,
+            group_commit_ms,
+            store_queue_max,
+            batch_max_events,
+            batch_max_chars,
+            batch_debounce_ms,
+            batch_max_wait_ms,
+            session_idle_ms,
+            reaper_interval_ms,
+            excluded_projects: raw.get_or_default("MEMD_EXCLUDED_PROJECTS").to_string(),
+            skip_tools: raw
+                .get_or_default("MEMD_SKIP_TOOLS")
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect(),
+            redact: flag("MEMD_REDACT"),
+            redact_disabled_builtins: raw.get_or_default("MEMD_REDACT_DISABLED_BUILTINS").to_string(),
+            redact_custom_patterns: raw.get_or_default("MEMD_REDACT_CUSTOM_PATTERNS").to_string(),
+            tool_use_max_chars,
+            mode: raw.get_or_default("MEMD_MODE").to_string(),
+            provider: raw.get_or_default("MEMD_PROVIDER").to_string(),
+            daily_token_budget,
+            home,
+            warnings,
+        }
+    }
+}
+
+/// `37800 + uid % 100`: a range apart from claude-mem's 37700 so both can run side by side.
+pub fn default_port() -> u16 {
+    // SAFETY: getuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::getuid() };
+    37800 + (uid % 100) as u16
+}
+
+/// `MEMD_DATA_DIR`, else `~/.memd`.
+pub fn data_dir_from_env(env: &HashMap<String, String>) -> PathBuf {
+    match env.get("MEMD_DATA_DIR").filter(|v| !v.trim().is_empty()) {
+        Some(v) => expand_home(v, env.get("HOME").map(PathBuf::from).as_deref()),
+        None => env
+            .get("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("/tmp"))
+            .join(".memd"),
+    }
+}
+
+fn expand_home(v: &str, home: Option<&Path>) -> PathBuf {
+    match (v.strip_prefix("~/"), home) {
+        (Some(rest), Some(h)) => h.join(rest),
+        _ if v == "~" => home.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(v)),
+        _ => PathBuf::from(v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_overrides_file_and_bad_values_warn() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("settings.json"),
+            r#"{"MEMD_DB_READERS":"2","MEMD_GROUP_COMMIT_MS":"9"}"#,
+        )
+        .unwrap();
+        let env = HashMap::from([
+            ("MEMD_GROUP_COMMIT_MS".to_string(), "5".to_string()),
+            ("MEMD_DB_READERS".into(), "x".into()),
+        ]);
+        let (raw, w) = RawSettings::load(dir.path(), &env);
+        assert!(w.is_empty());
+        let s = Settings::resolve(dir.path().into(), &raw, None);
+        assert_eq!(s.group_commit_ms, 5);
+        assert_eq!(s.db_readers, 4, "bad value falls back to the default");
+        assert_eq!(s.warnings.len(), 1);
+        assert!(s.redact);
+        assert_eq!(s.skip_tools.len(), 5);
+    }
+
+    #[test]
+    fn loading_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let _ = RawSettings::load(dir.path(), &HashMap::new());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn debug_hides_values() {
+        let raw = RawSettings::from_pairs([("MEMD_ANTHROPIC_API_KEY".to_string(), "sk-secret".to_string())]);
+        assert!(!format!("{raw:?}").contains("sk-secret"));
+    }
+}

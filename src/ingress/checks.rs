@@ -1,0 +1,178 @@
+//! Cross-cutting request checks, in the order of spec/api.md §2.1: Host, Origin, token, readiness,
+//! body size. Pure predicates first (unit tested), then the axum middleware that applies them.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::error::ApiError;
+use super::{AppState, Phase};
+
+pub const MAX_BODY_BYTES: usize = 5 * 1024 * 1024;
+
+/// `localhost` (any case), `127.0.0.1` or `[::1]`, optionally with `:<digits>`.
+pub fn host_allowed(host: Option<&str>) -> bool {
+    let Some(host) = host else { return false };
+    let (name, port) = match host.rsplit_once(':') {
+        Some((n, p)) if !n.ends_with(':') && (n.starts_with('[') || !n.contains(':')) => (n, Some(p)),
+        _ => (host, None),
+    };
+    let port_ok = port.is_none_or(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    port_ok && (name.eq_ignore_ascii_case("localhost") || name == "127.0.0.1" || name == "[::1]")
+}
+
+/// Absent, or exactly `http://localhost:<port>`, `http://127.0.0.1:<port>`, `http://[::1]:<port>`.
+pub fn origin_allowed(origin: Option<&str>, port: u16) -> bool {
+    match origin {
+        None => true,
+        Some(o) => [
+            format!("http://localhost:{port}"),
+            format!("http://127.0.0.1:{port}"),
+            format!("http://[::1]:{port}"),
+        ]
+        .iter()
+        .any(|a| a == o),
+    }
+}
+
+/// Constant-time comparison of the presented bearer token with ours.
+pub fn token_matches(presented: &[u8], ours: &[u8]) -> bool {
+    if presented.len() != ours.len() {
+        return false;
+    }
+    presented.iter().zip(ours).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)?
+        .to_str()
+        .ok()?
+        .strip_prefix("Bearer ")
+        .map(str::trim)
+}
+
+fn is_open_path(path: &str) -> bool {
+    path == "/api/health" || path == "/api/readiness"
+}
+
+pub async fn guard(State(app): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    let headers = req.headers();
+    if !host_allowed(headers.get(header::HOST).and_then(|h| h.to_str().ok())) {
+        return ApiError::new(StatusCode::FORBIDDEN, "forbidden_host", "the Host header must name localhost").into_response();
+    }
+    let port = app.port.load(Ordering::Relaxed);
+    let origin = headers.get(header::ORIGIN).map(|o| o.to_str().unwrap_or("\u{0}").to_string());
+    if !origin_allowed(origin.as_deref(), port) {
+        return ApiError::new(StatusCode::FORBIDDEN, "forbidden_origin", "cross-origin requests are refused").into_response();
+    }
+    let path = req.uri().path().to_string();
+    if req.method() == Method::OPTIONS {
+        let mut resp = StatusCode::NO_CONTENT.into_response();
+        if let Some(o) = origin.as_deref().and_then(|o| HeaderValue::from_str(o).ok()) {
+            let h = resp.headers_mut();
+            h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, o);
+            h.insert(header::VARY, HeaderValue::from_static("Origin"));
+            h.insert(
+                header::ACCESS_CONTROL_ALLOW_METHODS,
+                HeaderValue::from_static("GET, POST, DELETE, OPTIONS"),
+            );
+            h.insert(
+                header::ACCESS_CONTROL_ALLOW_HEADERS,
+                HeaderValue::from_static("Authorization, Content-Type"),
+            );
+            h.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
+        }
+        return resp;
+    }
+    if !is_open_path(&path) {
+        let ok = bearer(headers).is_some_and(|t| token_matches(t.as_bytes(), app.token.as_bytes()));
+        if !ok {
+            return ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", "missing or wrong bearer token").into_response();
+        }
+        match app.phase() {
+            Phase::Initializing => return ApiError::initializing().into_response(),
+            Phase::ShuttingDown => return ApiError::shutting_down().into_response(),
+            Phase::Ready => {}
+        }
+    }
+    let too_long = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .is_some_and(|n| n > MAX_BODY_BYTES as u64);
+    if too_long {
+        return ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", "the body exceeds 5 MiB").into_response();
+    }
+    if let Some(ct) = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()) {
+        let media = ct.split(';').next().unwrap_or("").trim();
+        if !media.eq_ignore_ascii_case("application/json") && req.method() != Method::GET {
+            return ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                "bodies must be application/json",
+            )
+            .into_response();
+        }
+    }
+    let mut resp = next.run(req).await;
+    if let Some(o) = origin.as_deref().and_then(|o| HeaderValue::from_str(o).ok()) {
+        resp.headers_mut().insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, o);
+        resp.headers_mut().insert(header::VARY, HeaderValue::from_static("Origin"));
+    }
+    resp
+}
+
+/// Reads the body, counting bytes (413 past 5 MiB), and parses one JSON object (empty = `{}`).
+pub async fn json_body<T: serde::de::DeserializeOwned>(body: Body) -> Result<T, ApiError> {
+    let bytes = axum::body::to_bytes(body, MAX_BODY_BYTES)
+        .await
+        .map_err(|_| ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", "the body exceeds 5 MiB"))?;
+    let value: serde_json::Value = if bytes.iter().all(u8::is_ascii_whitespace) {
+        serde_json::Value::Object(Default::default())
+    } else {
+        serde_json::from_slice(&bytes)
+            .map_err(|e| ApiError::bad_request(format!("malformed JSON: {}", crate::protocol::api::describe_json_error(&e))))?
+    };
+    if !value.is_object() {
+        return Err(ApiError::bad_request("the body must be a JSON object"));
+    }
+    serde_json::from_value(value).map_err(|e| ApiError::bad_request(crate::protocol::api::describe_json_error(&e)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts() {
+        for ok in ["localhost", "LOCALHOST:37842", "127.0.0.1:1", "[::1]", "[::1]:80"] {
+            assert!(host_allowed(Some(ok)), "{ok}");
+        }
+        for bad in ["evil.example:37842", "localhost.evil.com", "127.0.0.1:", "127.0.0.1:x", "", "::1"] {
+            assert!(!host_allowed(Some(bad)), "{bad}");
+        }
+        assert!(!host_allowed(None));
+    }
+
+    #[test]
+    fn origins() {
+        assert!(origin_allowed(None, 5));
+        assert!(origin_allowed(Some("http://localhost:5"), 5));
+        assert!(!origin_allowed(Some("http://localhost:6"), 5));
+        assert!(!origin_allowed(Some("http://localhost.evil.com"), 5));
+        assert!(!origin_allowed(Some("null"), 5));
+    }
+
+    #[test]
+    fn tokens() {
+        assert!(token_matches(b"abc", b"abc"));
+        assert!(!token_matches(b"abd", b"abc"));
+        assert!(!token_matches(b"ab", b"abc"));
+    }
+}

@@ -1,0 +1,115 @@
+//! HTTP ingress: axum on hyper, bound to 127.0.0.1 only (spec/api.md).
+//!
+//! [`AppState`] is shared by every request: the lifecycle phase (503 until the store is open and
+//! while shutting down), the token, and — once ready — the [`Services`] the routes use.
+
+pub mod checks;
+pub mod error;
+pub mod ingest_routes;
+pub mod ops_routes;
+pub mod platform;
+
+use std::sync::atomic::{AtomicU8, AtomicU16, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+use axum::Router;
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use tokio_util::sync::CancellationToken;
+
+use crate::actors::Handles;
+use crate::actors::registry::Registry;
+use crate::config::Settings;
+use crate::ingest::Ingest;
+use crate::store::Store;
+use error::ApiError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Initializing,
+    Ready,
+    ShuttingDown,
+}
+
+/// What the routes need once the worker is ready.
+pub struct Services {
+    pub store: Store,
+    pub handles: Arc<Handles>,
+    pub registry: Arc<Registry>,
+    pub ingest: Arc<Ingest>,
+    pub settings: Arc<Settings>,
+}
+
+pub struct AppState {
+    phase: AtomicU8,
+    pub token: String,
+    pub port: AtomicU16,
+    pub started: Instant,
+    pub started_epoch: i64,
+    pub services: OnceLock<Services>,
+    pub shutdown: CancellationToken,
+}
+
+impl AppState {
+    pub fn new(token: String, started_epoch: i64) -> Self {
+        Self {
+            phase: AtomicU8::new(0),
+            token,
+            port: AtomicU16::new(0),
+            started: Instant::now(),
+            started_epoch,
+            services: OnceLock::new(),
+            shutdown: CancellationToken::new(),
+        }
+    }
+
+    pub fn phase(&self) -> Phase {
+        match self.phase.load(Ordering::Acquire) {
+            0 => Phase::Initializing,
+            1 => Phase::Ready,
+            _ => Phase::ShuttingDown,
+        }
+    }
+
+    pub fn set_phase(&self, p: Phase) {
+        self.phase.store(
+            match p {
+                Phase::Initializing => 0,
+                Phase::Ready => 1,
+                Phase::ShuttingDown => 2,
+            },
+            Ordering::Release,
+        );
+    }
+
+    pub fn services(&self) -> Result<&Services, ApiError> {
+        match (self.phase(), self.services.get()) {
+            (Phase::ShuttingDown, _) => Err(ApiError::shutting_down()),
+            (_, Some(s)) => Ok(s),
+            (_, None) => Err(ApiError::initializing()),
+        }
+    }
+}
+
+pub fn router(app: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/api/sessions/init", post(ingest_routes::init))
+        .route("/api/sessions/observations", post(ingest_routes::observations))
+        .route("/api/sessions/summarize", post(ingest_routes::summarize))
+        .route("/api/sessions/complete", post(ingest_routes::complete))
+        .route("/api/health", get(ops_routes::health))
+        .route("/api/readiness", get(ops_routes::readiness))
+        .route("/api/status", get(ops_routes::status))
+        .route("/api/admin/shutdown", post(ops_routes::shutdown))
+        .fallback(|| async { ApiError::not_found("no such route") })
+        .method_not_allowed_fallback(|| async {
+            ApiError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+                "method not allowed on this route",
+            )
+        })
+        .layer(axum::middleware::from_fn_with_state(app.clone(), checks::guard))
+        .with_state(app)
+}

@@ -1,0 +1,56 @@
+//! Operations routes: health, readiness, status, shutdown (spec/api.md §6).
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use super::error::ApiError;
+use super::{AppState, Phase};
+
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+pub async fn health(State(app): State<Arc<AppState>>) -> Json<Value> {
+    Json(json!({
+        "status": "ok", "name": "memd", "version": VERSION, "pid": std::process::id(),
+        "uptime": app.started.elapsed().as_secs(), "initialized": app.phase() == Phase::Ready,
+    }))
+}
+
+pub async fn readiness(State(app): State<Arc<AppState>>) -> Response {
+    match app.phase() {
+        Phase::Ready => Json(json!({"status": "ready"})).into_response(),
+        Phase::Initializing => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [("retry-after", "1")],
+            Json(json!({"status": "initializing", "detail": "opening the store"})),
+        )
+            .into_response(),
+        Phase::ShuttingDown => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [("retry-after", "1")],
+            Json(json!({"status": "shutting_down"})),
+        )
+            .into_response(),
+    }
+}
+
+pub async fn status(State(app): State<Arc<AppState>>) -> Result<Json<Value>, ApiError> {
+    let svc = app.services()?;
+    Ok(Json(crate::status::document(&app, svc, app.port.load(Ordering::Relaxed)).await))
+}
+
+/// Answers first, then starts the same shutdown as SIGTERM.
+pub async fn shutdown(State(app): State<Arc<AppState>>) -> Json<Value> {
+    tracing::info!("shutdown requested over http");
+    let token = app.shutdown.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        token.cancel();
+    });
+    Json(json!({"status": "shutting_down"}))
+}

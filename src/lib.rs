@@ -1,0 +1,39 @@
+//! memd — a memory daemon for AI coding agents.
+//!
+//! Layout map (one concern per file; see `../shared/DESIGN.md`):
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`config`] | every `MEMD_*` setting with its default, loaded once from settings.json + env |
+//! | [`data_dir`] | `<data>` layout, permissions, the worker lock, PID file, API token |
+//! | [`logging`] | tracing to stderr and a rotating file in `<data>/logs/` |
+//! | [`clock`] | epoch milliseconds, ISO-8601 and UTC day formatting |
+//! | [`server`] | `memd serve`: start-up, lifetime, graceful shutdown |
+//! | [`ingress`] | axum routes, request checks (Host/Origin/token/size), error mapping |
+//! | [`status`] | the `GET /api/status` document |
+//! | [`actors`] | the supervised actor tree: root, store, provider, session manager, sessions, reaper |
+//! | [`store`] | SQLite: migrations, group-commit writer thread, read pool, one file per table family |
+//! | [`ingest`] | the single ingest pipeline: filters → privacy → limits → store commands |
+//! | [`pipeline`] | pure privacy and hygiene rules: tags, redaction, images, globs, limits, hashing, project identity |
+//! | [`observer`] | observer domain types, file evidence, the extractive (no-LLM) observer |
+//! | [`modes`] | observer modes (`modes/*.json`), lookup and deep merge |
+//! | [`protocol`] | wire types: HTTP bodies, observer XML parser and classifier, observer prompt builder |
+//! | [`client`] | a blocking loopback HTTP client and worker discovery (hook, CLI, tests) |
+//! | [`cli`] | one file per subcommand; `main.rs` only dispatches |
+
+pub mod actors;
+pub mod cli;
+pub mod client;
+pub mod clock;
+pub mod config;
+pub mod data_dir;
+pub mod ingest;
+pub mod ingress;
+pub mod logging;
+pub mod modes;
+pub mod observer;
+pub mod pipeline;
+pub mod protocol;
+pub mod server;
+pub mod status;
+pub mod store;

@@ -1,0 +1,119 @@
+//! Logging: tracing to stderr and to `<data>/logs/<name>.log`, renamed to `<name>.log.1` past 10 MiB.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::prelude::*;
+
+pub const ROTATE_BYTES: u64 = 10 * 1024 * 1024;
+
+/// An append-only log file that rotates itself once it passes [`ROTATE_BYTES`].
+pub struct RotatingFile {
+    path: PathBuf,
+    file: Option<File>,
+    written: u64,
+    limit: u64,
+}
+
+impl RotatingFile {
+    pub fn open(path: PathBuf, limit: u64) -> Self {
+        let mut this = Self {
+            path,
+            file: None,
+            written: 0,
+            limit,
+        };
+        this.reopen();
+        this
+    }
+
+    fn reopen(&mut self) {
+        self.file = OpenOptions::new().create(true).append(true).mode(0o600).open(&self.path).ok();
+        self.written = self.file.as_ref().and_then(|f| f.metadata().ok()).map(|m| m.len()).unwrap_or(0);
+    }
+
+    fn rotate(&mut self) {
+        let mut old = self.path.clone().into_os_string();
+        old.push(".1");
+        self.file = None;
+        let _ = std::fs::rename(&self.path, old);
+        self.reopen();
+    }
+}
+
+impl Write for RotatingFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.written + buf.len() as u64 > self.limit && self.written > 0 {
+            self.rotate();
+        }
+        match self.file.as_mut() {
+            Some(f) => {
+                let n = f.write(buf)?;
+                self.written += n as u64;
+                Ok(n)
+            }
+            None => Ok(buf.len()),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.as_mut().map_or(Ok(()), |f| f.flush())
+    }
+}
+
+#[derive(Clone)]
+pub struct SharedLog(Arc<Mutex<RotatingFile>>);
+
+pub struct SharedLogGuard<'a>(std::sync::MutexGuard<'a, RotatingFile>);
+
+impl Write for SharedLogGuard<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl<'a> MakeWriter<'a> for SharedLog {
+    type Writer = SharedLogGuard<'a>;
+    fn make_writer(&'a self) -> Self::Writer {
+        SharedLogGuard(self.0.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+/// Installs the global subscriber: stderr plus `<logs>/<name>.log`. Safe to call once per process.
+pub fn init(logs_dir: Option<PathBuf>, name: &str, filter: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_new(filter).unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_target(false);
+    let file = logs_dir.map(|dir| {
+        let log = SharedLog(Arc::new(Mutex::new(RotatingFile::open(
+            dir.join(format!("{name}.log")),
+            ROTATE_BYTES,
+        ))));
+        tracing_subscriber::fmt::layer()
+            .with_writer(log)
+            .with_ansi(false)
+            .with_target(false)
+    });
+    let _ = tracing_subscriber::registry().with(filter).with(stderr).with(file).try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotates_past_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.log");
+        let mut f = RotatingFile::open(path.clone(), 100);
+        f.write_all(&[b'a'; 80]).unwrap();
+        f.write_all(&[b'b'; 80]).unwrap();
+        assert_eq!(std::fs::read(dir.path().join("x.log.1")).unwrap().len(), 80);
+        assert_eq!(std::fs::read(&path).unwrap(), vec![b'b'; 80]);
+    }
+}

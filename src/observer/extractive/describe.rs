@@ -1,0 +1,261 @@
+//! Text helpers of the extractive observer (`spec/pipeline.md` §16): the
+//! `<arg>` shown for a tool call, MCP display names, error and output lines,
+//! the per-event facts of write tools, the first paragraph of a message, and
+//! char-based truncation with a trailing `…`.
+
+use serde_json::Value;
+
+use crate::observer::evidence::{self, PatchOp, READ_TOOLS, WRITE_TOOLS};
+use crate::observer::types::ToolEvent;
+
+/// Shell tools (group X; `<arg>` from `description` / `command`).
+const SHELL: &[&str] = &["Bash", "PowerShell", "BashOutput", "shell", "exec_command"];
+
+/// `s` cut to at most `max` chars (Unicode scalar values); when cut, the last
+/// kept char is `…`.
+pub(super) fn cut(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    if max > 0 {
+        out.push('…');
+    }
+    out
+}
+
+/// First non-blank line of `s`, trimmed.
+pub(super) fn first_line(s: &str) -> Option<&str> {
+    s.lines().map(str::trim).find(|l| !l.is_empty())
+}
+
+/// Last non-blank line of `s`, trimmed.
+fn last_line(s: &str) -> Option<&str> {
+    s.lines().rev().map(str::trim).find(|l| !l.is_empty())
+}
+
+/// The first of `keys` holding a string in object `v`.
+pub(super) fn str_field<'a>(v: &'a Value, keys: &[&str]) -> Option<&'a str> {
+    keys.iter().find_map(|k| v.get(*k).and_then(Value::as_str))
+}
+
+/// Tool name for display: `mcp__<server>__<tool>` → `<server>/<tool>`.
+pub(super) fn display_name(name: &str) -> String {
+    match name.strip_prefix("mcp__").and_then(|r| r.split_once("__")) {
+        Some((server, tool)) if !server.is_empty() && !tool.is_empty() => {
+            format!("{server}/{tool}")
+        }
+        _ => name.to_owned(),
+    }
+}
+
+/// `<tool> <arg>` (just `<tool>` when the arg is empty).
+pub(super) fn join_tool(e: &ToolEvent, root: &str) -> String {
+    let tool = display_name(&e.tool_name);
+    match arg(e, root) {
+        a if a.is_empty() => tool,
+        a => format!("{tool} {a}"),
+    }
+}
+
+/// What group X shows for a call: the shell `<arg>`, or `<tool> <arg>` for a
+/// tool that is not a shell.
+pub(super) fn command_label(e: &ToolEvent, root: &str) -> String {
+    if SHELL.contains(&e.tool_name.as_str()) {
+        let a = arg(e, root);
+        if !a.is_empty() {
+            return a;
+        }
+    }
+    join_tool(e, root)
+}
+
+/// The `<arg>` of a tool call (§16).
+pub(super) fn arg(e: &ToolEvent, root: &str) -> String {
+    let input = &e.tool_input;
+    let name = e.tool_name.as_str();
+    let text = |keys: &[&str]| str_field(input, keys).unwrap_or_default().trim().to_owned();
+    if SHELL.contains(&name)
+        && let Some(a) = shell_arg(input)
+    {
+        return a;
+    }
+    match name {
+        "Grep" => {
+            let path = path_arg(e, root).unwrap_or_else(|| ".".to_owned());
+            format!("\"{}\" in {path}", text(&["pattern"]))
+        }
+        "Glob" => text(&["pattern"]),
+        "WebFetch" => text(&["url"]),
+        "WebSearch" => text(&["query"]),
+        "LS" => path_arg(e, root).unwrap_or_default(),
+        "apply_patch" => evidence::event_paths(e, root).join(", "),
+        n if READ_TOOLS.contains(&n) || WRITE_TOOLS.contains(&n) => evidence::event_paths(e, root).into_iter().next().unwrap_or_default(),
+        _ => generic_arg(input),
+    }
+}
+
+/// Search term for an R title `Searched for "<term>"` (None for file reads).
+pub(super) fn search_term(e: &ToolEvent, root: &str) -> Option<String> {
+    let input = &e.tool_input;
+    let term = match e.tool_name.as_str() {
+        "Grep" | "Glob" => str_field(input, &["pattern"]).map(str::to_owned),
+        "WebSearch" => str_field(input, &["query"]).map(str::to_owned),
+        "WebFetch" => str_field(input, &["url"]).map(str::to_owned),
+        "LS" => path_arg(e, root),
+        _ => None,
+    }?;
+    let term = term.trim();
+    (!term.is_empty()).then(|| term.to_owned())
+}
+
+/// First error line and the interrupt flag of a failed call.
+pub(super) fn error_info(e: &ToolEvent) -> (Option<String>, bool) {
+    let resp = &e.tool_response;
+    let interrupted = resp.get("is_interrupt").and_then(Value::as_bool) == Some(true);
+    let text = match resp.get("error") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => resp.as_str().unwrap_or_default().to_owned(),
+        Some(other) => other.to_string(),
+    };
+    (first_line(&text).map(str::to_owned), interrupted)
+}
+
+/// Last non-empty line of stdout, else of stderr, else of the result text.
+pub(super) fn result_line(resp: &Value) -> Option<String> {
+    for key in ["stdout", "stderr"] {
+        if let Some(l) = str_field(resp, &[key]).and_then(last_line) {
+            return Some(l.to_owned());
+        }
+    }
+    let text = match resp {
+        Value::String(s) => s.clone(),
+        Value::Array(_) => blocks_text(resp),
+        Value::Object(map) => ["output", "result", "content", "text"]
+            .iter()
+            .filter_map(|k| map.get(*k))
+            .map(blocks_text)
+            .find(|t| last_line(t).is_some())
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    last_line(&text).map(str::to_owned)
+}
+
+/// Text of a string, or of an array of strings / `{"text": …}` content blocks.
+fn blocks_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items
+            .iter()
+            .filter_map(|i| i.as_str().or_else(|| str_field(i, &["text"])))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// Shell `<arg>`: `description`, else the first line of `command` / `cmd`
+/// (a string or an argv array), ≤ 80 chars.
+fn shell_arg(input: &Value) -> Option<String> {
+    if let Some(d) = str_field(input, &["description"]).and_then(first_line) {
+        return Some(cut(d, 80));
+    }
+    let command = ["command", "cmd"].iter().find_map(|k| match input.get(*k)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(parts) => {
+            let argv: Vec<&str> = parts.iter().filter_map(Value::as_str).collect();
+            Some(argv.join(" "))
+        }
+        _ => None,
+    })?;
+    first_line(&command).map(|l| cut(l, 80))
+}
+
+/// `path` field of a search tool, normalised like evidence paths.
+fn path_arg(e: &ToolEvent, root: &str) -> Option<String> {
+    let p = str_field(&e.tool_input, &["path"])?;
+    evidence::normalize(p, evidence::event_base(e, root), root)
+}
+
+/// Other tools: first line of the first non-blank string field (≤ 80), else
+/// the compact input JSON (≤ 60); empty for a null or empty input.
+fn generic_arg(input: &Value) -> String {
+    match input {
+        Value::Null => String::new(),
+        Value::String(s) => first_line(s).map(|l| cut(l, 80)).unwrap_or_default(),
+        Value::Object(map) if map.is_empty() => String::new(),
+        Value::Object(map) => match map.values().find_map(|v| v.as_str().and_then(first_line)) {
+            Some(l) => cut(l, 80),
+            None => cut(&input.to_string(), 60),
+        },
+        _ => cut(&input.to_string(), 60),
+    }
+}
+
+/// Fact of one write event and whether the event created its file(s).
+pub(super) fn write_fact(e: &ToolEvent, root: &str) -> (String, bool) {
+    let input = &e.tool_input;
+    let paths = evidence::event_paths(e, root);
+    let p = paths.first().map_or("?", String::as_str);
+    let name = e.tool_name.as_str();
+    match name {
+        "Edit" => {
+            let old = line_count(str_field(input, &["old_string", "oldString"]).unwrap_or(""));
+            let new = line_count(str_field(input, &["new_string", "newString"]).unwrap_or(""));
+            let fact = format!("Edit {p}: replaced {old} line(s) with {new} line(s)");
+            (fact, false)
+        }
+        "MultiEdit" => {
+            let k = input.get("edits").and_then(|v| v.as_array()).map_or(0, Vec::len);
+            (format!("MultiEdit {p}: {k} edits"), false)
+        }
+        "NotebookEdit" => {
+            let mode = str_field(input, &["edit_mode"]).filter(|m| !m.is_empty()).unwrap_or("edit");
+            let cell = match input.get("cell_id") {
+                Some(Value::String(s)) if !s.is_empty() => s.clone(),
+                Some(Value::Number(n)) => n.to_string(),
+                _ => "?".to_owned(),
+            };
+            (format!("NotebookEdit {p}: {mode} cell {cell}"), false)
+        }
+        "apply_patch" => {
+            let headers: Vec<(PatchOp, String)> = evidence::patch_texts(input)
+                .iter()
+                .flat_map(|t| evidence::patch_headers(t))
+                .collect();
+            let created = !headers.is_empty() && headers.iter().all(|(op, _)| *op == PatchOp::Add);
+            let mut fact = format!("apply_patch: {} file(s)", paths.len());
+            if !paths.is_empty() {
+                fact = format!("{fact}: {}", paths.join(", "));
+            }
+            (fact, created)
+        }
+        _ => {
+            // Write, write_file: created iff the response says so.
+            let created = e.tool_response.get("type").and_then(|v| v.as_str()) == Some("create");
+            let verb = if created { "created" } else { "overwrote" };
+            let lines = str_field(input, &["content"])
+                .map(|c| format!(" ({} lines)", line_count(c)))
+                .unwrap_or_default();
+            (format!("{} {p}: {verb}{lines}", display_name(name)), created)
+        }
+    }
+}
+
+/// Number of lines of a text (`""` → 0, a trailing newline adds none).
+fn line_count(s: &str) -> usize {
+    s.lines().count()
+}
+
+/// First paragraph (up to the first blank line) of `text`, trimmed.
+pub(super) fn first_paragraph(text: &str) -> Option<String> {
+    let para: Vec<&str> = text
+        .lines()
+        .skip_while(|l| l.trim().is_empty())
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    let joined = para.join("\n");
+    let trimmed = joined.trim();
+    first_line(trimmed).map(|_| trimmed.to_owned())
+}

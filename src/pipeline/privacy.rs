@@ -1,0 +1,169 @@
+//! Privacy processing in the order of `spec/pipeline.md` §5.1: images (JSON only) → oversize →
+//! tags → redaction. Top-level strings are trimmed after tag stripping; JSON leaves are not.
+
+use serde_json::Value;
+
+use super::images::strip_images;
+use super::redact::{OVERSIZE_MARKER, RedactionCounts, Redactor};
+use super::tags::strip_tags;
+
+/// A cleaned top-level string (prompt, last assistant message, save_memory text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cleaned {
+    pub text: String,
+    /// Nothing was left after tag stripping and trimming: a private prompt (§4 rule 4).
+    pub private: bool,
+    pub tag_regions: usize,
+    pub redactions: RedactionCounts,
+}
+
+/// Counters kept on the `tool_uses` row.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CleanStats {
+    pub images_stripped: usize,
+    pub tag_regions: usize,
+    pub redactions: RedactionCounts,
+}
+
+/// The privacy stage; holds the current redaction settings.
+#[derive(Debug, Clone, Default)]
+pub struct Privacy {
+    redactor: Redactor,
+}
+
+impl Privacy {
+    pub fn new(redactor: Redactor) -> Self {
+        Self { redactor }
+    }
+
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// Oversize → tags → trim → redaction → trim, for a single top-level string.
+    pub fn clean_text(&self, s: &str) -> Cleaned {
+        let mut redactions = RedactionCounts::default();
+        if self.redactor.is_oversize(s) {
+            redactions.add("oversize", 1);
+            return Cleaned {
+                text: OVERSIZE_MARKER.to_owned(),
+                private: false,
+                tag_regions: 0,
+                redactions,
+            };
+        }
+        let stripped = strip_tags(s);
+        let visible = stripped.text.trim();
+        if visible.is_empty() {
+            return Cleaned {
+                text: String::new(),
+                private: true,
+                tag_regions: stripped.regions,
+                redactions,
+            };
+        }
+        let (redacted, counts) = self.redactor.redact(visible);
+        Cleaned {
+            text: redacted.trim().to_owned(),
+            private: false,
+            tag_regions: stripped.regions,
+            redactions: counts,
+        }
+    }
+
+    /// Images, then every string leaf independently: oversize → tags (untrimmed) → redaction.
+    pub fn clean_json(&self, mut value: Value) -> (Value, CleanStats) {
+        let mut stats = CleanStats {
+            images_stripped: strip_images(&mut value),
+            ..CleanStats::default()
+        };
+        self.clean_leaves(&mut value, &mut stats);
+        (value, stats)
+    }
+
+    /// One string leaf: oversize → tags → redaction, no trimming.
+    pub fn clean_leaf(&self, s: &str, stats: &mut CleanStats) -> String {
+        if self.redactor.is_oversize(s) {
+            stats.redactions.add("oversize", 1);
+            return OVERSIZE_MARKER.to_owned();
+        }
+        let stripped = strip_tags(s);
+        stats.tag_regions += stripped.regions;
+        let (redacted, counts) = self.redactor.redact(&stripped.text);
+        stats.redactions.merge(&counts);
+        redacted
+    }
+
+    fn clean_leaves(&self, value: &mut Value, stats: &mut CleanStats) {
+        match value {
+            Value::String(text) => *text = self.clean_leaf(text, stats),
+            Value::Array(items) => items.iter_mut().for_each(|item| self.clean_leaves(item, stats)),
+            Value::Object(object) => object.values_mut().for_each(|item| self.clean_leaves(item, stats)),
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::redact::RedactConfig;
+    use serde_json::json;
+
+    #[test]
+    fn t10_leaf_is_not_trimmed() {
+        let (value, stats) = Privacy::default().clean_json(json!({"content":"<private>secret</private> public"}));
+        assert_eq!(value, json!({"content":" public"}));
+        assert_eq!(stats.tag_regions, 1);
+    }
+
+    #[test]
+    fn nested_array_leaf_is_redacted_and_keys_untouched() {
+        let input = json!({"AKIAIOSFODNN7EXAMPLE": {"items": [1, ["x", "key=AKIAIOSFODNN7EXAMPLE"]]}});
+        let (value, stats) = Privacy::default().clean_json(input);
+        let expected = json!({"AKIAIOSFODNN7EXAMPLE": {"items": [1, ["x", "key=<redacted type='aws_access_key'/>"]]}});
+        assert_eq!(value, expected);
+        assert_eq!(stats.redactions.get("aws_access_key"), 1);
+    }
+
+    #[test]
+    fn regions_never_span_leaves() {
+        let (value, _) = Privacy::default().clean_json(json!(["a <private>open", "still visible"]));
+        assert_eq!(value, json!(["a ", "still visible"]));
+    }
+
+    #[test]
+    fn images_are_stripped_before_leaves() {
+        let data = "QUJD".repeat(20);
+        let (value, stats) = Privacy::default().clean_json(json!([{"type":"image","data": data}, "ok"]));
+        assert_eq!(value, json!(["<image_omitted media_type=\"image/*\" approx_bytes=\"60\"/>", "ok"]));
+        assert_eq!(stats.images_stripped, 1);
+    }
+
+    #[test]
+    fn oversize_leaf_and_text() {
+        let huge = format!("<private>{}", "a".repeat(1_000_001));
+        let (value, stats) = Privacy::default().clean_json(json!({ "big": huge.clone() }));
+        assert_eq!(value, json!({ "big": OVERSIZE_MARKER }));
+        assert_eq!(stats.redactions.get("oversize"), 1);
+        let cleaned = Privacy::default().clean_text(&huge);
+        assert_eq!((cleaned.text.as_str(), cleaned.private), (OVERSIZE_MARKER, false));
+        let (off, _) = Redactor::new(&RedactConfig {
+            redact: false,
+            ..RedactConfig::default()
+        });
+        assert!(Privacy::new(off).clean_text(&huge).private);
+    }
+
+    #[test]
+    fn text_order_tags_trim_redact() {
+        let privacy = Privacy::default();
+        let cleaned = privacy.clean_text("  before <private>x</private> AKIAIOSFODNN7EXAMPLE \n");
+        assert_eq!(cleaned.text, "before  <redacted type='aws_access_key'/>");
+        assert_eq!((cleaned.private, cleaned.tag_regions, cleaned.redactions.total()), (false, 1, 1));
+        let t14 = privacy.clean_text("<private>all of it</private>");
+        assert_eq!((t14.text.as_str(), t14.private), ("", true));
+        assert_eq!(privacy.clean_text("before <private>never closed").text, "before");
+        assert_eq!(privacy.clean_text("if a < b then <private>c</private>").text, "if a < b then");
+    }
+}

@@ -1,0 +1,434 @@
+//! Secret redaction (`spec/pipeline.md` §5.5), its settings (§5.6) and the oversize rule (§5.3).
+//!
+//! A [`Redactor`] is built once per settings change; bad settings only produce warnings.
+//! Matched secrets are never logged or returned, only counted per detector name.
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use regex::{Regex, RegexBuilder};
+use serde::{Deserialize, Serialize};
+
+/// Strings longer than this many chars are replaced whole, unscanned.
+pub const OVERSIZE_CHARS: usize = 1_000_000;
+pub const OVERSIZE_MARKER: &str = "<redacted type='oversize'/>";
+const CUSTOM_REGEX_SIZE_LIMIT: usize = 1 << 20;
+const MEMD_TOKEN: &str = "memd_token";
+
+/// Built-ins in application order (`\b` is the ASCII word boundary), as in the §5.5 table.
+#[rustfmt::skip]
+const BUILTINS: [(&str, &str); 11] = [
+    ("private_key_pem", r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?s:.*)"),
+    ("jwt", r"(?-u:\b)eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
+    ("aws_access_key", r"(?-u:\b)(?:AKIA|ASIA)[0-9A-Z]{16}(?-u:\b)"),
+    ("aws_secret_key", r#"(?i:aws[_-]?secret[_-]?(?:access[_-]?)?key|secret[_-]?access[_-]?key)["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+]{40,})"#),
+    ("github_pat", r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+    ("anthropic_key", r"(?-u:\b)sk-ant-[A-Za-z0-9_-]{20,}"),
+    ("openai_key", r"(?-u:\b)sk-[A-Za-z0-9_-]{20,}"),
+    ("stripe_key", r"(?-u:\b)(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{24,}"),
+    ("slack_token", r"(?-u:\b)xox[abposr]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+"),
+    ("google_api_key", r"(?-u:\b)AIza[0-9A-Za-z_-]{35}"),
+    (MEMD_TOKEN, r"(?:[Bb]earer\s+|[?&]token=)(?P<secret>[0-9a-fA-F]{64})(?-u:\b)"),
+];
+
+static BUILTIN_REGEXES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
+    BUILTINS
+        .iter()
+        .map(|&(name, pattern)| (name, Regex::new(pattern).expect("built-in redaction pattern compiles")))
+        .collect()
+});
+
+/// Redactions per detector name (`oversize` included).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct RedactionCounts(BTreeMap<String, u64>);
+
+impl RedactionCounts {
+    pub fn add(&mut self, name: &str, n: u64) {
+        if n > 0 {
+            *self.0.entry(name.to_owned()).or_default() += n;
+        }
+    }
+
+    pub fn merge(&mut self, other: &RedactionCounts) {
+        for (name, n) in &other.0 {
+            self.add(name, *n);
+        }
+    }
+
+    pub fn get(&self, name: &str) -> u64 {
+        self.0.get(name).copied().unwrap_or(0)
+    }
+
+    pub fn total(&self) -> u64 {
+        self.0.values().sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.0.iter().map(|(name, n)| (name.as_str(), *n))
+    }
+}
+
+/// Redaction settings (§5.6), borrowed from the flat settings map.
+#[derive(Debug, Clone, Copy)]
+pub struct RedactConfig<'a> {
+    /// `MEMD_REDACT`.
+    pub redact: bool,
+    /// `MEMD_REDACT_DISABLED_BUILTINS`, comma separated.
+    pub disabled_builtins: &'a str,
+    /// `MEMD_REDACT_CUSTOM_PATTERNS`, a JSON array of `{name, regex}`.
+    pub custom_patterns_json: &'a str,
+    /// Current contents of `<data>/token`.
+    pub memd_token: Option<&'a str>,
+}
+
+impl Default for RedactConfig<'_> {
+    fn default() -> Self {
+        Self {
+            redact: true,
+            disabled_builtins: "",
+            custom_patterns_json: "[]",
+            memd_token: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Matcher {
+    Regex(Regex),
+    /// A regex whose candidates must contain an ASCII digit (`openai_key`).
+    RegexWithDigit(Regex),
+    Literal(String),
+}
+
+#[derive(Debug, Clone)]
+struct Detector {
+    name: String,
+    /// `<redacted type='NAME'/>`.
+    marker: String,
+    matcher: Matcher,
+}
+
+#[derive(Deserialize)]
+struct CustomPattern {
+    name: String,
+    regex: String,
+}
+
+/// The compiled detector set; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Redactor {
+    enabled: bool,
+    detectors: Vec<Detector>,
+}
+
+impl Default for Redactor {
+    fn default() -> Self {
+        Self::new(&RedactConfig::default()).0
+    }
+}
+
+impl Redactor {
+    /// Builds the detector set; invalid settings are skipped and described in the warnings.
+    pub fn new(config: &RedactConfig<'_>) -> (Self, Vec<String>) {
+        let mut warnings = Vec::new();
+        let disabled: Vec<&str> = config
+            .disabled_builtins
+            .split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .collect();
+        for name in &disabled {
+            if !BUILTINS.iter().any(|(builtin, _)| builtin == name) {
+                warnings.push(format!("MEMD_REDACT_DISABLED_BUILTINS: unknown built-in `{name}`"));
+            }
+        }
+        let mut detectors = custom_detectors(config.custom_patterns_json, &mut warnings);
+        for (name, regex) in BUILTIN_REGEXES.iter() {
+            if disabled.contains(name) {
+                continue;
+            }
+            let literal_token = config.memd_token.map(str::trim).filter(|token| !token.is_empty());
+            if let (MEMD_TOKEN, Some(token)) = (*name, literal_token) {
+                detectors.push(Detector::new(MEMD_TOKEN.to_owned(), Matcher::Literal(token.to_owned())));
+            }
+            let matcher = if *name == "openai_key" {
+                Matcher::RegexWithDigit(regex.clone())
+            } else {
+                Matcher::Regex(regex.clone())
+            };
+            detectors.push(Detector::new((*name).to_owned(), matcher));
+        }
+        (
+            Self {
+                enabled: config.redact,
+                detectors,
+            },
+            warnings,
+        )
+    }
+
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// §5.3: redaction is on and `s` is longer than [`OVERSIZE_CHARS`].
+    pub fn is_oversize(&self, s: &str) -> bool {
+        self.enabled && s.len() > OVERSIZE_CHARS && s.chars().nth(OVERSIZE_CHARS).is_some()
+    }
+
+    /// Oversize rule, then every detector in order; a disabled redactor returns `s` unchanged.
+    pub fn redact(&self, s: &str) -> (String, RedactionCounts) {
+        let mut counts = RedactionCounts::default();
+        if !self.enabled {
+            return (s.to_owned(), counts);
+        }
+        if self.is_oversize(s) {
+            counts.add("oversize", 1);
+            return (OVERSIZE_MARKER.to_owned(), counts);
+        }
+        let mut text = s.to_owned();
+        for detector in &self.detectors {
+            let (replaced, n) = detector.apply(&text);
+            if n > 0 {
+                text = replaced;
+                counts.add(&detector.name, n);
+            }
+        }
+        (text, counts)
+    }
+}
+
+impl Detector {
+    fn new(name: String, matcher: Matcher) -> Self {
+        Self {
+            marker: format!("<redacted type='{name}'/>"),
+            name,
+            matcher,
+        }
+    }
+
+    /// Returns the rewritten text and the number of replacements (text is empty when 0).
+    fn apply(&self, s: &str) -> (String, u64) {
+        let marker = &self.marker;
+        let (regex, need_digit) = match &self.matcher {
+            Matcher::Literal(literal) => {
+                let n = s.matches(literal.as_str()).count() as u64;
+                return if n == 0 {
+                    (String::new(), 0)
+                } else {
+                    (s.replace(literal.as_str(), marker), n)
+                };
+            }
+            Matcher::Regex(regex) => (regex, false),
+            Matcher::RegexWithDigit(regex) => (regex, true),
+        };
+        let mut out = String::new();
+        let mut kept_from = 0;
+        let mut n = 0;
+        for captures in regex.captures_iter(s) {
+            let Some(found) = captures.name("secret").or_else(|| captures.get(0)) else {
+                continue;
+            };
+            let candidate = found.as_str();
+            if candidate.is_empty() || (need_digit && !candidate.bytes().any(|b| b.is_ascii_digit())) {
+                continue;
+            }
+            out.push_str(&s[kept_from..found.start()]);
+            out.push_str(marker);
+            kept_from = found.end();
+            n += 1;
+        }
+        if n > 0 {
+            out.push_str(&s[kept_from..]);
+        }
+        (out, n)
+    }
+}
+
+fn custom_detectors(json: &str, warnings: &mut Vec<String>) -> Vec<Detector> {
+    const SETTING: &str = "MEMD_REDACT_CUSTOM_PATTERNS";
+    if json.trim().is_empty() {
+        return Vec::new();
+    }
+    let entries: Vec<serde_json::Value> = match serde_json::from_str(json) {
+        Ok(entries) => entries,
+        Err(err) => {
+            warnings.push(format!("{SETTING}: not a JSON array ({err}); ignored"));
+            return Vec::new();
+        }
+    };
+    let compiled = entries
+        .into_iter()
+        .enumerate()
+        .map(|(index, entry)| compile_custom(entry).map_err(|reason| format!("{SETTING}[{index}]: {reason}; skipped")));
+    compiled
+        .filter_map(|detector| detector.map_err(|warning| warnings.push(warning)).ok())
+        .collect()
+}
+
+/// One custom pattern; the error is a warning that never echoes the regex (it may hold a secret).
+fn compile_custom(entry: serde_json::Value) -> Result<Detector, String> {
+    let CustomPattern { name, regex } = serde_json::from_value(entry).map_err(|err| err.to_string())?;
+    let valid_name = (1..=32).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        && name != "oversize";
+    if !valid_name {
+        return Err("name must match ^[a-z0-9_]{1,32}$ and not be `oversize`".to_owned());
+    }
+    let regex = RegexBuilder::new(&regex)
+        .size_limit(CUSTOM_REGEX_SIZE_LIMIT)
+        .build()
+        .map_err(|err| match err {
+            regex::Error::CompiledTooBig(limit) => {
+                format!("`{name}`: regex exceeds the {limit}-byte size limit")
+            }
+            _ => format!("`{name}`: regex does not compile"),
+        })?;
+    if regex.is_match("") {
+        return Err(format!("`{name}`: regex matches the empty string"));
+    }
+    Ok(Detector::new(name, Matcher::Regex(regex)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const JWT: &str = "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
+
+    /// R1–R16 with default settings: (input, expected).
+    #[rustfmt::skip]
+    const DEFAULT_CASES: [(&str, &str); 20] = [
+        ("key=AKIAIOSFODNN7EXAMPLE end", "key=<redacted type='aws_access_key'/> end"),
+        ("xAKIAIOSFODNN7EXAMPLE", "xAKIAIOSFODNN7EXAMPLE"),
+        ("AKIAIOSFODNN7EXAMPL", "AKIAIOSFODNN7EXAMPL"),
+        ("密钥AKIAIOSFODNN7EXAMPLE", "密钥<redacted type='aws_access_key'/>"),
+        ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key = <redacted type='aws_secret_key'/>"),
+        (r#""SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY","#, r#""SecretAccessKey": "<redacted type='aws_secret_key'/>","#),
+        ("token ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "token <redacted type='github_pat'/>"),
+        ("A=sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345", "A=<redacted type='anthropic_key'/>"),
+        ("O=sk-proj-abcDEF123ghiJKL456mno", "O=<redacted type='openai_key'/>"),
+        ("use sk-learn-pipeline-configuration here", "use sk-learn-pipeline-configuration here"),
+        ("task-abcdefghijklmnop0123456789", "task-abcdefghijklmnop0123456789"),
+        ("stripe sk_live_abcdefghijklmnopqrstuvwx", "stripe <redacted type='stripe_key'/>"),
+        ("stripe sk_live_abcdefghijklmnopqrstuvw", "stripe sk_live_abcdefghijklmnopqrstuvw"),
+        ("url https://hooks.slack.com/services/T000/B000/XXXX done", "url <redacted type='slack_token'/> done"),
+        ("SLACK=xoxb-123456789012-abcdef", "SLACK=<redacted type='slack_token'/>"),
+        (JWT, "Bearer <redacted type='jwt'/>"),
+        ("k=AIzaSyA-1234567890abcdefghijklmnopqrstu!", "k=<redacted type='google_api_key'/>!"),
+        ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIB\n-----END RSA PRIVATE KEY-----\nafter", "<redacted type='private_key_pem'/>\nafter"),
+        ("head -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNz", "head <redacted type='private_key_pem'/>"),
+        ("-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----", "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----"),
+    ];
+
+    fn redact_with(config: &RedactConfig<'_>, s: &str) -> String {
+        Redactor::new(config).0.redact(s).0
+    }
+
+    fn config_with_custom(json: &str) -> RedactConfig<'_> {
+        RedactConfig {
+            custom_patterns_json: json,
+            ..RedactConfig::default()
+        }
+    }
+
+    #[test]
+    fn builtins_r1_to_r16() {
+        let redactor = Redactor::default();
+        for (input, expected) in DEFAULT_CASES {
+            assert_eq!(redactor.redact(input).0, expected, "{input}");
+        }
+    }
+
+    #[test]
+    fn memd_token_r17() {
+        let token = "0123456789abcdef".repeat(4);
+        let other = "fedcba9876543210".repeat(4);
+        let config = RedactConfig {
+            memd_token: Some(&token),
+            ..RedactConfig::default()
+        };
+        let m = "<redacted type='memd_token'/>";
+        assert_eq!(redact_with(&config, &format!("x {token} y")), format!("x {m} y"));
+        let bearer = format!("Authorization: Bearer {other}");
+        assert_eq!(redact_with(&config, &bearer), format!("Authorization: Bearer {m}"));
+        let query = format!("/stream?token={other}");
+        assert_eq!(redact_with(&config, &query), format!("/stream?token={m}"));
+        let sha = format!("sha256 {other}");
+        assert_eq!(redact_with(&config, &sha), sha);
+    }
+
+    #[test]
+    fn oversize_r18() {
+        let (text, counts) = Redactor::default().redact(&"a".repeat(OVERSIZE_CHARS + 1));
+        assert_eq!((text.as_str(), counts.get("oversize")), (OVERSIZE_MARKER, 1));
+        let exact = "a".repeat(OVERSIZE_CHARS);
+        assert_eq!(Redactor::default().redact(&exact).0, exact);
+        assert!(!Redactor::default().is_oversize(&"é".repeat(OVERSIZE_CHARS)));
+        let off = RedactConfig {
+            redact: false,
+            ..RedactConfig::default()
+        };
+        let huge = "a".repeat(OVERSIZE_CHARS + 1);
+        assert_eq!(redact_with(&off, &huge), huge);
+        assert_eq!(redact_with(&off, DEFAULT_CASES[0].0), DEFAULT_CASES[0].0);
+    }
+
+    #[test]
+    fn custom_patterns_r19_r20() {
+        let (redactor, warnings) = Redactor::new(&config_with_custom(r#"[{"name":"ticket","regex":"ACME-[0-9]{4}"}]"#));
+        assert!(warnings.is_empty());
+        let (text, counts) = redactor.redact("see ACME-1234");
+        assert_eq!((text.as_str(), counts.get("ticket")), ("see <redacted type='ticket'/>", 1));
+
+        let (redactor, warnings) = Redactor::new(&config_with_custom(r#"[{"name":"bad","regex":"(unclosed"}]"#));
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(redactor.redact(DEFAULT_CASES[0].0).0, DEFAULT_CASES[0].1);
+    }
+
+    #[test]
+    fn invalid_custom_entries_are_skipped_with_warnings() {
+        let json = r#"[{"name":"Bad Name","regex":"x"},{"name":"oversize","regex":"x"},
+            {"name":"empty","regex":"a*"},{"name":"huge","regex":"\\w{1000}\\w{1000}"},
+            {"regex":"x"},{"name":"ok","regex":"zz[0-9]"}]"#;
+        let (redactor, warnings) = Redactor::new(&config_with_custom(json));
+        assert_eq!(warnings.len(), 5, "{warnings:?}");
+        assert_eq!(redactor.redact("zz1").0, "<redacted type='ok'/>");
+        for bad_json in ["{", r#"{"name":"x"}"#, "null"] {
+            assert_eq!(Redactor::new(&config_with_custom(bad_json)).1.len(), 1, "{bad_json}");
+        }
+    }
+
+    #[test]
+    fn disabled_builtins_r21() {
+        let config = RedactConfig {
+            disabled_builtins: " jwt , ,nope",
+            ..RedactConfig::default()
+        };
+        let (redactor, warnings) = Redactor::new(&config);
+        assert_eq!((redactor.redact(JWT).0.as_str(), warnings.len()), (JWT, 1));
+        let config = RedactConfig {
+            disabled_builtins: "anthropic_key",
+            ..RedactConfig::default()
+        };
+        let anthropic = DEFAULT_CASES[7].0;
+        assert_eq!(redact_with(&config, anthropic), "A=<redacted type='openai_key'/>");
+    }
+
+    #[test]
+    fn counts_per_detector() {
+        let input = "AKIAIOSFODNN7EXAMPLE AKIAIOSFODNN7EXAMPLE sk-proj-abcDEF123ghiJKL456mno";
+        let (_, counts) = Redactor::default().redact(input);
+        assert_eq!((counts.get("aws_access_key"), counts.get("openai_key")), (2, 1));
+        let mut merged = counts.clone();
+        merged.merge(&counts);
+        assert_eq!(merged.total(), 6);
+        let json = serde_json::to_string(&counts).unwrap_or_default();
+        assert_eq!(json, r#"{"aws_access_key":2,"openai_key":1}"#);
+    }
+}

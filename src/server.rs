@@ -1,0 +1,200 @@
+//! `memd serve`: start-up, the lifetime of the worker, and graceful shutdown.
+//!
+//! Start: token → listener (health answers at once; other routes 503 `initializing`) → PID file →
+//! store open + migrations → actor tree → ready. Shutdown (SIGTERM, SIGINT, or
+//! `POST /api/admin/shutdown`): stop accepting, finish in-flight requests, stop the actors (pending
+//! rows stay for the next start), commit the write queue, checkpoint the WAL, remove the PID file.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ractor::Actor;
+use tokio::net::TcpListener;
+
+use crate::actors::Handles;
+use crate::actors::registry::Registry;
+use crate::actors::root::{RootArgs, RootSupervisor};
+use crate::actors::session::SessionContext;
+use crate::actors::session_manager::ManagerMsg;
+use crate::clock::now_ms;
+use crate::config::Settings;
+use crate::data_dir::{DataDir, DataDirError, WorkerLock};
+use crate::ingest::Ingest;
+use crate::ingress::{AppState, Phase, Services, router};
+use crate::pipeline::glob::ExcludedProjects;
+use crate::pipeline::privacy::Privacy;
+use crate::pipeline::redact::{RedactConfig, Redactor};
+use crate::store::pending::BatchLimits;
+use crate::store::{Store, StoreError, StoreOptions};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error(transparent)]
+    DataDir(#[from] DataDirError),
+    #[error("cannot listen on 127.0.0.1:{port}: {source}")]
+    Bind { port: u16, source: std::io::Error },
+    #[error("cannot open the store: {0}")]
+    Store(#[from] StoreError),
+    #[error("cannot start the actor tree: {0}")]
+    Actors(String),
+}
+
+/// The mode's type and concept ids used by the extractive observer (code mode).
+pub const CODE_TYPES: &[&str] = &[
+    "bugfix",
+    "feature",
+    "refactor",
+    "change",
+    "discovery",
+    "decision",
+    "security_alert",
+    "security_note",
+    "sensitive",
+];
+pub const CODE_CONCEPTS: &[&str] = &[
+    "how-it-works",
+    "why-it-exists",
+    "what-changed",
+    "problem-solution",
+    "gotcha",
+    "pattern",
+    "trade-off",
+];
+
+const SHUTDOWN_BUDGET: Duration = Duration::from_secs(10);
+
+/// Runs the worker until shutdown. The caller holds the data-dir lock for the whole call.
+pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result<(), ServeError> {
+    let begun = Instant::now();
+    let started_epoch = now_ms();
+    let token = dir.ensure_token()?;
+    let listener = TcpListener::bind(("127.0.0.1", settings.port))
+        .await
+        .map_err(|source| ServeError::Bind {
+            port: settings.port,
+            source,
+        })?;
+    let port = listener
+        .local_addr()
+        .map_err(|source| ServeError::Bind {
+            port: settings.port,
+            source,
+        })?
+        .port();
+    let stale_pid = dir.write_pid(port, started_epoch)?;
+    let app = Arc::new(AppState::new(token.clone(), started_epoch));
+    app.port.store(port, std::sync::atomic::Ordering::Relaxed);
+    let shutdown = app.shutdown.clone();
+    let server = tokio::spawn(
+        axum::serve(listener, router(app.clone()))
+            .with_graceful_shutdown(shutdown.clone().cancelled_owned())
+            .into_future(),
+    );
+
+    let opts = StoreOptions {
+        synchronous_full: settings.db_synchronous_full,
+        readers: settings.db_readers,
+        queue_max: settings.store_queue_max,
+        group_commit: Duration::from_millis(settings.group_commit_ms),
+    };
+    let db = dir.db();
+    let store = tokio::task::spawn_blocking(move || Store::open(&db, &opts, now_ms()))
+        .await
+        .map_err(|e| ServeError::Store(StoreError::Internal(e.to_string())))??;
+
+    let mut settings = settings;
+    let (redactor, warnings) = Redactor::new(&RedactConfig {
+        redact: settings.redact,
+        disabled_builtins: &settings.redact_disabled_builtins,
+        custom_patterns_json: &settings.redact_custom_patterns,
+        memd_token: Some(&token),
+    });
+    for w in &warnings {
+        tracing::warn!(warning = %w, "redaction setting skipped");
+    }
+    settings.warnings.extend(warnings);
+    let privacy = Arc::new(Privacy::new(redactor));
+    let home = settings.home.clone();
+    let ingest = Arc::new(Ingest {
+        privacy: privacy.clone(),
+        excluded: ExcludedProjects::new(&settings.excluded_projects, home.as_deref().and_then(|h| h.to_str())),
+        skip_tools: settings.skip_tools.clone(),
+        data_dir: dir.root.clone(),
+        home,
+        tool_use_max_chars: settings.tool_use_max_chars,
+        redactions: Default::default(),
+    });
+    let handles = Arc::new(Handles::default());
+    let registry = Arc::new(Registry::default());
+    let ctx = Arc::new(SessionContext {
+        store: store.clone(),
+        handles: handles.clone(),
+        registry: registry.clone(),
+        limits: BatchLimits {
+            max_events: settings.batch_max_events,
+            max_chars: settings.batch_max_chars,
+        },
+        debounce_ms: settings.batch_debounce_ms,
+        max_wait_ms: settings.batch_max_wait_ms,
+        #[cfg(test)]
+        faults: Default::default(),
+    });
+    let root_args = RootArgs {
+        ctx,
+        privacy,
+        type_ids: CODE_TYPES.iter().map(|s| s.to_string()).collect(),
+        concept_ids: CODE_CONCEPTS.iter().map(|s| s.to_string()).collect(),
+        data_dir: dir.root.clone(),
+        reaper_interval: Duration::from_millis(settings.reaper_interval_ms),
+        idle_ms: settings.session_idle_ms as i64,
+        stale_pid_replaced: stale_pid,
+    };
+    let (root, root_task) = Actor::spawn(None, RootSupervisor, root_args)
+        .await
+        .map_err(|e| ServeError::Actors(e.to_string()))?;
+    let settings = Arc::new(settings);
+    let _ = app.services.set(Services {
+        store: store.clone(),
+        handles: handles.clone(),
+        registry,
+        ingest,
+        settings,
+    });
+    app.set_phase(Phase::Ready);
+    tracing::info!(port, ready_ms = begun.elapsed().as_millis() as u64, data = %dir.root.display(), "memd ready");
+
+    wait_for_signal(&shutdown).await;
+    let stopping = Instant::now();
+    tracing::info!("shutting down");
+    app.set_phase(Phase::ShuttingDown);
+    shutdown.cancel();
+    // In-flight requests finish (their writes are still accepted by the store).
+    if tokio::time::timeout(SHUTDOWN_BUDGET / 2, server).await.is_err() {
+        tracing::warn!("in-flight requests did not finish in time");
+    }
+    if let Some(m) = handles.manager() {
+        let _ = ractor::call_t!(m, ManagerMsg::StopAll, 1_000);
+    }
+    root.stop(Some("shutdown".into()));
+    let _ = tokio::time::timeout(Duration::from_secs(2), root_task).await;
+    let left = SHUTDOWN_BUDGET.saturating_sub(stopping.elapsed()).max(Duration::from_millis(500));
+    if tokio::time::timeout(left, store.writer.shutdown()).await.is_err() {
+        tracing::warn!("store flush timed out; the WAL keeps every committed row");
+    }
+    dir.remove_pid();
+    tracing::info!(elapsed_ms = stopping.elapsed().as_millis() as u64, "memd stopped");
+    Ok(())
+}
+
+async fn wait_for_signal(shutdown: &tokio_util::sync::CancellationToken) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+        shutdown.cancelled().await;
+        return;
+    };
+    tokio::select! {
+        _ = shutdown.cancelled() => {}
+        _ = term.recv() => tracing::info!("sigterm received"),
+        _ = int.recv() => tracing::info!("sigint received"),
+    }
+}

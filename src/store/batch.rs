@@ -1,0 +1,239 @@
+//! `store_batch`: observations (with dedup and reinforcement), summary, provenance, token usage and
+//! the deletion of the batch's pending rows, all in one transaction (spec/pipeline.md §14–§15).
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::StoreError;
+use super::pending::BatchMeta;
+use crate::clock::{day, iso};
+use crate::observer::types::{ObservationDraft, SummaryDraft};
+use crate::pipeline::hash::content_hash;
+
+/// What the observer made of a batch; drafts are already bounded and redacted.
+#[derive(Debug, Clone)]
+pub struct BatchOutput {
+    pub observations: Vec<ObservationDraft>,
+    pub summary: Option<SummaryDraft>,
+    /// `observer` or `extractive`.
+    pub origin: &'static str,
+    pub provider: String,
+    pub model: String,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub source_rows: Vec<i64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StoredBatch {
+    pub observation_ids: Vec<i64>,
+    pub reinforced: usize,
+    pub summary_id: Option<i64>,
+    /// The session was `completing` and this batch emptied its queue.
+    pub session_completed: bool,
+}
+
+const MAX_REINFORCEMENT_DATES: usize = 10;
+
+pub fn store_batch(conn: &Connection, meta: &BatchMeta, out: &BatchOutput, now: i64) -> Result<StoredBatch, StoreError> {
+    let mut stored = StoredBatch::default();
+    let n = out.observations.len().max(1) as i64;
+    let tokens = out.input_tokens + out.output_tokens;
+    let prompt = (meta.prompt_number > 0).then_some(meta.prompt_number);
+    for (i, o) in out.observations.iter().enumerate() {
+        let share = tokens / n + if i == 0 { tokens % n } else { 0 };
+        let hash = content_hash(&meta.memory_session_id, o.title.as_deref(), o.narrative.as_deref());
+        let tomb: Option<i64> = conn
+            .query_row(
+                "SELECT 1 FROM tombstones WHERE memory_session_id = ?1 AND content_hash = ?2",
+                params![meta.memory_session_id, hash],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if tomb.is_some() {
+            continue;
+        }
+        let inserted: Option<i64> = conn
+            .query_row(
+                "INSERT INTO observations(memory_session_id, project, platform_source, type, title, subtitle, narrative, facts, concepts,
+                   files_read, files_modified, prompt_number, discovery_tokens, content_hash, origin, generated_by_model, agent_id,
+                   agent_type, created_at, created_at_epoch)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
+                 ON CONFLICT(memory_session_id, content_hash) DO NOTHING RETURNING id",
+                params![
+                    meta.memory_session_id,
+                    meta.project,
+                    meta.platform_source,
+                    o.obs_type,
+                    o.title,
+                    o.subtitle,
+                    o.narrative,
+                    json(&o.facts),
+                    json(&o.concepts),
+                    json(&o.files_read),
+                    json(&o.files_modified),
+                    prompt,
+                    share,
+                    hash,
+                    out.origin,
+                    out.model,
+                    meta.agent_id,
+                    meta.agent_type,
+                    iso(meta.oldest_epoch),
+                    meta.oldest_epoch
+                ],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let id = match inserted {
+            Some(id) => id,
+            None => {
+                stored.reinforced += 1;
+                reinforce(conn, &meta.memory_session_id, &hash, now)?
+            }
+        };
+        for row in &out.source_rows {
+            conn.execute(
+                "INSERT OR IGNORE INTO observation_sources(observation_id, tool_use_row_id) SELECT ?1, id FROM tool_uses WHERE id = ?2",
+                params![id, row],
+            )?;
+        }
+        if !stored.observation_ids.contains(&id) {
+            stored.observation_ids.push(id);
+        }
+    }
+    if let Some(s) = &out.summary {
+        stored.summary_id = Some(upsert_summary(conn, meta, out, s, prompt, tokens, now)?);
+    }
+    conn.execute(
+        "INSERT INTO token_usage(day, provider, model, calls, input_tokens, output_tokens, budget_tokens) VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6)
+         ON CONFLICT(day, provider, model) DO UPDATE SET calls = calls + 1, input_tokens = input_tokens + ?4,
+           output_tokens = output_tokens + ?5, budget_tokens = budget_tokens + ?6",
+        params![day(now), out.provider, out.model, out.input_tokens, out.output_tokens, if out.origin == "extractive" { 0 } else { tokens }],
+    )?;
+    for id in &meta.pending_ids {
+        conn.execute("DELETE FROM pending_messages WHERE id = ?1", [id])?;
+    }
+    stored.session_completed = complete_if_drained(conn, meta.session_db_id, now)?;
+    Ok(stored)
+}
+
+/// A `completing` session whose queue is now empty becomes `completed`.
+pub fn complete_if_drained(conn: &Connection, session_db_id: i64, now: i64) -> Result<bool, StoreError> {
+    let changed = conn.execute(
+        "UPDATE sdk_sessions SET status = 'completed', completed_at = ?2, completed_at_epoch = ?3
+         WHERE id = ?1 AND status = 'completing'
+           AND NOT EXISTS (SELECT 1 FROM pending_messages WHERE session_db_id = ?1 AND status != 'failed')",
+        params![session_db_id, iso(now), now],
+    )?;
+    Ok(changed > 0)
+}
+
+fn reinforce(conn: &Connection, msid: &str, hash: &str, now: i64) -> Result<i64, StoreError> {
+    let (id, dates): (i64, String) = conn.query_row(
+        "SELECT id, reinforcement_dates FROM observations WHERE memory_session_id = ?1 AND content_hash = ?2",
+        params![msid, hash],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let dates = add_reinforcement_date(&dates, &day(now));
+    conn.execute(
+        "UPDATE observations SET occurrence_count = occurrence_count + 1, last_reinforced_epoch = ?2, reinforcement_dates = ?3 WHERE id = ?1",
+        params![id, now, dates],
+    )?;
+    Ok(id)
+}
+
+/// Appends `today` unless present, keeping the newest [`MAX_REINFORCEMENT_DATES`], ascending.
+pub fn add_reinforcement_date(existing: &str, today: &str) -> String {
+    let mut dates: Vec<String> = serde_json::from_str(existing).unwrap_or_default();
+    if !dates.iter().any(|d| d == today) {
+        dates.push(today.to_string());
+    }
+    dates.sort();
+    let skip = dates.len().saturating_sub(MAX_REINFORCEMENT_DATES);
+    json(&dates[skip..])
+}
+
+fn upsert_summary(
+    conn: &Connection,
+    meta: &BatchMeta,
+    out: &BatchOutput,
+    s: &SummaryDraft,
+    prompt: Option<i64>,
+    tokens: i64,
+    now: i64,
+) -> Result<i64, StoreError> {
+    let (read, edited) = prompt_files(conn, &meta.memory_session_id, prompt)?;
+    Ok(conn.query_row(
+        "INSERT INTO session_summaries(memory_session_id, project, platform_source, request, investigated, learned, completed, next_steps, notes,
+           files_read, files_edited, prompt_number, discovery_tokens, origin, generated_by_model, created_at, created_at_epoch)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+         ON CONFLICT(memory_session_id, prompt_number) DO UPDATE SET request = excluded.request, investigated = excluded.investigated,
+           learned = excluded.learned, completed = excluded.completed, next_steps = excluded.next_steps, notes = excluded.notes,
+           files_read = excluded.files_read, files_edited = excluded.files_edited, discovery_tokens = excluded.discovery_tokens,
+           generated_by_model = excluded.generated_by_model, created_at = excluded.created_at, created_at_epoch = excluded.created_at_epoch
+         RETURNING id",
+        params![
+            meta.memory_session_id,
+            meta.project,
+            meta.platform_source,
+            s.request,
+            s.investigated,
+            s.learned,
+            s.completed,
+            s.next_steps,
+            s.notes,
+            read,
+            edited,
+            prompt,
+            tokens,
+            out.origin,
+            out.model,
+            iso(now),
+            now
+        ],
+        |r| r.get(0),
+    )?)
+}
+
+/// Union of `files_read` / `files_modified` over the prompt's observations, first-seen order.
+fn prompt_files(conn: &Connection, msid: &str, prompt: Option<i64>) -> Result<(String, String), StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT files_read, files_modified FROM observations WHERE memory_session_id = ?1 AND prompt_number IS ?2 ORDER BY id",
+    )?;
+    let mut read: Vec<String> = Vec::new();
+    let mut edited: Vec<String> = Vec::new();
+    let rows = stmt.query_map(params![msid, prompt], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+    for row in rows {
+        let (r, m) = row?;
+        for (src, dst) in [(r, &mut read), (m, &mut edited)] {
+            for f in serde_json::from_str::<Vec<String>>(&src).unwrap_or_default() {
+                if !dst.contains(&f) {
+                    dst.push(f);
+                }
+            }
+        }
+    }
+    Ok((json(&read), json(&edited)))
+}
+
+fn json(v: &[String]) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "[]".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reinforcement_dates_are_distinct_and_capped() {
+        assert_eq!(add_reinforcement_date("[]", "2026-08-19"), r#"["2026-08-19"]"#);
+        assert_eq!(add_reinforcement_date(r#"["2026-08-19"]"#, "2026-08-19"), r#"["2026-08-19"]"#);
+        let mut d = "[]".to_string();
+        for i in 1..=12 {
+            d = add_reinforcement_date(&d, &format!("2026-09-{i:02}"));
+        }
+        let v: Vec<String> = serde_json::from_str(&d).unwrap();
+        assert_eq!(v.len(), 10);
+        assert_eq!(v[0], "2026-09-03");
+    }
+}

@@ -1,0 +1,120 @@
+//! The embedded SQLite store (spec/storage.md).
+//!
+//! [`Store`] bundles the single writer (group commit on its own thread, owned by the StoreActor)
+//! and the read pool. Table families live in their own files as plain functions over a
+//! `&Connection`, so each can be unit tested on an in-memory database.
+
+pub mod batch;
+pub mod migrations;
+pub mod open;
+pub mod pending;
+pub mod prompts;
+pub mod reader;
+pub mod sessions;
+pub mod stats;
+pub mod tool_events;
+pub mod writer;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use reader::ReadPool;
+pub use writer::WriterHandle;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("database was written by a newer memd (schema {found}, this binary knows {known})")]
+    NewerSchema { found: i64, known: i64 },
+    #[error("database was written by a newer memd; opened read-only")]
+    ReadOnly,
+    #[error("the store's write queue is full")]
+    Overloaded,
+    #[error("the store could not commit: {0}")]
+    Unavailable(String),
+    #[error("the store is closed")]
+    Closed,
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// Handle to the store: cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    pub writer: WriterHandle,
+    pub readers: Arc<ReadPool>,
+    pub path: PathBuf,
+    pub read_only: bool,
+}
+
+/// Options for [`Store::open`].
+#[derive(Debug, Clone)]
+pub struct StoreOptions {
+    pub synchronous_full: bool,
+    pub readers: usize,
+    pub queue_max: usize,
+    pub group_commit: Duration,
+}
+
+impl Store {
+    /// Opens (creating) the database, applies migrations, reverts `processing` rows to `pending`,
+    /// and starts the writer thread.
+    pub fn open(path: &Path, opts: &StoreOptions, now_ms: i64) -> Result<Self, StoreError> {
+        let mut conn = open::open_writer(path, opts.synchronous_full)?;
+        let read_only = match migrations::migrate(&mut conn, now_ms) {
+            Ok(_) => false,
+            Err(StoreError::NewerSchema { found, known }) => {
+                tracing::error!(found, known, "database was written by a newer memd; refusing to ingest");
+                true
+            }
+            Err(e) => return Err(e),
+        };
+        if !read_only {
+            pending::revert_processing(&conn)?;
+        }
+        let writer = writer::spawn(conn, opts.queue_max, opts.group_commit, read_only);
+        let readers = ReadPool::open(path.to_path_buf(), opts.readers)?;
+        Ok(Self {
+            writer,
+            readers,
+            path: path.to_path_buf(),
+            read_only,
+        })
+    }
+
+    pub async fn write<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&rusqlite::Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        self.writer.write(f).await
+    }
+
+    pub async fn read<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&rusqlite::Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        self.readers.read(f).await
+    }
+}
+
+/// A random 128-bit id as a UUID-shaped string (v4 layout).
+pub fn random_id() -> String {
+    let mut b = [0u8; 16];
+    let _ = std::fs::File::open("/dev/urandom").and_then(|mut f| std::io::Read::read_exact(&mut f, &mut b));
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h = crate::data_dir::hex(&b);
+    format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
+}
+
+#[cfg(test)]
+pub(crate) fn test_conn() -> rusqlite::Connection {
+    let mut conn = rusqlite::Connection::open_in_memory().expect("memory db");
+    conn.execute_batch("PRAGMA foreign_keys=ON").expect("pragma");
+    migrations::migrate(&mut conn, 0).expect("migrate");
+    conn
+}

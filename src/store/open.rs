@@ -1,0 +1,44 @@
+//! Opening connections with the pragmas of spec/storage.md §1: one writer, many read-only readers.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rusqlite::{Connection, OpenFlags};
+
+use super::StoreError;
+
+/// Opens (creating when absent, mode 0600) the single read-write connection.
+pub fn open_writer(path: &Path, synchronous_full: bool) -> Result<Connection, StoreError> {
+    let fresh = !path.exists();
+    let conn = Connection::open(path)?;
+    if fresh {
+        conn.execute_batch("PRAGMA page_size=4096; PRAGMA auto_vacuum=INCREMENTAL;")?;
+        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+    }
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", if synchronous_full { "FULL" } else { "NORMAL" })?;
+    conn.execute_batch(
+        "PRAGMA foreign_keys=ON; PRAGMA busy_timeout=5000; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-32000;
+         PRAGMA journal_size_limit=67108864; PRAGMA wal_autocheckpoint=1000;",
+    )?;
+    Ok(conn)
+}
+
+/// Opens a read-only connection; statements running longer than 2 s are interrupted.
+pub fn open_reader(path: &Path) -> Result<Connection, StoreError> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
+    )?;
+    conn.execute_batch(
+        "PRAGMA foreign_keys=ON; PRAGMA busy_timeout=5000; PRAGMA cache_size=-8000; PRAGMA query_only=ON; PRAGMA mmap_size=268435456;",
+    )?;
+    Ok(conn)
+}
+
+/// Arms the 2,000 ms statement guard for the next read (called before each pooled use).
+pub fn arm_read_deadline(conn: &mut Connection) {
+    let deadline = Instant::now() + Duration::from_millis(2000);
+    let _ = conn.progress_handler(10_000, Some(move || Instant::now() > deadline));
+}

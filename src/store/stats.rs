@@ -1,0 +1,107 @@
+//! Read-only figures for `GET /api/status`: row counts, queue states, file sizes.
+
+use std::path::Path;
+
+use rusqlite::Connection;
+use serde::Serialize;
+
+use super::StoreError;
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RowCounts {
+    pub sdk_sessions: i64,
+    pub user_prompts: i64,
+    pub observations: i64,
+    pub session_summaries: i64,
+    pub tool_uses: i64,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PendingCounts {
+    pub pending: i64,
+    pub processing: i64,
+    pub failed: i64,
+    pub oldest_pending_age_s: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct StoreFigures {
+    pub rows: RowCounts,
+    pub pending: PendingCounts,
+    pub free_pages: i64,
+    pub tool_uses_payload_bytes: i64,
+}
+
+pub fn figures(conn: &Connection, now: i64) -> Result<StoreFigures, StoreError> {
+    let count =
+        |table: &str| -> Result<i64, StoreError> { Ok(conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?) };
+    let rows = RowCounts {
+        sdk_sessions: count("sdk_sessions")?,
+        user_prompts: count("user_prompts")?,
+        observations: count("observations")?,
+        session_summaries: count("session_summaries")?,
+        tool_uses: count("tool_uses")?,
+    };
+    let pending = conn.query_row(
+        "SELECT coalesce(sum(status='pending'),0), coalesce(sum(status='processing'),0), coalesce(sum(status='failed'),0),
+                min(CASE WHEN status='pending' THEN created_at_epoch END) FROM pending_messages",
+        [],
+        |r| {
+            Ok(PendingCounts {
+                pending: r.get(0)?,
+                processing: r.get(1)?,
+                failed: r.get(2)?,
+                oldest_pending_age_s: r.get::<_, Option<i64>>(3)?.map(|t| ((now - t) / 1000).max(0)),
+            })
+        },
+    )?;
+    let free_pages = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0))?;
+    let tool_uses_payload_bytes = conn.query_row(
+        "SELECT coalesce(sum(length(tool_input) + length(tool_response)), 0) FROM tool_uses",
+        [],
+        |r| r.get(0),
+    )?;
+    Ok(StoreFigures {
+        rows,
+        pending,
+        free_pages,
+        tool_uses_payload_bytes,
+    })
+}
+
+/// A session parked as `failed` by supervision.
+#[derive(Debug, Clone, Serialize)]
+pub struct ParkedSession {
+    pub session_db_id: i64,
+    pub content_session_id: String,
+    pub platform_source: String,
+    pub project: String,
+    pub failure_reason: Option<String>,
+    pub queue_depth: i64,
+    pub last_event_epoch: i64,
+}
+
+pub fn parked_sessions(conn: &Connection, limit: i64) -> Result<Vec<ParkedSession>, StoreError> {
+    let mut stmt = conn.prepare(
+        "SELECT s.id, s.content_session_id, s.platform_source, s.project, s.failure_reason,
+                (SELECT count(*) FROM pending_messages p WHERE p.session_db_id = s.id AND p.status = 'pending'), s.last_event_epoch
+         FROM sdk_sessions s WHERE s.status = 'failed' ORDER BY s.last_event_epoch DESC LIMIT ?1",
+    )?;
+    let it = stmt.query_map([limit], |r| {
+        Ok(ParkedSession {
+            session_db_id: r.get(0)?,
+            content_session_id: r.get(1)?,
+            platform_source: r.get(2)?,
+            project: r.get(3)?,
+            failure_reason: r.get(4)?,
+            queue_depth: r.get(5)?,
+            last_event_epoch: r.get(6)?,
+        })
+    })?;
+    Ok(it.collect::<Result<_, _>>()?)
+}
+
+/// Size in bytes of a file, 0 when absent.
+pub fn file_size(path: &Path) -> u64 {
+    std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
+}
