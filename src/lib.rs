@@ -17,6 +17,7 @@
 //! | [`pipeline`] | pure privacy and hygiene rules: tags, redaction, images, globs, limits, hashing, project identity |
 //! | [`observer`] | observer domain types, file evidence, the extractive (no-LLM) observer |
 //! | [`modes`] | observer modes (`modes/*.json`), lookup and deep merge |
+//! | [`providers`] | observer backends: anthropic, openai, gemini, claude-cli subprocess, extractive |
 //! | [`protocol`] | wire types: HTTP bodies, observer XML parser and classifier, observer prompt builder |
 //! | [`client`] | a blocking loopback HTTP client and worker discovery (hook, CLI, tests) |
 //! | [`cli`] | one file per subcommand; `main.rs` only dispatches |
@@ -34,6 +35,7 @@ pub mod modes;
 pub mod observer;
 pub mod pipeline;
 pub mod protocol;
+pub mod providers;
 pub mod server;
 pub mod status;
 pub mod store;
