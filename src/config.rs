@@ -55,17 +55,29 @@ pub const DEFAULTS: &[(&str, &str, &str)] = &[
     ("MEMD_ANTHROPIC_API_KEY", "", "Anthropic key (else ANTHROPIC_API_KEY)"),
     ("MEMD_ANTHROPIC_BASE_URL", "https://api.anthropic.com", "Messages API base URL"),
     ("MEMD_OPENAI_API_KEY", "", "OpenAI-compatible key (else OPENAI_API_KEY)"),
-    ("MEMD_OPENAI_BASE_URL", "https://api.openai.com/v1", "any OpenAI-compatible base URL"),
+    (
+        "MEMD_OPENAI_BASE_URL",
+        "https://api.openai.com/v1",
+        "any OpenAI-compatible base URL",
+    ),
     ("MEMD_GEMINI_API_KEY", "", "Gemini key (else GEMINI_API_KEY)"),
     (
         "MEMD_GEMINI_BASE_URL",
         "https://generativelanguage.googleapis.com",
         "Gemini API base URL",
     ),
-    ("MEMD_CLAUDE_PATH", "", "the Claude Code CLI for claude-cli (empty = claude on PATH)"),
+    (
+        "MEMD_CLAUDE_PATH",
+        "",
+        "the Claude Code CLI for claude-cli (empty = claude on PATH)",
+    ),
     ("MEMD_DAILY_TOKEN_BUDGET", "2000000", "observer tokens per UTC day; 0 = unlimited"),
     ("MEMD_OBSERVER_TIMEOUT_MS", "60000", "one provider call"),
-    ("MEMD_OBSERVER_MAX_ATTEMPTS", "3", "failed provider attempts before the extractive observer"),
+    (
+        "MEMD_OBSERVER_MAX_ATTEMPTS",
+        "3",
+        "failed provider attempts before the extractive observer",
+    ),
     (
         "MEMD_OBSERVER_MAX_DEFER_MS",
         "900000",

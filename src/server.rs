@@ -12,8 +12,8 @@ use ractor::Actor;
 use tokio::net::TcpListener;
 
 use crate::actors::Handles;
-use crate::actors::registry::Registry;
 use crate::actors::provider::ObserverSetup;
+use crate::actors::registry::Registry;
 use crate::actors::root::{RootArgs, RootSupervisor};
 use crate::actors::session::SessionContext;
 use crate::actors::session_manager::ManagerMsg;
@@ -23,10 +23,10 @@ use crate::data_dir::{DataDir, DataDirError, WorkerLock};
 use crate::ingest::Ingest;
 use crate::ingress::{AppState, Phase, Services, router};
 use crate::modes::{load_mode, mode_search_dirs};
-use crate::providers::select;
 use crate::pipeline::glob::ExcludedProjects;
 use crate::pipeline::privacy::Privacy;
 use crate::pipeline::redact::{RedactConfig, Redactor};
+use crate::providers::select;
 use crate::store::pending::BatchLimits;
 use crate::store::{Store, StoreError, StoreOptions};
 

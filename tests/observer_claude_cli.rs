@@ -53,10 +53,13 @@ fn a_hanging_claude_is_killed_with_its_group_and_the_batch_retried() {
         wait_until(DEADLINE, || !group_alive(first)),
         "the stub's process group survived the timeout"
     );
-    assert!(wait_until(DEADLINE, || w.count("SELECT count(*) FROM pending_messages WHERE attempts >= 1") == 1));
+    assert!(wait_until(DEADLINE, || w
+        .count("SELECT count(*) FROM pending_messages WHERE attempts >= 1")
+        == 1));
     assert!(wait_until(DEADLINE, || pids(&log).len() >= 2), "the batch was not retried");
     let second = pids(&log)[1];
-    assert!(wait_until(DEADLINE, || std::fs::read_to_string(&children).is_ok_and(|t| t.contains(&second.to_string()))));
+    assert!(wait_until(DEADLINE, || std::fs::read_to_string(&children)
+        .is_ok_and(|t| t.contains(&second.to_string()))));
     // Shutdown kills a running child's group too.
     w.stop();
     assert!(wait_until(DEADLINE, || !group_alive(second)), "shutdown left the observer running");

@@ -50,7 +50,10 @@ fn fifty_events_take_at_most_five_calls_and_are_all_stored() {
     assert_eq!(req.header("x-api-key"), Some("sk-ant-test-key-not-real"));
     assert_eq!(req.body["system"][0]["cache_control"]["type"], "ephemeral");
     let p = provider(&w);
-    assert_eq!((p["name"].as_str(), p["calls_today"].as_u64()), (Some("anthropic"), Some(fake.count() as u64)));
+    assert_eq!(
+        (p["name"].as_str(), p["calls_today"].as_u64()),
+        (Some("anthropic"), Some(fake.count() as u64))
+    );
     assert_eq!(p["tokens_today"], json!(150 * fake.count()));
     assert!(p["prefix_sha256"]["code"].as_str().is_some_and(|h| h.len() == 64));
     let log = std::fs::read_to_string(w.data_dir().join("logs/memd.log")).unwrap_or_default();
@@ -68,8 +71,14 @@ fn two_sessions_share_the_fixed_prefix_byte_for_byte() {
     assert!(drained(&w));
     let reqs = fake.requests();
     assert!(reqs.len() >= 2);
-    let a = reqs.iter().find(|r| r.first_user_text().contains("fix the login bug")).expect("session a");
-    let b = reqs.iter().find(|r| r.first_user_text().contains("write the docs")).expect("session b");
+    let a = reqs
+        .iter()
+        .find(|r| r.first_user_text().contains("fix the login bug"))
+        .expect("session a");
+    let b = reqs
+        .iter()
+        .find(|r| r.first_user_text().contains("write the docs"))
+        .expect("session b");
     assert!(!a.system_text().is_empty());
     assert_eq!(a.system_text().as_bytes(), b.system_text().as_bytes());
 }
@@ -78,7 +87,10 @@ fn two_sessions_share_the_fixed_prefix_byte_for_byte() {
 fn retry_after_is_honoured_with_exactly_one_probe_and_nothing_lost() {
     let fake = FakeLlm::start();
     fake.push(Reply::too_many("2"));
-    fake.push(Reply::Slow(Duration::from_millis(300), Box::new(Reply::text(&support::fake_llm::default_xml(900)))));
+    fake.push(Reply::Slow(
+        Duration::from_millis(300),
+        Box::new(Reply::text(&support::fake_llm::default_xml(900))),
+    ));
     let w = anthropic_worker(&fake, &[]);
     assert_eq!(w.post("/api/sessions/init", &init_body("q1", "first")).status, 200);
     post_events(&w, "q1", 0..3);
@@ -92,9 +104,15 @@ fn retry_after_is_honoured_with_exactly_one_probe_and_nothing_lost() {
     assert!(drained(&w), "rows were not processed after the breaker closed");
     let reqs = fake.requests();
     assert!(reqs.len() >= 2);
-    assert!(reqs[1].at.duration_since(reqs[0].at) >= Duration::from_secs(2), "a call before Retry-After elapsed");
+    assert!(
+        reqs[1].at.duration_since(reqs[0].at) >= Duration::from_secs(2),
+        "a call before Retry-After elapsed"
+    );
     if let Some(third) = reqs.get(2) {
-        assert!(third.at.duration_since(reqs[1].at) >= Duration::from_millis(300), "a second call while the probe was in flight");
+        assert!(
+            third.at.duration_since(reqs[1].at) >= Duration::from_millis(300),
+            "a second call while the probe was in flight"
+        );
     }
     assert_eq!(w.count("SELECT count(DISTINCT tool_use_row_id) FROM observation_sources"), 8);
     assert_eq!(w.count("SELECT count(*) FROM observations WHERE origin = 'extractive'"), 0);
@@ -104,7 +122,10 @@ fn retry_after_is_honoured_with_exactly_one_probe_and_nothing_lost() {
 #[test]
 fn unauthorized_opens_the_auth_breaker_and_events_go_extractive() {
     let fake = FakeLlm::start();
-    fake.push(Reply::status(401, r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#));
+    fake.push(Reply::status(
+        401,
+        r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#,
+    ));
     let w = anthropic_worker(&fake, &[]);
     assert_eq!(w.post("/api/sessions/init", &init_body("s1", "auth")).status, 200);
     post_events(&w, "s1", 0..3);
@@ -133,7 +154,10 @@ fn prose_is_reasked_once_then_goes_extractive_without_losing_rows() {
     assert_eq!(reqs.len(), 2, "exactly one re-ask");
     assert_eq!(reqs[1].turns(), 3, "request + prose as assistant turn + corrective turn");
     assert_eq!(reqs[1].body["messages"][1]["role"], "assistant");
-    assert_eq!(reqs[1].body["messages"][1]["content"], "I reviewed the tool calls and everything looks fine.");
+    assert_eq!(
+        reqs[1].body["messages"][1]["content"],
+        "I reviewed the tool calls and everything looks fine."
+    );
     assert_eq!(reqs[1].first_user_text(), reqs[0].first_user_text());
     assert!(w.count("SELECT count(*) FROM observations WHERE origin = 'extractive'") >= 1);
     assert_eq!(w.count("SELECT count(DISTINCT tool_use_row_id) FROM observation_sources"), 4);
@@ -147,7 +171,9 @@ fn fenced_xml_after_a_server_error_is_stored_and_the_retry_counted() {
     let w = anthropic_worker(&fake, &[]);
     assert_eq!(w.post("/api/sessions/init", &init_body("s1", "retry")).status, 200);
     post_events(&w, "s1", 0..2);
-    assert!(wait_until(DEADLINE, || w.count("SELECT count(*) FROM pending_messages WHERE attempts = 1") == 2));
+    assert!(wait_until(DEADLINE, || w
+        .count("SELECT count(*) FROM pending_messages WHERE attempts = 1")
+        == 2));
     assert!(drained(&w));
     assert_eq!(w.count("SELECT count(*) FROM observations WHERE title = 'Fake observation 7'"), 1);
     assert_eq!(fake.count(), 2);
@@ -166,7 +192,10 @@ fn budget_exhausted_sends_the_remaining_batches_to_the_extractive_observer() {
     assert_eq!(fake.count(), 2, "600 + 600 tokens reach the 1,000 budget");
     assert!(w.count("SELECT count(*) FROM observations WHERE origin = 'extractive'") >= 1);
     let p = provider(&w);
-    assert_eq!((p["tokens_today"].as_i64(), p["budget"].as_i64(), p["budget_left"].as_i64()), (Some(1200), Some(1000), Some(0)));
+    assert_eq!(
+        (p["tokens_today"].as_i64(), p["budget"].as_i64(), p["budget_left"].as_i64()),
+        (Some(1200), Some(1000), Some(0))
+    );
     assert_eq!(p["using_fallback"], true);
     let usage = w.count("SELECT coalesce(sum(input_tokens + output_tokens), 0) FROM token_usage WHERE provider = 'anthropic'");
     assert_eq!(usage, 1200);
@@ -188,9 +217,11 @@ fn claimed_modifications_without_a_write_tool_are_not_stored_as_modified() {
     assert!(drained(&w));
     let (modified, files_read): (String, String) = w
         .db()
-        .query_row("SELECT files_modified, files_read FROM observations WHERE title = 'Rewrote the parser'", [], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
+        .query_row(
+            "SELECT files_modified, files_read FROM observations WHERE title = 'Rewrote the parser'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
         .expect("stored");
     assert_eq!(modified, "[]");
     assert!(files_read.contains("parser.rs"), "{files_read}");
@@ -201,7 +232,11 @@ fn openai_and_gemini_wire_formats_work_end_to_end() {
     let fake = FakeLlm::start();
     let base = fake.base_url();
     let openai_base = format!("{base}/v1");
-    let w = TestWorker::start(&[("MEMD_PROVIDER", "openai"), ("MEMD_OPENAI_BASE_URL", &openai_base), ("MEMD_MODEL", "local-model")]);
+    let w = TestWorker::start(&[
+        ("MEMD_PROVIDER", "openai"),
+        ("MEMD_OPENAI_BASE_URL", &openai_base),
+        ("MEMD_MODEL", "local-model"),
+    ]);
     assert_eq!(w.post("/api/sessions/init", &init_body("o1", "openai")).status, 200);
     post_events(&w, "o1", 0..2);
     assert!(drained(&w));
@@ -210,7 +245,11 @@ fn openai_and_gemini_wire_formats_work_end_to_end() {
     assert_eq!(req.body["model"], "local-model");
     assert_eq!(req.body["messages"][0]["role"], "system");
     drop(w);
-    let g = TestWorker::start(&[("MEMD_PROVIDER", "gemini"), ("MEMD_GEMINI_BASE_URL", &base), ("MEMD_GEMINI_API_KEY", "g-key")]);
+    let g = TestWorker::start(&[
+        ("MEMD_PROVIDER", "gemini"),
+        ("MEMD_GEMINI_BASE_URL", &base),
+        ("MEMD_GEMINI_API_KEY", "g-key"),
+    ]);
     assert_eq!(g.post("/api/sessions/init", &init_body("g1", "gemini")).status, 200);
     post_events(&g, "g1", 0..2);
     assert!(drained(&g));

@@ -7,10 +7,26 @@ use serde_json::json;
 
 fn event(i: usize) -> PromptEvent {
     let (tool, input, response) = match i % 4 {
-        0 => ("Read", json!({"file_path": format!("/home/u/shop/src/module_{i}.rs")}), json!({"file": {"content": "fn main() {\n    println!(\"hi\");\n}\n".repeat(20)}})),
-        1 => ("Bash", json!({"command": "cargo test -p shop", "description": "Run tests"}), json!({"stdout": "running 12 tests\ntest ok\n".repeat(15), "stderr": ""})),
-        2 => ("Edit", json!({"file_path": "/home/u/shop/src/cart.rs", "old_string": "let total = 0;", "new_string": "let mut total = 0;"}), json!({"success": true})),
-        _ => ("Grep", json!({"pattern": "fn checkout", "path": "src"}), json!({"matches": ["src/cart.rs:12: fn checkout()"]})),
+        0 => (
+            "Read",
+            json!({"file_path": format!("/home/u/shop/src/module_{i}.rs")}),
+            json!({"file": {"content": "fn main() {\n    println!(\"hi\");\n}\n".repeat(20)}}),
+        ),
+        1 => (
+            "Bash",
+            json!({"command": "cargo test -p shop", "description": "Run tests"}),
+            json!({"stdout": "running 12 tests\ntest ok\n".repeat(15), "stderr": ""}),
+        ),
+        2 => (
+            "Edit",
+            json!({"file_path": "/home/u/shop/src/cart.rs", "old_string": "let total = 0;", "new_string": "let mut total = 0;"}),
+            json!({"success": true}),
+        ),
+        _ => (
+            "Grep",
+            json!({"pattern": "fn checkout", "path": "src"}),
+            json!({"matches": ["src/cart.rs:12: fn checkout()"]}),
+        ),
     };
     PromptEvent {
         tool_name: tool.into(),
@@ -36,6 +52,8 @@ fn prompt_overhead_is_reported_and_a_twenty_event_batch_fits_the_bound() {
     let events: Vec<PromptEvent> = (0..20).map(event).collect();
     let full = build_observation_request(&mode, &session, &events, 16_000).total_chars();
     let per_event = (full - empty) / events.len();
-    println!("observer prompt: fixed prefix (Part A) {prefix} chars; request without events {empty} chars; {per_event} chars per event on average; 20-event batch {full} chars");
+    println!(
+        "observer prompt: fixed prefix (Part A) {prefix} chars; request without events {empty} chars; {per_event} chars per event on average; 20-event batch {full} chars"
+    );
     assert!(full <= 40_000, "a 20-event batch takes {full} chars");
 }

@@ -174,7 +174,9 @@ impl Breakers {
                     self.failure.close();
                 }
             }
-            Outcome::Auth(reason) => self.auth.open(now, None, &format!("{reason} (open until the provider settings change)")),
+            Outcome::Auth(reason) => self
+                .auth
+                .open(now, None, &format!("{reason} (open until the provider settings change)")),
         }
     }
 }

@@ -145,10 +145,7 @@ impl Job {
                 text: CORRECTIVE_TURN.into(),
             });
         }
-        Some(LlmRequest {
-            system: req.system,
-            turns,
-        })
+        Some(LlmRequest { system: req.system, turns })
     }
 
     /// Applies a reply to the current part (§11–§14.1).

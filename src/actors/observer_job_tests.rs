@@ -77,7 +77,13 @@ fn overflow_halves_the_batch_then_the_field_limit_then_goes_extractive() {
     assert_eq!(ranges, vec![0..1, 1..3]);
     for limit in [8_000, 4_000, 2_000] {
         job.on_overflow();
-        assert_eq!(job.parts[0], Part { range: 0..1, field_max: limit });
+        assert_eq!(
+            job.parts[0],
+            Part {
+                range: 0..1,
+                field_max: limit
+            }
+        );
     }
     job.on_overflow();
     assert_eq!(job.extractive_ranges, vec![0..1]);

@@ -77,15 +77,18 @@ pub enum ProviderMsg {
         reply_to: ActorRef<SessionMsg>,
     },
     /// A spawned provider call finished.
-    CallDone {
-        job: Box<Job>,
-        reply_to: ActorRef<SessionMsg>,
-        call_id: u64,
-        result: Result<LlmReply, CallError>,
-        latency_ms: u64,
-    },
+    CallDone(Box<CallFinished>),
     /// The provider part of `GET /api/status`.
     Status(RpcReplyPort<ProviderStatus>),
+}
+
+/// A finished provider call and the job it belongs to.
+pub struct CallFinished {
+    pub job: Box<Job>,
+    pub reply_to: ActorRef<SessionMsg>,
+    pub call_id: u64,
+    pub result: Result<LlmReply, CallError>,
+    pub latency_ms: u64,
 }
 
 /// spec/api.md §6.3 `provider`.
@@ -247,7 +250,14 @@ impl ProviderActor {
         });
     }
 
-    fn start_call(&self, myself: &ActorRef<ProviderMsg>, mut job: Box<Job>, reply_to: ActorRef<SessionMsg>, call_id: u64, state: &mut ProviderState) {
+    fn start_call(
+        &self,
+        myself: &ActorRef<ProviderMsg>,
+        mut job: Box<Job>,
+        reply_to: ActorRef<SessionMsg>,
+        call_id: u64,
+        state: &mut ProviderState,
+    ) {
         if state.budget_spent() {
             job.rest_extractive();
         }
@@ -260,26 +270,24 @@ impl ProviderActor {
             let started = Instant::now();
             let result = backend.call(&request).await;
             let latency_ms = started.elapsed().as_millis() as u64;
-            let _ = me.cast(ProviderMsg::CallDone {
+            let _ = me.cast(ProviderMsg::CallDone(Box::new(CallFinished {
                 job,
                 reply_to,
                 call_id,
                 result,
                 latency_ms,
-            });
+            })));
         });
     }
 
-    fn call_done(
-        &self,
-        myself: &ActorRef<ProviderMsg>,
-        mut job: Box<Job>,
-        reply_to: ActorRef<SessionMsg>,
-        call_id: u64,
-        result: Result<LlmReply, CallError>,
-        latency_ms: u64,
-        state: &mut ProviderState,
-    ) {
+    fn call_done(&self, myself: &ActorRef<ProviderMsg>, done: CallFinished, state: &mut ProviderState) {
+        let CallFinished {
+            mut job,
+            reply_to,
+            call_id,
+            result,
+            latency_ms,
+        } = done;
         let now = now_ms();
         state.roll_day(now);
         let step = match result {
@@ -403,7 +411,11 @@ impl Actor for ProviderActor {
         let now = now_ms();
         let tokens = args.store.read(move |c| tokens_today(c, now)).await.unwrap_or(0);
         let prefix = BTreeMap::from([(args.setup.mode_id.clone(), part_a_sha256(&args.setup.mode))]);
-        tracing::info!(provider = args.setup.backend.kind().name(), model = args.setup.backend.model(), "observer ready");
+        tracing::info!(
+            provider = args.setup.backend.kind().name(),
+            model = args.setup.backend.model(),
+            "observer ready"
+        );
         Ok(ProviderState {
             setup: args.setup,
             privacy: args.privacy,
@@ -423,13 +435,7 @@ impl Actor for ProviderActor {
         match msg {
             ProviderMsg::Observe { batch, reply_to } => self.observe(&myself, batch, reply_to, state),
             ProviderMsg::Fallback { batch, reply_to } => self.extractive(batch, reply_to, state),
-            ProviderMsg::CallDone {
-                job,
-                reply_to,
-                call_id,
-                result,
-                latency_ms,
-            } => self.call_done(&myself, job, reply_to, call_id, result, latency_ms, state),
+            ProviderMsg::CallDone(done) => self.call_done(&myself, *done, state),
             ProviderMsg::Status(reply) => {
                 state.roll_day(now_ms());
                 let _ = reply.send(state.status());

@@ -311,15 +311,7 @@ impl SessionActor {
         let now = now_ms();
         let e = error.clone();
         ctx.store
-            .write(move |c| {
-                pending::release_batch(
-                    c,
-                    &ids,
-                    &Release::Retry { retry_at, count_attempt },
-                    &e,
-                    now,
-                )
-            })
+            .write(move |c| pending::release_batch(c, &ids, &Release::Retry { retry_at, count_attempt }, &e, now))
             .await
             .map_err(err)?;
         ctx.registry.update(&state.key, state.session_db_id, |s| {

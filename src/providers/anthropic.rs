@@ -74,7 +74,12 @@ mod tests {
 
     #[test]
     fn part_a_is_a_cacheable_system_block_and_the_key_is_hidden() {
-        let p = Anthropic::new("http://h/", Secret::new("sk-ant-hidden").unwrap(), "m".into(), Duration::from_secs(1));
+        let p = Anthropic::new(
+            "http://h/",
+            Secret::new("sk-ant-hidden").unwrap(),
+            "m".into(),
+            Duration::from_secs(1),
+        );
         assert_eq!(p.url, "http://h/v1/messages");
         let req = LlmRequest {
             system: "A".into(),
@@ -87,7 +92,11 @@ mod tests {
         assert_eq!(b["system"][0]["cache_control"]["type"], "ephemeral");
         assert_eq!(b["messages"][0]["content"], "B");
         assert!(!format!("{p:?}").contains("sk-ant-hidden"));
-        let reply = parse(&json!({"content":[{"type":"text","text":"<observation/>"}],"usage":{"input_tokens":3,"output_tokens":2}})).unwrap();
-        assert_eq!((reply.text.as_str(), reply.input_tokens, reply.output_tokens), ("<observation/>", 3, 2));
+        let reply =
+            parse(&json!({"content":[{"type":"text","text":"<observation/>"}],"usage":{"input_tokens":3,"output_tokens":2}})).unwrap();
+        assert_eq!(
+            (reply.text.as_str(), reply.input_tokens, reply.output_tokens),
+            ("<observation/>", 3, 2)
+        );
     }
 }

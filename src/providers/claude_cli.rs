@@ -182,7 +182,12 @@ mod tests {
 
     #[test]
     fn result_json_is_read_and_errors_classified() {
-        let ok = parse_output(r#"{"type":"result","result":"<observation/>","usage":{"input_tokens":4,"output_tokens":1}}"#, "", true).unwrap();
+        let ok = parse_output(
+            r#"{"type":"result","result":"<observation/>","usage":{"input_tokens":4,"output_tokens":1}}"#,
+            "",
+            true,
+        )
+        .unwrap();
         assert_eq!((ok.text.as_str(), ok.input_tokens), ("<observation/>", 4));
         let auth = parse_output(r#"{"is_error":true,"result":"Invalid API key · Please run /login"}"#, "", false);
         assert!(matches!(auth, Err(CallError::Auth(_))));

@@ -161,7 +161,12 @@ pub fn select(s: &ProviderSettings, path_env: Option<&str>, data_dir: &Path) -> 
     };
     let backend = match kind {
         ProviderKind::Anthropic => match &s.anthropic_api_key {
-            Some(key) => Backend::Anthropic(anthropic::Anthropic::new(&s.anthropic_base_url, key.clone(), model(DEFAULT_CLAUDE_MODEL), timeout)),
+            Some(key) => Backend::Anthropic(anthropic::Anthropic::new(
+                &s.anthropic_base_url,
+                key.clone(),
+                model(DEFAULT_CLAUDE_MODEL),
+                timeout,
+            )),
             None => {
                 warnings.push("MEMD_PROVIDER=anthropic but no Anthropic key is set; using the extractive observer".into());
                 Backend::Extractive
@@ -174,7 +179,12 @@ pub fn select(s: &ProviderSettings, path_env: Option<&str>, data_dir: &Path) -> 
             timeout,
         )),
         ProviderKind::Gemini => match &s.gemini_api_key {
-            Some(key) => Backend::Gemini(gemini::Gemini::new(&s.gemini_base_url, key.clone(), model(DEFAULT_GEMINI_MODEL), timeout)),
+            Some(key) => Backend::Gemini(gemini::Gemini::new(
+                &s.gemini_base_url,
+                key.clone(),
+                model(DEFAULT_GEMINI_MODEL),
+                timeout,
+            )),
             None => {
                 warnings.push("MEMD_PROVIDER=gemini but no Gemini key is set; using the extractive observer".into());
                 Backend::Extractive
@@ -241,7 +251,7 @@ pub fn classify_status(status: u16, retry_after: Option<&str>, body: &str) -> Ca
 /// `Retry-After` in seconds (HTTP dates are not honoured: the default wait applies).
 pub fn parse_retry_after(v: &str) -> Option<u64> {
     let secs: f64 = v.trim().parse().ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| (secs * 1000.0) as u64)
+    (secs.is_finite() && secs >= 0.0).then_some((secs * 1000.0) as u64)
 }
 
 /// Sends a JSON POST and returns the decoded JSON answer or a classified error.
@@ -260,11 +270,7 @@ pub async fn post_json(
         CallError::Transient(format!("{kind}: {}", e.without_url()))
     })?;
     let status = resp.status().as_u16();
-    let retry_after = resp
-        .headers()
-        .get("retry-after")
-        .and_then(|v| v.to_str().ok())
-        .map(String::from);
+    let retry_after = resp.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(String::from);
     let text = resp
         .text()
         .await

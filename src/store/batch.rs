@@ -136,7 +136,16 @@ pub fn record_usage(conn: &Connection, d: &UsageDelta, now: i64) -> Result<(), S
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?7 + ?8)
          ON CONFLICT(day, provider, model) DO UPDATE SET calls = calls + ?4, failures = failures + ?5, reasks = reasks + ?6,
            input_tokens = input_tokens + ?7, output_tokens = output_tokens + ?8, budget_tokens = budget_tokens + ?7 + ?8",
-        params![day(now), d.provider, d.model, d.calls, d.failures, d.reasks, d.input_tokens, d.output_tokens],
+        params![
+            day(now),
+            d.provider,
+            d.model,
+            d.calls,
+            d.failures,
+            d.reasks,
+            d.input_tokens,
+            d.output_tokens
+        ],
     )?;
     Ok(())
 }

@@ -18,7 +18,11 @@ pub enum Reply {
     /// 200 with this model text (valid XML, fenced XML, prose, …).
     Text(String),
     /// A non-200 status with a body and an optional Retry-After header.
-    Status { code: u16, body: String, retry_after: Option<String> },
+    Status {
+        code: u16,
+        body: String,
+        retry_after: Option<String>,
+    },
     /// The inner reply after a delay.
     Slow(Duration, Box<Reply>),
 }
@@ -42,7 +46,10 @@ impl Reply {
         }
     }
     pub fn prompt_too_long() -> Self {
-        Reply::status(400, r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 250000 tokens > 200000 maximum"}}"#)
+        Reply::status(
+            400,
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 250000 tokens > 200000 maximum"}}"#,
+        )
     }
 }
 
@@ -56,7 +63,10 @@ pub struct Recorded {
 
 impl Recorded {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 
     /// The user text of the first turn, whatever the wire format.
