@@ -19,6 +19,7 @@
 //! | [`modes`] | observer modes (`modes/*.json`), lookup and deep merge |
 //! | [`protocol`] | wire types: HTTP bodies, observer XML parser and classifier, observer prompt builder |
 //! | [`client`] | a blocking loopback HTTP client and worker discovery (hook, CLI, tests) |
+//! | [`hook`] | `memd hook claude-code <handler>`: the thin, blocking hook process, spool writer, worker auto-start |
 //! | [`cli`] | one file per subcommand; `main.rs` only dispatches |
 
 pub mod actors;
@@ -27,6 +28,7 @@ pub mod client;
 pub mod clock;
 pub mod config;
 pub mod data_dir;
+pub mod hook;
 pub mod ingest;
 pub mod ingress;
 pub mod logging;

@@ -1,5 +1,6 @@
 //! Command-line interface: one file per subcommand.
 
+pub mod hook;
 pub mod serve;
 pub mod status;
 
@@ -25,11 +26,18 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// A Claude Code hook: `memd hook claude-code <handler>` reads the event on stdin.
+    Hook {
+        /// `claude-code`, then the handler name.
+        #[arg(num_args = 0.., allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve => serve::run(env),
         Command::Status { json } => status::run(env, json),
+        Command::Hook { args } => hook::run(&args, env),
     }
 }

@@ -3,3 +3,4 @@
 pub mod api;
 pub mod observer_xml;
 pub mod prompt;
+pub mod hook_wire;
