@@ -47,6 +47,20 @@ pub const DEFAULTS: &[(&str, &str, &str)] = &[
     ("MEMD_MODE", "code", "observer mode"),
     ("MEMD_PROVIDER", "extractive", "observer provider (this build: extractive)"),
     ("MEMD_DAILY_TOKEN_BUDGET", "2000000", "observer tokens per UTC day; 0 = unlimited"),
+    ("MEMD_SPOOL_SCAN_MS", "5000", "how often the worker rescans <data>/spool/ for hook events"),
+    ("MEMD_HOOK_BUDGET_MS", "2000", "hook budget of context and session-init (100-9000 ms)"),
+    ("MEMD_HOOK_ASYNC_BUDGET_MS", "10000", "hook budget of observation and summarize (100-29000 ms)"),
+    ("MEMD_AUTOSTART", "true", "hooks start the worker when it is not running"),
+    ("MEMD_SPOOL_MAX_FILES", "50000", "spool files beyond which hooks drop events"),
+    ("MEMD_CONTEXT_MAX_CHARS", "10000", "cap of injected context, in UTF-16 units (max 10000)"),
+    (
+        "MEMD_CONTEXT_SHOW_TERMINAL_OUTPUT",
+        "false",
+        "SessionStart also prints a one-line systemMessage",
+    ),
+    ("MEMD_SEMANTIC_INJECT", "false", "UserPromptSubmit injects related memories"),
+    ("MEMD_SEMANTIC_INJECT_LIMIT", "5", "memories per semantic injection"),
+    ("MEMD_FILE_CONTEXT", "true", "PreToolUse(Read) injects what memd knows about the file"),
 ];
 
 /// Resolved raw values: settings file merged with environment overrides.
@@ -139,6 +153,7 @@ pub struct Settings {
     pub mode: String,
     pub provider: String,
     pub daily_token_budget: u64,
+    pub spool_scan_ms: u64,
     pub home: Option<PathBuf>,
     pub warnings: Vec<String>,
 }
@@ -174,6 +189,7 @@ impl Settings {
         let reaper_interval_ms = num("MEMD_REAPER_INTERVAL_MS", 50, 86_400_000);
         let tool_use_max_chars = num("MEMD_TOOL_USE_MAX_CHARS", 1024, 100_000_000) as usize;
         let daily_token_budget = num("MEMD_DAILY_TOKEN_BUDGET", 0, u64::MAX);
+        let spool_scan_ms = num("MEMD_SPOOL_SCAN_MS", 50, 3_600_000);
         let flag = |key: &str| {
             !matches!(
                 raw.get_or_default(key).trim().to_ascii_lowercase().as_str(),
@@ -209,6 +225,7 @@ impl Settings {
             mode: raw.get_or_default("MEMD_MODE").to_string(),
             provider: raw.get_or_default("MEMD_PROVIDER").to_string(),
             daily_token_budget,
+            spool_scan_ms,
             home,
             warnings,
         }

@@ -10,19 +10,6 @@ use std::time::{Duration, Instant};
 use crate::config::{data_dir_from_env, default_of, default_port};
 use crate::data_dir::DataDir;
 
-/// Settings the hook reads, with their defaults (the worker never reads these).
-pub const HOOK_DEFAULTS: &[(&str, &str)] = &[
-    ("MEMD_HOOK_BUDGET_MS", "2000"),
-    ("MEMD_HOOK_ASYNC_BUDGET_MS", "10000"),
-    ("MEMD_AUTOSTART", "true"),
-    ("MEMD_CONTEXT_MAX_CHARS", "10000"),
-    ("MEMD_CONTEXT_SHOW_TERMINAL_OUTPUT", "false"),
-    ("MEMD_SEMANTIC_INJECT", "false"),
-    ("MEMD_SEMANTIC_INJECT_LIMIT", "5"),
-    ("MEMD_FILE_CONTEXT", "true"),
-    ("MEMD_SPOOL_MAX_FILES", "50000"),
-];
-
 pub struct HookEnv<'a> {
     pub env: &'a HashMap<String, String>,
     pub dir: DataDir,
@@ -50,11 +37,7 @@ impl<'a> HookEnv<'a> {
                 other => other.to_string(),
             });
         }
-        HOOK_DEFAULTS
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, d)| d.to_string())
-            .or_else(|| Some(default_of(key).to_string()).filter(|d| !d.is_empty()))
+        Some(default_of(key).to_string()).filter(|d| !d.is_empty())
     }
 
     pub fn flag(&self, key: &str) -> bool {

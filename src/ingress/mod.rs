@@ -49,6 +49,8 @@ pub struct AppState {
     pub started_epoch: i64,
     pub services: OnceLock<Services>,
     pub shutdown: CancellationToken,
+    /// Spool ingestion counters (`GET /api/status` → `spool`).
+    pub spool: Arc<crate::ingest::spool::SpoolStats>,
 }
 
 impl AppState {
@@ -61,6 +63,7 @@ impl AppState {
             started_epoch,
             services: OnceLock::new(),
             shutdown: CancellationToken::new(),
+            spool: Arc::default(),
         }
     }
 
