@@ -1,6 +1,8 @@
 //! Command-line interface: one file per subcommand.
 
+pub mod doctor;
 pub mod hook;
+pub mod install;
 pub mod serve;
 pub mod status;
 
@@ -32,6 +34,10 @@ pub enum Command {
         #[arg(num_args = 0.., allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Register memd's hooks and MCP server with Claude Code (or write a plugin folder).
+    Install(install::InstallArgs),
+    /// Check the installation: binary, hooks, worker, token, versions.
+    Doctor,
 }
 
 pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
@@ -39,5 +45,7 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Serve => serve::run(env),
         Command::Status { json } => status::run(env, json),
         Command::Hook { args } => hook::run(&args, env),
+        Command::Install(args) => install::run(&args, env),
+        Command::Doctor => doctor::run(env),
     }
 }

@@ -6,6 +6,7 @@
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::io::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime};
@@ -31,6 +32,11 @@ pub fn spawn_once(hook: &HookEnv<'_>, handler: &str) -> bool {
         return false;
     }
     if !acquire_lock(hook) {
+        return false;
+    }
+    if worker_holds_lock(hook) {
+        // A worker is running or starting (it removes spawn.lock only after taking memd.lock).
+        release_lock(hook);
         return false;
     }
     match spawn_worker(hook) {
@@ -109,6 +115,22 @@ fn acquire_lock(hook: &HookEnv<'_>) -> bool {
         return try_create(hook);
     }
     false
+}
+
+/// Whether some process holds the worker's exclusive `flock` on `<data>/memd.lock`.
+fn worker_holds_lock(hook: &HookEnv<'_>) -> bool {
+    let Ok(file) = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(hook.dir.lock_file())
+    else {
+        return false;
+    };
+    // SAFETY: flock on a valid, owned descriptor; the probe lock is released when `file` drops.
+    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    rc != 0
 }
 
 /// Deletes the lock only when it still holds our pid.
