@@ -221,7 +221,8 @@ pub fn run(opts: &InstallOptions, env: &HashMap<String, String>, memd: &str) -> 
         lines.extend(changes.into_iter().map(|c| format!("{verb} {}: {c}", path.display())));
         backups.extend(backup);
     }
-    if !opts.dry_run && !backups.is_empty() {
+    let changed = lines.iter().any(|l| !l.contains(": warning:"));
+    if !opts.dry_run && changed {
         if let Some(list) = state["backups"].as_array_mut() {
             list.extend(backups.iter().map(|b| json!(b.display().to_string())));
         } else {
