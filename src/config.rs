@@ -47,12 +47,28 @@ pub const DEFAULTS: &[(&str, &str, &str)] = &[
     ("MEMD_MODE", "code", "observer mode"),
     ("MEMD_PROVIDER", "extractive", "observer provider (this build: extractive)"),
     ("MEMD_DAILY_TOKEN_BUDGET", "2000000", "observer tokens per UTC day; 0 = unlimited"),
-    ("MEMD_SPOOL_SCAN_MS", "5000", "how often the worker rescans <data>/spool/ for hook events"),
-    ("MEMD_HOOK_BUDGET_MS", "2000", "hook budget of context and session-init (100-9000 ms)"),
-    ("MEMD_HOOK_ASYNC_BUDGET_MS", "10000", "hook budget of observation and summarize (100-29000 ms)"),
+    (
+        "MEMD_SPOOL_SCAN_MS",
+        "5000",
+        "how often the worker rescans <data>/spool/ for hook events",
+    ),
+    (
+        "MEMD_HOOK_BUDGET_MS",
+        "2000",
+        "hook budget of context and session-init (100-9000 ms)",
+    ),
+    (
+        "MEMD_HOOK_ASYNC_BUDGET_MS",
+        "10000",
+        "hook budget of observation and summarize (100-29000 ms)",
+    ),
     ("MEMD_AUTOSTART", "true", "hooks start the worker when it is not running"),
     ("MEMD_SPOOL_MAX_FILES", "50000", "spool files beyond which hooks drop events"),
-    ("MEMD_CONTEXT_MAX_CHARS", "10000", "cap of injected context, in UTF-16 units (max 10000)"),
+    (
+        "MEMD_CONTEXT_MAX_CHARS",
+        "10000",
+        "cap of injected context, in UTF-16 units (max 10000)",
+    ),
     (
         "MEMD_CONTEXT_SHOW_TERMINAL_OUTPUT",
         "false",
@@ -60,7 +76,11 @@ pub const DEFAULTS: &[(&str, &str, &str)] = &[
     ),
     ("MEMD_SEMANTIC_INJECT", "false", "UserPromptSubmit injects related memories"),
     ("MEMD_SEMANTIC_INJECT_LIMIT", "5", "memories per semantic injection"),
-    ("MEMD_FILE_CONTEXT", "true", "PreToolUse(Read) injects what memd knows about the file"),
+    (
+        "MEMD_FILE_CONTEXT",
+        "true",
+        "PreToolUse(Read) injects what memd knows about the file",
+    ),
 ];
 
 /// Resolved raw values: settings file merged with environment overrides.

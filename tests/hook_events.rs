@@ -23,8 +23,16 @@ fn each_event_gives_the_spec_output_and_stores_its_body() {
     for (handler, payload) in cases {
         let out = run_hook(w.command(), handler, payload);
         assert_eq!(out.status.code(), Some(0), "{handler}");
-        assert!(out.stderr.is_empty(), "{handler}: stderr {:?}", String::from_utf8_lossy(&out.stderr));
-        let expected = if handler == "context" { format!("{EMPTY_CONTEXT}\n") } else { "{}\n".to_string() };
+        assert!(
+            out.stderr.is_empty(),
+            "{handler}: stderr {:?}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let expected = if handler == "context" {
+            format!("{EMPTY_CONTEXT}\n")
+        } else {
+            "{}\n".to_string()
+        };
         // The context route belongs to the retrieval branch; without it the reply is the empty context.
         if handler != "context" || w.get("/api/context/inject").status == 404 {
             assert_eq!(stdout(&out), expected, "{handler}");
@@ -69,8 +77,15 @@ fn malformed_stdin_exits_2_and_unknown_handlers_print_empty() {
     }
     let out = run_hook(bare_command(data.path(), &[]), "nosuch", SESSION_END);
     assert_eq!((out.status.code(), stdout(&out)), (Some(0), "{}\n".to_string()));
-    let long_agent = format!(r#"{{"session_id":"s","cwd":"/w","tool_name":"Bash","agent_id":"{}","extra":null}}"#, "a".repeat(129));
-    let out = run_hook(bare_command(data.path(), &[("MEMD_AUTOSTART", "false")]), "observation", &long_agent);
+    let long_agent = format!(
+        r#"{{"session_id":"s","cwd":"/w","tool_name":"Bash","agent_id":"{}","extra":null}}"#,
+        "a".repeat(129)
+    );
+    let out = run_hook(
+        bare_command(data.path(), &[("MEMD_AUTOSTART", "false")]),
+        "observation",
+        &long_agent,
+    );
     assert_eq!(out.status.code(), Some(0));
     let line = std::fs::read_to_string(&spool_files(data.path())[0]).unwrap();
     assert!(!line.contains("agentId"), "agent_id of 129 characters is dropped");
@@ -83,7 +98,12 @@ fn worker_down_without_autostart_spools_each_ingest_event_once() {
     let out = run_hook(cmd(), "context", SESSION_START);
     assert_eq!((out.status.code(), stdout(&out)), (Some(0), format!("{EMPTY_CONTEXT}\n")));
     let mut expected = 0;
-    for (handler, payload) in [("session-init", PROMPT), ("observation", POST_TOOL), ("summarize", STOP), ("complete", SESSION_END)] {
+    for (handler, payload) in [
+        ("session-init", PROMPT),
+        ("observation", POST_TOOL),
+        ("summarize", STOP),
+        ("complete", SESSION_END),
+    ] {
         let out = run_hook(cmd(), handler, payload);
         assert_eq!((out.status.code(), stdout(&out)), (Some(0), "{}\n".to_string()), "{handler}");
         assert!(out.stderr.is_empty());
@@ -104,7 +124,10 @@ fn worker_down_without_autostart_spools_each_ingest_event_once() {
 #[test]
 fn excluded_projects_and_internal_runs_never_reach_the_network() {
     let data = tempfile::tempdir().unwrap();
-    let excluded = bare_command(data.path(), &[("MEMD_AUTOSTART", "false"), ("MEMD_EXCLUDED_PROJECTS", "/home/dev/*")]);
+    let excluded = bare_command(
+        data.path(),
+        &[("MEMD_AUTOSTART", "false"), ("MEMD_EXCLUDED_PROJECTS", "/home/dev/*")],
+    );
     let out = run_hook(excluded, "observation", POST_TOOL);
     assert_eq!((out.status.code(), stdout(&out)), (Some(0), "{}\n".to_string()));
     let internal = bare_command(data.path(), &[("MEMD_INTERNAL", "1")]);

@@ -29,7 +29,11 @@ const ORIGINAL: &str = r#"{
 
 fn install(home: &Path, config_dir: Option<&Path>, args: &[&str]) -> std::process::Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_memd"));
-    cmd.env_clear().env("HOME", home).env("MEMD_DATA_DIR", home.join("data")).arg("install").args(args);
+    cmd.env_clear()
+        .env("HOME", home)
+        .env("MEMD_DATA_DIR", home.join("data"))
+        .arg("install")
+        .args(args);
     if let Some(d) = config_dir {
         cmd.env("CLAUDE_CONFIG_DIR", d);
     }
@@ -54,7 +58,12 @@ fn install_is_idempotent_and_uninstall_restores_the_original() {
     assert_eq!(obs["matcher"], "*");
     assert_eq!(obs["hooks"][0]["async"], true);
     assert_eq!(obs["hooks"][0]["timeout"], 30);
-    assert!(obs["hooks"][0]["command"].as_str().unwrap().ends_with("\" hook claude-code observation"));
+    assert!(
+        obs["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .ends_with("\" hook claude-code observation")
+    );
     assert!(doc["hooks"]["Stop"][0].get("matcher").is_none());
     assert_eq!(doc["hooks"]["PreToolUse"][0]["matcher"], "Read");
     let mcp: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(home.path().join(".claude.json")).unwrap()).unwrap();
@@ -86,7 +95,8 @@ fn claude_config_dir_and_plugin_folder() {
     install(home.path(), None, &["--plugin", plugin.to_str().unwrap()]);
     let hooks: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(plugin.join("hooks/hooks.json")).unwrap()).unwrap();
     assert_eq!(hooks["hooks"].as_object().unwrap().len(), 7);
-    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(plugin.join(".claude-plugin/plugin.json")).unwrap()).unwrap();
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(plugin.join(".claude-plugin/plugin.json")).unwrap()).unwrap();
     assert_eq!(manifest["name"], "memd");
     assert!(plugin.join(".mcp.json").exists());
 }

@@ -13,7 +13,9 @@ use support::{DEADLINE, TestWorker, wait_until};
 const TRANSCRIPT: &str = "marot__spotter__short.jsonl";
 
 fn transcript_path() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/transcripts").join(TRANSCRIPT)
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/data/transcripts")
+        .join(TRANSCRIPT)
 }
 
 fn text_blocks(content: &Value) -> String {
@@ -51,14 +53,19 @@ fn events(path: &std::path::Path) -> Vec<(&'static str, Value)> {
         let content = &r["message"]["content"];
         match r["type"].as_str() {
             Some("user") => {
-                let results: Vec<&Value> = content.as_array().map(|b| b.iter().filter(|x| x["type"] == "tool_result").collect()).unwrap_or_default();
+                let results: Vec<&Value> = content
+                    .as_array()
+                    .map(|b| b.iter().filter(|x| x["type"] == "tool_result").collect())
+                    .unwrap_or_default();
                 if results.is_empty() && r["isMeta"] != true {
                     let mut p = base(r, "UserPromptSubmit");
                     p["prompt"] = json!(text_blocks(content));
                     out.push(("session-init", p));
                 }
                 for res in results {
-                    let Some((name, input)) = tool_uses.get(res["tool_use_id"].as_str().unwrap_or("")) else { continue };
+                    let Some((name, input)) = tool_uses.get(res["tool_use_id"].as_str().unwrap_or("")) else {
+                        continue;
+                    };
                     let is_error = res["is_error"] == true;
                     let mut p = base(r, if is_error { "PostToolUseFailure" } else { "PostToolUse" });
                     p["tool_name"] = json!(name);
@@ -67,7 +74,11 @@ fn events(path: &std::path::Path) -> Vec<(&'static str, Value)> {
                     if is_error {
                         p["error"] = json!(text_blocks(&res["content"]));
                     } else {
-                        p["tool_response"] = if r["toolUseResult"].is_null() { json!(text_blocks(&res["content"])) } else { r["toolUseResult"].clone() };
+                        p["tool_response"] = if r["toolUseResult"].is_null() {
+                            json!(text_blocks(&res["content"]))
+                        } else {
+                            r["toolUseResult"].clone()
+                        };
                     }
                     out.push(("observation", p));
                 }
@@ -75,7 +86,10 @@ fn events(path: &std::path::Path) -> Vec<(&'static str, Value)> {
             Some("assistant") => {
                 for b in content.as_array().into_iter().flatten() {
                     if b["type"] == "tool_use" {
-                        tool_uses.insert(b["id"].as_str().unwrap_or("").to_string(), (b["name"].as_str().unwrap_or("").to_string(), b["input"].clone()));
+                        tool_uses.insert(
+                            b["id"].as_str().unwrap_or("").to_string(),
+                            (b["name"].as_str().unwrap_or("").to_string(), b["input"].clone()),
+                        );
                     }
                 }
                 let t = text_blocks(content);
@@ -122,7 +136,10 @@ fn replaying_a_transcript_stores_every_tool_call() {
 fn the_next_session_start_injects_a_non_empty_index() {
     let w = TestWorker::start(&[("MEMD_SKIP_TOOLS", "")]);
     replay(&w);
-    assert!(wait_until(DEADLINE, || w.count("SELECT count(*) FROM observations") > 0), "observations made");
+    assert!(
+        wait_until(DEADLINE, || w.count("SELECT count(*) FROM observations") > 0),
+        "observations made"
+    );
     let first = events(&transcript_path()).remove(0).1;
     let mut next = first.clone();
     next["session_id"] = json!("next-session");

@@ -4,7 +4,6 @@
 mod hook_common;
 mod support;
 
-
 use hook_common::*;
 use support::{DEADLINE, TestWorker, wait_until};
 
@@ -33,7 +32,10 @@ fn hundred_spooled_observations_are_ingested_exactly_once() {
     for (path, bytes) in replay {
         std::fs::write(path, bytes).unwrap();
     }
-    assert!(wait_until(DEADLINE, || spool_files(w.data_dir()).is_empty()), "replayed files drained");
+    assert!(
+        wait_until(DEADLINE, || spool_files(w.data_dir()).is_empty()),
+        "replayed files drained"
+    );
     assert_eq!(w.count(COUNT_TOOL_USES), 100, "a replayed spool stores nothing twice");
 }
 
@@ -52,5 +54,8 @@ fn an_event_both_committed_and_spooled_is_stored_once() {
     std::fs::write(w.data_dir().join("spool").join("1-2.jsonl"), format!("{bad}\n")).unwrap();
     assert!(wait_until(DEADLINE, || spool_files(w.data_dir()).is_empty()));
     assert_eq!(w.count(COUNT_TOOL_USES), 1);
-    assert!(w.data_dir().join("spool/rejected/e-bad.json").exists(), "an invalid line is kept in rejected/");
+    assert!(
+        w.data_dir().join("spool/rejected/e-bad.json").exists(),
+        "an invalid line is kept in rejected/"
+    );
 }

@@ -48,7 +48,10 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
         ok &= pass;
     };
     let path = on_path(env);
-    check(path.is_some(), format!("memd on PATH: {}", path.map_or("not found".into(), |p| p.display().to_string())));
+    check(
+        path.is_some(),
+        format!("memd on PATH: {}", path.map_or("not found".into(), |p| p.display().to_string())),
+    );
     let paths = ClaudePaths::resolve(env, None);
     let settings = std::fs::read_to_string(&paths.settings).ok().and_then(|t| Doc::parse(&t).ok());
     let found = settings.as_ref().map(registered).unwrap_or_default();
@@ -59,18 +62,36 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
         .collect();
     check(
         missing.is_empty(),
-        format!("hooks in {}: {}", paths.settings.display(), if missing.is_empty() { "all 7 present".into() } else { format!("missing {}", missing.join(", ")) }),
+        format!(
+            "hooks in {}: {}",
+            paths.settings.display(),
+            if missing.is_empty() {
+                "all 7 present".into()
+            } else {
+                format!("missing {}", missing.join(", "))
+            }
+        ),
     );
     let mcp = std::fs::read_to_string(&paths.mcp).ok().and_then(|t| Doc::parse(&t).ok());
-    let has_mcp = mcp.as_ref().and_then(|d| d.get("mcpServers")).and_then(|s| s.get("memd")).is_some_and(is_memd_mcp);
+    let has_mcp = mcp
+        .as_ref()
+        .and_then(|d| d.get("mcpServers"))
+        .and_then(|s| s.get("memd"))
+        .is_some_and(is_memd_mcp);
     check(has_mcp, format!("MCP server memd in {}", paths.mcp.display()));
     let dir = DataDir::new(data_dir_from_env(env));
     let token = std::fs::read_to_string(dir.token()).ok().map(|t| t.trim().to_string());
-    let token_ok = token.as_ref().is_some_and(|t| t.len() == 64 && t.bytes().all(|b| b.is_ascii_hexdigit()));
+    let token_ok = token
+        .as_ref()
+        .is_some_and(|t| t.len() == 64 && t.bytes().all(|b| b.is_ascii_hexdigit()));
     check(token_ok, format!("token readable at {}", dir.token().display()));
     let (raw, _) = RawSettings::load(&dir.root, env);
     let worker = Worker::locate(&dir, Settings::resolve(dir.root.clone(), &raw, None).port);
-    let health = worker.get("/api/health", Duration::from_secs(2)).ok().filter(|r| r.status == 200).and_then(|r| r.json());
+    let health = worker
+        .get("/api/health", Duration::from_secs(2))
+        .ok()
+        .filter(|r| r.status == 200)
+        .and_then(|r| r.json());
     let version = health.as_ref().and_then(|h| h["version"].as_str().map(str::to_string));
     check(health.is_some(), format!("worker reachable at {}", worker.addr));
     if let Some(v) = version {

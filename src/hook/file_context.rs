@@ -20,7 +20,12 @@ pub fn run(r: &Run<'_>) -> String {
     if !r.hook.flag("MEMD_FILE_CONTEXT") || r.input.agent("agent_id").is_some() || r.input.str("tool_name") != Some("Read") {
         return EMPTY.into();
     }
-    let Some(file_path) = r.input.value("tool_input").and_then(|v| v.get("file_path")).and_then(|v| v.as_str()) else {
+    let Some(file_path) = r
+        .input
+        .value("tool_input")
+        .and_then(|v| v.get("file_path"))
+        .and_then(|v| v.as_str())
+    else {
         return EMPTY.into();
     };
     let absolute = if Path::new(file_path).is_absolute() {

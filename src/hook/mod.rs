@@ -123,7 +123,13 @@ pub fn main(platform: Option<&str>, handler: Option<&str>, env: &HashMap<String,
 }
 
 /// Everything but the printing (unit-testable).
-pub fn execute(platform: Option<&str>, handler: Option<&str>, env: &HashMap<String, String>, started: Instant, stdin: &mut dyn Read) -> HookExit {
+pub fn execute(
+    platform: Option<&str>,
+    handler: Option<&str>,
+    env: &HashMap<String, String>,
+    started: Instant,
+    stdin: &mut dyn Read,
+) -> HookExit {
     let handler = match (platform, handler.and_then(Handler::parse)) {
         (Some("claude-code"), Some(h)) => h,
         _ => {

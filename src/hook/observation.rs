@@ -14,7 +14,8 @@ use super::transport::{Start, deliver};
 pub fn body(r: &Run<'_>) -> Value {
     let input = &r.input;
     let event = input.str("hook_event_name");
-    let failure = event == Some("PostToolUseFailure") || (event.is_none() && input.value("error").is_some() && input.value("tool_response").is_none());
+    let failure = event == Some("PostToolUseFailure")
+        || (event.is_none() && input.value("error").is_some() && input.value("tool_response").is_none());
     let mut body = json!({
         "contentSessionId": r.session_id(),
         "platformSource": "claude",

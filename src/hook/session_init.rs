@@ -51,10 +51,18 @@ pub fn run(r: &Run<'_>) -> String {
         "contentSessionId": r.session_id(),
     });
     let bytes = serde_json::to_vec(&query).unwrap_or_default();
-    let context = fetch(&r.hook, "session-init", "POST", "/api/context/semantic", Some(&bytes), &budget, Start::Never)
-        .and_then(|resp| resp.json())
-        .and_then(|v| v.get("context").and_then(Value::as_str).map(str::to_string))
-        .filter(|c| !c.trim().is_empty());
+    let context = fetch(
+        &r.hook,
+        "session-init",
+        "POST",
+        "/api/context/semantic",
+        Some(&bytes),
+        &budget,
+        Start::Never,
+    )
+    .and_then(|resp| resp.json())
+    .and_then(|v| v.get("context").and_then(Value::as_str).map(str::to_string))
+    .filter(|c| !c.trim().is_empty());
     match context {
         Some(c) => {
             let max = r.hook.number("MEMD_CONTEXT_MAX_CHARS", 1, 10_000, 10_000) as usize;

@@ -66,7 +66,9 @@ fn clean(text: &str) -> String {
 pub fn last_assistant_message(path: &Path) -> Option<String> {
     let tail = read_tail(path)?;
     for line in tail.split(|b| *b == b'\n').rev() {
-        let Ok(record) = serde_json::from_slice::<Value>(line) else { continue };
+        let Ok(record) = serde_json::from_slice::<Value>(line) else {
+            continue;
+        };
         if record.get("isSidechain").and_then(Value::as_bool) == Some(true) {
             continue;
         }

@@ -63,7 +63,15 @@ fn may_start(hook: &HookEnv<'_>, start: Start) -> bool {
 }
 
 /// A read request: a 2xx answer, or `None` on any failure left after the auto-start attempt.
-pub fn fetch(hook: &HookEnv<'_>, handler: &str, method: &str, path: &str, body: Option<&[u8]>, budget: &Budget, start: Start) -> Option<Response> {
+pub fn fetch(
+    hook: &HookEnv<'_>,
+    handler: &str,
+    method: &str,
+    path: &str,
+    body: Option<&[u8]>,
+    budget: &Budget,
+    start: Start,
+) -> Option<Response> {
     let mut answer = exchange(hook, method, path, body, budget);
     if matches!(answer, Exchange::Unreachable) && may_start(hook, start) {
         if start == Start::AndWait && autostart::start_and_wait(hook, handler, budget) {

@@ -148,7 +148,9 @@ fn candidates(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn sweep_rejected(dir: &Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(dir.join("rejected")) else { return 0 };
+    let Ok(entries) = std::fs::read_dir(dir.join("rejected")) else {
+        return 0;
+    };
     let mut left = 0;
     for p in entries.flatten().map(|e| e.path()) {
         if age(&p) > REJECTED_MAX_AGE {

@@ -73,7 +73,9 @@ pub fn add_hooks(doc: &mut Doc, memd: &str) -> HooksAdded {
 /// when memd created it and it is empty.
 pub fn remove_hooks(doc: &mut Doc, created_hooks: bool) -> Vec<String> {
     let mut changes = Vec::new();
-    let Some(Doc::Obj(events)) = doc.get_mut("hooks") else { return changes };
+    let Some(Doc::Obj(events)) = doc.get_mut("hooks") else {
+        return changes;
+    };
     for (event, groups) in events.iter_mut() {
         let Doc::Arr(groups) = groups else { continue };
         groups.retain_mut(|group| {
@@ -132,7 +134,9 @@ pub fn add_mcp(doc: &mut Doc, memd: &str) -> (Vec<String>, bool) {
 }
 
 pub fn remove_mcp(doc: &mut Doc, created: bool) -> Vec<String> {
-    let Some(servers) = doc.get_mut("mcpServers") else { return Vec::new() };
+    let Some(servers) = doc.get_mut("mcpServers") else {
+        return Vec::new();
+    };
     if !servers.get("memd").is_some_and(is_memd_mcp) {
         return Vec::new();
     }

@@ -94,7 +94,10 @@ pub fn owned_handler(command: &str) -> Option<Handler> {
 }
 
 pub fn is_memd_mcp(entry: &Doc) -> bool {
-    entry.get("command").and_then(Doc::as_str).is_some_and(|c| is_memd_program(&split_program(c).0) || is_memd_program(c))
+    entry
+        .get("command")
+        .and_then(Doc::as_str)
+        .is_some_and(|c| is_memd_program(&split_program(c).0) || is_memd_program(c))
 }
 
 /// `{"type":"command","command":…,"timeout":…[,"async":true]}`.
@@ -138,8 +141,14 @@ mod tests {
         let c = command_for("/home/dev/.local/bin/memd", Handler::FileContext);
         assert_eq!(c, "\"/home/dev/.local/bin/memd\" hook claude-code file-context");
         assert_eq!(owned_handler(&c), Some(Handler::FileContext));
-        assert_eq!(owned_handler("/usr/bin/memd hook claude-code observation"), Some(Handler::Observation));
-        assert_eq!(owned_handler("\"/a b/memd.exe\" hook claude-code complete"), Some(Handler::Complete));
+        assert_eq!(
+            owned_handler("/usr/bin/memd hook claude-code observation"),
+            Some(Handler::Observation)
+        );
+        assert_eq!(
+            owned_handler("\"/a b/memd.exe\" hook claude-code complete"),
+            Some(Handler::Complete)
+        );
         assert_eq!(owned_handler("node /x/claude-mem/hook.js"), None);
         assert_eq!(owned_handler("/usr/bin/memd hook claude-code nosuch"), None);
         assert_eq!(owned_handler("/usr/bin/notmemd hook claude-code context"), None);

@@ -68,7 +68,11 @@ impl ClaudePaths {
 }
 
 /// One pass of reading, editing and writing a JSON file. `edit` returns the change lines.
-fn edit_file(path: &Path, dry_run: bool, mut edit: impl FnMut(&mut Doc) -> Vec<String>) -> Result<(Vec<String>, Option<PathBuf>), InstallError> {
+fn edit_file(
+    path: &Path,
+    dry_run: bool,
+    mut edit: impl FnMut(&mut Doc) -> Vec<String>,
+) -> Result<(Vec<String>, Option<PathBuf>), InstallError> {
     for _ in 0..3 {
         let (text, mtime) = match std::fs::read_to_string(path) {
             Ok(t) => (Some(t), std::fs::metadata(path).and_then(|m| m.modified()).ok()),
@@ -246,7 +250,8 @@ fn warnings(settings: &Path) -> Vec<String> {
     if doc.get("disableAllHooks") == Some(&Doc::Bool(true)) {
         out.push("warning: disableAllHooks is true in the settings; no hook will run".into());
     }
-    let claude_mem_plugin = matches!(doc.get("enabledPlugins"), Some(Doc::Obj(p)) if p.iter().any(|(k, v)| k.contains("claude-mem") && *v == Doc::Bool(true)));
+    let claude_mem_plugin =
+        matches!(doc.get("enabledPlugins"), Some(Doc::Obj(p)) if p.iter().any(|(k, v)| k.contains("claude-mem") && *v == Doc::Bool(true)));
     let claude_mem_hook = doc.get("hooks").is_some_and(|h| h.pretty().contains("claude-mem"));
     if claude_mem_plugin || claude_mem_hook {
         out.push("warning: claude-mem is also enabled; both would capture every session".into());

@@ -97,7 +97,16 @@ mod tests {
 
     #[test]
     fn malformed_inputs() {
-        for bad in ["", "  ", "[]", "\"x\"", "{", r#"{"cwd":"/x"}"#, r#"{"session_id":""}"#, r#"{"session_id":"s","cwd":5}"#] {
+        for bad in [
+            "",
+            "  ",
+            "[]",
+            "\"x\"",
+            "{",
+            r#"{"cwd":"/x"}"#,
+            r#"{"session_id":""}"#,
+            r#"{"session_id":"s","cwd":5}"#,
+        ] {
             assert!(HookInput::parse(bad.as_bytes(), false).is_err(), "{bad}");
         }
         assert!(HookInput::parse(br#"{"session_id":"s"}"#, true).is_err());
@@ -106,7 +115,8 @@ mod tests {
     #[test]
     fn tolerant_fields() {
         let long = "a".repeat(129);
-        let text = format!(r#"{{"sessionId":"s","cwd":"","zzz":1,"prompt":null,"agent_id":"{long}","agent_type":"Explore","duration_ms":"x"}}"#);
+        let text =
+            format!(r#"{{"sessionId":"s","cwd":"","zzz":1,"prompt":null,"agent_id":"{long}","agent_type":"Explore","duration_ms":"x"}}"#);
         let h = HookInput::parse(text.as_bytes(), false).unwrap();
         assert_eq!(h.session_id, "s");
         assert_eq!(h.cwd, None);
