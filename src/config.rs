@@ -84,6 +84,40 @@ pub const DEFAULTS: &[(&str, &str, &str)] = &[
         "how long rows wait for an open quota/failure breaker",
     ),
     ("MEMD_OBSERVER_FIELD_MAX_CHARS", "16000", "per-field limit in observer prompts"),
+    (
+        "MEMD_SPOOL_SCAN_MS",
+        "5000",
+        "how often the worker rescans <data>/spool/ for hook events",
+    ),
+    (
+        "MEMD_HOOK_BUDGET_MS",
+        "2000",
+        "hook budget of context and session-init (100-9000 ms)",
+    ),
+    (
+        "MEMD_HOOK_ASYNC_BUDGET_MS",
+        "10000",
+        "hook budget of observation and summarize (100-29000 ms)",
+    ),
+    ("MEMD_AUTOSTART", "true", "hooks start the worker when it is not running"),
+    ("MEMD_SPOOL_MAX_FILES", "50000", "spool files beyond which hooks drop events"),
+    (
+        "MEMD_CONTEXT_MAX_CHARS",
+        "10000",
+        "cap of injected context, in UTF-16 units (max 10000)",
+    ),
+    (
+        "MEMD_CONTEXT_SHOW_TERMINAL_OUTPUT",
+        "false",
+        "SessionStart also prints a one-line systemMessage",
+    ),
+    ("MEMD_SEMANTIC_INJECT", "false", "UserPromptSubmit injects related memories"),
+    ("MEMD_SEMANTIC_INJECT_LIMIT", "5", "memories per semantic injection"),
+    (
+        "MEMD_FILE_CONTEXT",
+        "true",
+        "PreToolUse(Read) injects what memd knows about the file",
+    ),
 ];
 
 /// Provider environment fallbacks read besides `MEMD_*` (DESIGN.md provider table).
@@ -228,6 +262,7 @@ pub struct Settings {
     pub modes_dir: Option<String>,
     pub observer: ProviderSettings,
     pub daily_token_budget: u64,
+    pub spool_scan_ms: u64,
     pub home: Option<PathBuf>,
     /// `PATH` of the worker's environment (where `auto` / `claude-cli` look for `claude`).
     pub path_env: Option<String>,
@@ -285,6 +320,7 @@ impl Settings {
             max_defer_ms,
             field_max_chars,
         };
+        let spool_scan_ms = num("MEMD_SPOOL_SCAN_MS", 50, 3_600_000);
         let flag = |key: &str| {
             !matches!(
                 raw.get_or_default(key).trim().to_ascii_lowercase().as_str(),
@@ -321,6 +357,7 @@ impl Settings {
             modes_dir: raw.get("MEMD_MODES_DIR").map(String::from),
             observer,
             daily_token_budget,
+            spool_scan_ms,
             home,
             path_env: None,
             warnings,

@@ -20,6 +20,8 @@
 //! | [`providers`] | observer backends: anthropic, openai, gemini, claude-cli subprocess, extractive |
 //! | [`protocol`] | wire types: HTTP bodies, observer XML parser and classifier, observer prompt builder |
 //! | [`client`] | a blocking loopback HTTP client and worker discovery (hook, CLI, tests) |
+//! | [`hook`] | `memd hook claude-code <handler>`: the thin, blocking hook process, spool writer, worker auto-start |
+//! | [`install`] | `memd install`: hooks and MCP entry in Claude Code's settings (order-preserving edits), plugin folder |
 //! | [`cli`] | one file per subcommand; `main.rs` only dispatches |
 
 pub mod actors;
@@ -28,8 +30,10 @@ pub mod client;
 pub mod clock;
 pub mod config;
 pub mod data_dir;
+pub mod hook;
 pub mod ingest;
 pub mod ingress;
+pub mod install;
 pub mod logging;
 pub mod modes;
 pub mod observer;

@@ -63,6 +63,8 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
         })?
         .port();
     let stale_pid = dir.write_pid(port, started_epoch)?;
+    // A hook that started us may have died before seeing readiness: its spawn lock ends here.
+    let _ = std::fs::remove_file(dir.root.join(crate::hook::autostart::SPAWN_LOCK));
     let app = Arc::new(AppState::new(token.clone(), started_epoch));
     app.port.store(port, std::sync::atomic::Ordering::Relaxed);
     let shutdown = app.shutdown.clone();
@@ -137,6 +139,7 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
     let (root, root_task) = Actor::spawn(None, RootSupervisor, root_args)
         .await
         .map_err(|e| ServeError::Actors(e.to_string()))?;
+    let spool_scan_ms = settings.spool_scan_ms;
     let settings = Arc::new(settings);
     let _ = app.services.set(Services {
         store: store.clone(),
@@ -146,6 +149,8 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
         settings,
     });
     app.set_phase(Phase::Ready);
+    dir.ensure_subdir(&dir.spool())?;
+    let spool_task = crate::ingest::spool::spawn_scanner(app.clone(), dir.spool(), Duration::from_millis(spool_scan_ms));
     tracing::info!(port, ready_ms = begun.elapsed().as_millis() as u64, data = %dir.root.display(), "memd ready");
 
     wait_for_signal(&shutdown).await;
@@ -157,6 +162,7 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
     if tokio::time::timeout(SHUTDOWN_BUDGET / 2, server).await.is_err() {
         tracing::warn!("in-flight requests did not finish in time");
     }
+    spool_task.abort();
     if let Some(m) = handles.manager() {
         let _ = ractor::call_t!(m, ManagerMsg::StopAll, 1_000);
     }
