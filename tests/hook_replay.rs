@@ -13,9 +13,7 @@ use support::{DEADLINE, TestWorker, wait_until};
 const TRANSCRIPT: &str = "marot__spotter__short.jsonl";
 
 fn transcript_path() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data/transcripts")
-        .join(TRANSCRIPT)
+    support::transcript(TRANSCRIPT).expect("../shared/data/transcripts beside the repository")
 }
 
 fn text_blocks(content: &Value) -> String {
