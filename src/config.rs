@@ -118,6 +118,25 @@ pub const DEFAULTS: &[(&str, &str, &str)] = &[
         "true",
         "PreToolUse(Read) injects what memd knows about the file",
     ),
+    ("MEMD_EMBEDDINGS", "local", "vectors: local (in-process all-MiniLM-L6-v2) or none"),
+    (
+        "MEMD_EMBED_MODEL_DIR",
+        "<data>/models/all-MiniLM-L6-v2",
+        "model.safetensors, tokenizer.json, config.json",
+    ),
+    (
+        "MEMD_CHROMA_URL",
+        "",
+        "a Chroma server used as the vector store (empty = sqlite-vec)",
+    ),
+    ("MEMD_CHROMA_TENANT", "default_tenant", "Chroma tenant"),
+    ("MEMD_CHROMA_DATABASE", "default_database", "Chroma database"),
+    ("MEMD_CHROMA_TOKEN", "", "sent as x-chroma-token"),
+    (
+        "MEMD_CHROMA_RETRY_MS",
+        "5000",
+        "first retry delay while Chroma is down (doubles up to 5 min)",
+    ),
 ];
 
 /// Provider environment fallbacks read besides `MEMD_*` (DESIGN.md provider table).
@@ -263,6 +282,7 @@ pub struct Settings {
     pub observer: ProviderSettings,
     pub daily_token_budget: u64,
     pub spool_scan_ms: u64,
+    pub vectors: crate::vectors::settings::VectorSettings,
     pub home: Option<PathBuf>,
     /// `PATH` of the worker's environment (where `auto` / `claude-cli` look for `claude`).
     pub path_env: Option<String>,
@@ -327,6 +347,7 @@ impl Settings {
                 "false" | "0" | "no" | "off"
             )
         };
+        let vectors = crate::vectors::settings::VectorSettings::resolve(&data_dir, raw, &mut warnings);
         Self {
             data_dir,
             port,
@@ -358,6 +379,7 @@ impl Settings {
             observer,
             daily_token_budget,
             spool_scan_ms,
+            vectors,
             home,
             path_env: None,
             warnings,

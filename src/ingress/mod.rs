@@ -8,6 +8,7 @@ pub mod error;
 pub mod ingest_routes;
 pub mod ops_routes;
 pub mod platform;
+pub mod vector_routes;
 
 use std::sync::atomic::{AtomicU8, AtomicU16, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -39,6 +40,8 @@ pub struct Services {
     pub registry: Arc<Registry>,
     pub ingest: Arc<Ingest>,
     pub settings: Arc<Settings>,
+    /// Semantic search; None when vectors are off (`MEMD_EMBEDDINGS=none`).
+    pub vectors: Option<Arc<crate::vectors::runtime::VectorRuntime>>,
 }
 
 pub struct AppState {
@@ -108,6 +111,7 @@ pub fn router(app: Arc<AppState>) -> Router {
         .route("/api/readiness", get(ops_routes::readiness))
         .route("/api/status", get(ops_routes::status))
         .route("/api/admin/shutdown", post(ops_routes::shutdown))
+        .route("/api/vectors/reindex", post(vector_routes::reindex))
         .fallback(|| async { ApiError::not_found("no such route") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(
