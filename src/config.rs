@@ -47,15 +47,35 @@ pub const DEFAULTS: &[(&str, &str, &str)] = &[
     ("MEMD_MODE", "code", "observer mode"),
     ("MEMD_PROVIDER", "extractive", "observer provider (this build: extractive)"),
     ("MEMD_DAILY_TOKEN_BUDGET", "2000000", "observer tokens per UTC day; 0 = unlimited"),
-    ("MEMD_CONTEXT_OBSERVATIONS", "50", "observations in the SessionStart context (1-200)"),
-    ("MEMD_CONTEXT_SESSION_COUNT", "10", "session summaries in the SessionStart context (0-50)"),
-    ("MEMD_CONTEXT_FULL_COUNT", "0", "newest observations shown with their narrative (0-20)"),
+    (
+        "MEMD_CONTEXT_OBSERVATIONS",
+        "50",
+        "observations in the SessionStart context (1-200)",
+    ),
+    (
+        "MEMD_CONTEXT_SESSION_COUNT",
+        "10",
+        "session summaries in the SessionStart context (0-50)",
+    ),
+    (
+        "MEMD_CONTEXT_FULL_COUNT",
+        "0",
+        "newest observations shown with their narrative (0-20)",
+    ),
     ("MEMD_CONTEXT_FULL_FIELD", "narrative", "what full rows show: narrative or facts"),
     ("MEMD_CONTEXT_SHOW_STATS", "true", "stats line and token economics in the context"),
-    ("MEMD_CONTEXT_SHOW_LAST_SUMMARY", "true", "last session summary block in the context"),
+    (
+        "MEMD_CONTEXT_SHOW_LAST_SUMMARY",
+        "true",
+        "last session summary block in the context",
+    ),
     ("MEMD_CONTEXT_MAX_CHARS", "10000", "context length cap in UTF-16 units (1-100000)"),
     ("MEMD_REINFORCE_ALPHA", "0", "ACT-R reinforcement weight of context ranking (0-10)"),
-    ("MEMD_SEMANTIC_INJECT_LIMIT", "5", "hits of the UserPromptSubmit semantic injection (1-20)"),
+    (
+        "MEMD_SEMANTIC_INJECT_LIMIT",
+        "5",
+        "hits of the UserPromptSubmit semantic injection (1-20)",
+    ),
 ];
 
 /// Resolved raw values: settings file merged with environment overrides.

@@ -21,6 +21,7 @@ use crate::config::Settings;
 use crate::data_dir::{DataDir, DataDirError, WorkerLock};
 use crate::ingest::Ingest;
 use crate::ingress::{AppState, Phase, Services, router};
+use crate::modes::{load_mode, mode_search_dirs};
 use crate::pipeline::glob::ExcludedProjects;
 use crate::pipeline::privacy::Privacy;
 use crate::pipeline::redact::{RedactConfig, Redactor};
@@ -152,8 +153,14 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
     let (root, root_task) = Actor::spawn(None, RootSupervisor, root_args)
         .await
         .map_err(|e| ServeError::Actors(e.to_string()))?;
+    let (mode, mode_warnings) = load_mode(&settings.mode, &mode_search_dirs(None, &dir.root));
+    for w in &mode_warnings {
+        tracing::warn!(warning = %w, "mode fallback");
+    }
+    settings.warnings.extend(mode_warnings);
     let settings = Arc::new(settings);
     let _ = app.services.set(Services {
+        mode: Arc::new(mode),
         store: store.clone(),
         handles: handles.clone(),
         registry,

@@ -3,7 +3,9 @@
 //! block shortened, dropped, and finally the text cut).
 
 use super::records::{Observation, Summary, json_list};
-use super::render::{Row, SUMMARY_GLYPH, TITLE_MAX, cut, cut_utf16, day_grouped, min_row_len, one_line, thousands, title_or_untitled, utf16_len};
+use super::render::{
+    Row, SUMMARY_GLYPH, TITLE_MAX, cut, cut_utf16, day_grouped, min_row_len, one_line, thousands, title_or_untitled, utf16_len,
+};
 use super::zone::{Zone, header_time};
 use crate::modes::Mode;
 
@@ -138,7 +140,12 @@ pub fn render_context(data: &ContextData, mode: &Mode, opts: &RenderOptions, zon
             summaries: 0,
         };
     }
-    let mut entries: Vec<Entry> = data.observations.iter().map(Entry::Obs).chain(data.summaries.iter().map(Entry::Sum)).collect();
+    let mut entries: Vec<Entry> = data
+        .observations
+        .iter()
+        .map(Entry::Obs)
+        .chain(data.summaries.iter().map(Entry::Sum))
+        .collect();
     entries.sort_by_key(Entry::key);
     let mut newest: Vec<&Observation> = data.observations.iter().collect();
     newest.sort_by_key(|o| std::cmp::Reverse((o.created_at_epoch, o.id)));
@@ -156,7 +163,10 @@ pub fn render_context(data: &ContextData, mode: &Mode, opts: &RenderOptions, zon
         rows,
         entries,
         last: data.last_summary.as_ref(),
-        note: data.degraded.as_ref().map(|r| format!("Note: memd observer degraded ({r}); see memd status.")),
+        note: data
+            .degraded
+            .as_ref()
+            .map(|r| format!("Note: memd observer degraded ({r}); see memd status.")),
     };
     // Rows whose shortest form alone overflows the cap can never be kept: skip them at once.
     let mut start = 0;
@@ -203,7 +213,11 @@ fn assemble(p: &Parts, start: usize, opts: &RenderOptions, zone: &Zone, field_ma
     if opts.show_stats {
         let mut line = format!("Stats: {} obs ({}t read)", kept_obs.len(), thousands(read));
         if work > 0 {
-            let pct = if work > read { (100.0 * (work - read) as f64 / work as f64).round() as i64 } else { 0 };
+            let pct = if work > read {
+                (100.0 * (work - read) as f64 / work as f64).round() as i64
+            } else {
+                0
+            };
             line.push_str(&format!(" | {}t work | {pct}% savings", thousands(work)));
         }
         stats.push(line);
@@ -216,7 +230,18 @@ fn assemble(p: &Parts, start: usize, opts: &RenderOptions, zone: &Zone, field_ma
     }
     if opts.show_stats && work > read {
         let k = (work as f64 / 1000.0).round() as i64;
-        blocks.push(vec![format!("Access {}k tokens of past work via get_observations([IDs]) or search.", thousands(k))]);
+        blocks.push(vec![format!(
+            "Access {}k tokens of past work via get_observations([IDs]) or search.",
+            thousands(k)
+        )]);
     }
-    blocks.into_iter().filter(|b| !b.is_empty()).map(|b| b.join("\n")).collect::<Vec<_>>().join("\n\n")
+    blocks
+        .into_iter()
+        .filter(|b| !b.is_empty())
+        .map(|b| b.join("\n"))
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
+
+#[cfg(test)]
+mod tests;

@@ -47,7 +47,10 @@ pub fn observations_by_file(conn: &Connection, req: &FileContextRequest) -> Resu
     }
     let mut c = Conditions::default();
     c.push(
-        &format!("o.id IN (SELECT observation_id FROM observation_files WHERE path IN ({}))", placeholders(paths.len())),
+        &format!(
+            "o.id IN (SELECT observation_id FROM observation_files WHERE path IN ({}))",
+            placeholders(paths.len())
+        ),
         paths.iter().map(|p| SqlValue::Text(p.clone())),
     );
     req.scope.conditions("o", true, &mut c);
@@ -63,7 +66,13 @@ pub fn observations_by_file(conn: &Connection, req: &FileContextRequest) -> Resu
 /// The path named in the block: the last relative form given (git-root-relative by the hook's
 /// order), else the first.
 fn display_path(paths: &[String]) -> String {
-    paths.iter().rev().find(|p| !p.starts_with('/')).or(paths.first()).cloned().unwrap_or_default()
+    paths
+        .iter()
+        .rev()
+        .find(|p| !p.starts_with('/'))
+        .or(paths.first())
+        .cloned()
+        .unwrap_or_default()
 }
 
 fn score(o: &Observation, paths: &[String]) -> u8 {
@@ -98,7 +107,7 @@ pub fn file_context(conn: &Connection, req: &FileContextRequest, mode: &Mode, zo
         .filter(|o| sessions.insert(o.memory_session_id.clone()))
         .map(|o| (score(&o, &paths), o))
         .collect();
-    kept.sort_by(|a, b| b.0.cmp(&a.0));
+    kept.sort_by_key(|k| std::cmp::Reverse(k.0));
     kept.truncate(FILE_CONTEXT_ROWS);
     let mut obs: Vec<Observation> = kept.into_iter().map(|(_, o)| o).collect();
     obs.sort_by_key(|o| (o.created_at_epoch, o.id));

@@ -50,7 +50,11 @@ pub fn parse_ids(v: &Value) -> Result<Vec<RecordId>, RetrievalError> {
         Value::String(s) if s.trim_start().starts_with('[') => {
             serde_json::from_str(s).map_err(|_| RetrievalError::Invalid("ids is not a JSON array".into()))?
         }
-        Value::String(s) => s.split(',').filter(|p| !p.trim().is_empty()).map(|p| Value::from(p.trim())).collect(),
+        Value::String(s) => s
+            .split(',')
+            .filter(|p| !p.trim().is_empty())
+            .map(|p| Value::from(p.trim()))
+            .collect(),
         Value::Number(_) => vec![v.clone()],
         _ => return Err(RetrievalError::Invalid("ids must be an array".into())),
     };
@@ -83,7 +87,10 @@ pub fn fetch_records(conn: &Connection, ids: &[RecordId], scope: &Scope) -> Resu
                 Kind::Prompt => (PROMPT_COLS, "user_prompts", "p", false),
             };
             let mut c = Conditions::default();
-            c.push(&format!("{a}.id IN ({})", placeholders(chunk.len())), chunk.iter().map(|i| SqlValue::Integer(*i)));
+            c.push(
+                &format!("{a}.id IN ({})", placeholders(chunk.len())),
+                chunk.iter().map(|i| SqlValue::Integer(*i)),
+            );
             scope.conditions(a, merged, &mut c);
             let sql = format!("SELECT {cols} FROM {table} {a} WHERE 1=1{}", c.sql);
             let mut stmt = conn.prepare(&sql)?;
@@ -110,10 +117,12 @@ mod tests {
 
     #[test]
     fn id_forms() {
-        let obs = |id| Some(RecordId {
-            kind: Kind::Observation,
-            id,
-        });
+        let obs = |id| {
+            Some(RecordId {
+                kind: Kind::Observation,
+                id,
+            })
+        };
         assert_eq!(parse_id("412"), obs(412));
         assert_eq!(parse_id("#412"), obs(412));
         assert_eq!(parse_id("S12").map(|r| (r.kind, r.id)), Some((Kind::Summary, 12)));

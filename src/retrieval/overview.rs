@@ -53,6 +53,12 @@ pub fn database_figures(conn: &Connection) -> Result<DatabaseFigures, RetrievalE
         sessions: count("SELECT count(*) FROM sdk_sessions")?,
         summaries: count("SELECT count(*) FROM session_summaries")?,
         prompts: count("SELECT count(*) FROM user_prompts")?,
-        first_observation_at: conn.query_row("SELECT created_at FROM observations ORDER BY created_at_epoch, id LIMIT 1", [], |r| r.get(0)).ok(),
+        first_observation_at: conn
+            .query_row(
+                "SELECT created_at FROM observations ORDER BY created_at_epoch, id LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .ok(),
     })
 }

@@ -49,7 +49,11 @@ impl Term {
     /// The FTS5 expression: `"term"`, `"two words"`, `"stem"*` (prefix only on the word index).
     pub fn fts_expr(&self) -> String {
         let lit = quote(&self.text);
-        if self.prefix && self.route() == Route::Words { format!("{lit}*") } else { lit }
+        if self.prefix && self.route() == Route::Words {
+            format!("{lit}*")
+        } else {
+            lit
+        }
     }
 
     /// `%term%` with `%`, `_` and `\` escaped (for `ESCAPE '\'`).
@@ -142,12 +146,19 @@ impl ParsedQuery {
 
     /// AND of the trigram terms.
     pub fn trigram_expr(&self) -> Option<String> {
-        join(self.terms.iter().filter(|t| t.route() == Route::Trigram).map(Term::fts_expr), " AND ")
+        join(
+            self.terms.iter().filter(|t| t.route() == Route::Trigram).map(Term::fts_expr),
+            " AND ",
+        )
     }
 
     /// LIKE patterns of the 1–2 char CJK terms.
     pub fn like_patterns(&self) -> Vec<String> {
-        self.terms.iter().filter(|t| t.route() == Route::Like).map(Term::like_pattern).collect()
+        self.terms
+            .iter()
+            .filter(|t| t.route() == Route::Like)
+            .map(Term::like_pattern)
+            .collect()
     }
 }
 

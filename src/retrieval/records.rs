@@ -181,7 +181,14 @@ impl Summary {
     }
 
     fn fields(&self) -> [&Option<String>; 6] {
-        [&self.request, &self.investigated, &self.learned, &self.completed, &self.next_steps, &self.notes]
+        [
+            &self.request,
+            &self.investigated,
+            &self.learned,
+            &self.completed,
+            &self.next_steps,
+            &self.notes,
+        ]
     }
 
     pub fn read_tokens(&self) -> i64 {

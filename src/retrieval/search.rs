@@ -126,7 +126,11 @@ pub fn search(conn: &Connection, req: &SearchRequest) -> Result<SearchResult, Re
             ..MatchSpec::default()
         },
     ];
-    let fill: Vec<&MatchSpec> = if filter_only { Vec::new() } else { fill.iter().filter(|m| !m.is_empty()).collect() };
+    let fill: Vec<&MatchSpec> = if filter_only {
+        Vec::new()
+    } else {
+        fill.iter().filter(|m| !m.is_empty()).collect()
+    };
     let want = req.offset + req.limit;
     for kind in req.effective_kinds() {
         let mut seen = std::collections::HashSet::new();
@@ -147,7 +151,11 @@ pub fn search(conn: &Connection, req: &SearchRequest) -> Result<SearchResult, Re
         let first_limit = if filter_only { want } else { CANDIDATES.max(want) };
         push(candidates(conn, kind, &exact, &req.filters, first_limit)?, 0, &mut all);
         for (i, m) in fill.iter().enumerate() {
-            push(candidates(conn, kind, m, &req.filters, CANDIDATES.max(want))?, 1 + i as u8, &mut all);
+            push(
+                candidates(conn, kind, m, &req.filters, CANDIDATES.max(want))?,
+                1 + i as u8,
+                &mut all,
+            );
         }
         let mut matches: Vec<&MatchSpec> = vec![&exact];
         matches.extend(fill.iter().copied());
@@ -160,8 +168,18 @@ pub fn search(conn: &Connection, req: &SearchRequest) -> Result<SearchResult, Re
                 .then(b.at_ms.cmp(&a.at_ms))
                 .then(a.rid.kind.cmp(&b.rid.kind))
         }),
-        Order::DateDesc => all.sort_by(|a, b| b.at_ms.cmp(&a.at_ms).then(a.rid.kind.cmp(&b.rid.kind)).then(b.rid.id.cmp(&a.rid.id))),
-        Order::DateAsc => all.sort_by(|a, b| a.at_ms.cmp(&b.at_ms).then(a.rid.kind.cmp(&b.rid.kind)).then(a.rid.id.cmp(&b.rid.id))),
+        Order::DateDesc => all.sort_by(|a, b| {
+            b.at_ms
+                .cmp(&a.at_ms)
+                .then(a.rid.kind.cmp(&b.rid.kind))
+                .then(b.rid.id.cmp(&a.rid.id))
+        }),
+        Order::DateAsc => all.sort_by(|a, b| {
+            a.at_ms
+                .cmp(&b.at_ms)
+                .then(a.rid.kind.cmp(&b.rid.kind))
+                .then(a.rid.id.cmp(&b.rid.id))
+        }),
     }
     let page: Vec<RecordId> = all.iter().skip(req.offset).take(req.limit).map(|r| r.rid).collect();
     let mut found = fetch_records(conn, &page, &super::scope::Scope::default())?;

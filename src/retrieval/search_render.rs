@@ -23,7 +23,10 @@ fn total_text(n: usize) -> String {
 /// Glyph and row title of a record.
 pub fn glyph_and_title(rec: &Record, mode: &Mode) -> (String, String) {
     match rec {
-        Record::Observation(o) => (mode.glyph(&o.obs_type).to_string(), title_or_untitled(o.title.as_deref(), TITLE_MAX)),
+        Record::Observation(o) => (
+            mode.glyph(&o.obs_type).to_string(),
+            title_or_untitled(o.title.as_deref(), TITLE_MAX),
+        ),
         Record::Summary(s) => (SUMMARY_GLYPH.into(), title_or_untitled(Some(&s.title()), TITLE_MAX)),
         Record::Prompt(p) => (PROMPT_GLYPH.into(), p.title()),
     }
@@ -55,7 +58,11 @@ fn filters_note(req: &SearchRequest) -> String {
     if f.date_start.is_some() || f.date_end.is_some() {
         parts.push("dates".into());
     }
-    if parts.is_empty() { String::new() } else { format!(" (filters: {})", parts.join(", ")) }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" (filters: {})", parts.join(", "))
+    }
 }
 
 /// The text index of a result page.
@@ -91,7 +98,12 @@ pub fn render_index(req: &SearchRequest, res: &SearchResult, mode: &Mode, zone: 
             rec.read_tokens()
         ));
     }
-    let first: Vec<String> = res.records.iter().take(2).map(|r| format!("\"#{}\"", r.kind().label(r.id()))).collect();
+    let first: Vec<String> = res
+        .records
+        .iter()
+        .take(2)
+        .map(|r| format!("\"#{}\"", r.kind().label(r.id())))
+        .collect();
     lines.push(format!(
         "Next: timeline(anchor={}) for what surrounds a hit; get_observations([{}]) for full records.",
         first[0],

@@ -98,11 +98,17 @@ impl Filters {
             out.push(&format!("{a}.created_at_epoch <= ?"), [SqlValue::Integer(t)]);
         }
         if k == Kind::Observation && !self.obs_types.is_empty() {
-            out.push(&format!("{a}.type IN ({})", placeholders(self.obs_types.len())), text_params(&self.obs_types));
+            out.push(
+                &format!("{a}.type IN ({})", placeholders(self.obs_types.len())),
+                text_params(&self.obs_types),
+            );
         }
         if k == Kind::Observation && !self.concepts.is_empty() {
             out.push(
-                &format!("EXISTS (SELECT 1 FROM json_each({a}.concepts) WHERE value IN ({}))", placeholders(self.concepts.len())),
+                &format!(
+                    "EXISTS (SELECT 1 FROM json_each({a}.concepts) WHERE value IN ({}))",
+                    placeholders(self.concepts.len())
+                ),
                 text_params(&self.concepts),
             );
         }
@@ -130,14 +136,22 @@ fn from_where(k: Kind, m: &MatchSpec, f: &Filters) -> (String, String, Vec<SqlVa
         (Some(w), _) => {
             params.push(SqlValue::Text(w.clone()));
             (
-                format!("{fts} JOIN {t} {a} ON {a}.id = {fts}.rowid WHERE {fts} MATCH ?", fts = s.fts, t = s.table),
+                format!(
+                    "{fts} JOIN {t} {a} ON {a}.id = {fts}.rowid WHERE {fts} MATCH ?",
+                    fts = s.fts,
+                    t = s.table
+                ),
                 format!("bm25({}, {})", s.fts, s.weights),
             )
         }
         (None, Some(t)) => {
             params.push(SqlValue::Text(t.clone()));
             (
-                format!("{tri} JOIN {tb} {a} ON {a}.id = {tri}.rowid WHERE {tri} MATCH ?", tri = s.tri, tb = s.table),
+                format!(
+                    "{tri} JOIN {tb} {a} ON {a}.id = {tri}.rowid WHERE {tri} MATCH ?",
+                    tri = s.tri,
+                    tb = s.table
+                ),
                 format!("bm25({}, {})", s.tri, s.weights),
             )
         }
@@ -145,11 +159,22 @@ fn from_where(k: Kind, m: &MatchSpec, f: &Filters) -> (String, String, Vec<SqlVa
     };
     let mut c = Conditions::default();
     if let (Some(_), Some(t)) = (&m.words, &m.trigrams) {
-        c.push(&format!("{a}.id IN (SELECT rowid FROM {tri} WHERE {tri} MATCH ?)", tri = s.tri), [SqlValue::Text(t.clone())]);
+        c.push(
+            &format!("{a}.id IN (SELECT rowid FROM {tri} WHERE {tri} MATCH ?)", tri = s.tri),
+            [SqlValue::Text(t.clone())],
+        );
     }
     for pattern in &m.likes {
-        let any = s.columns.iter().map(|col| format!("{a}.{col} LIKE ? ESCAPE '\\'")).collect::<Vec<_>>().join(" OR ");
-        c.push(&format!("({any})"), std::iter::repeat_n(SqlValue::Text(pattern.clone()), s.columns.len()));
+        let any = s
+            .columns
+            .iter()
+            .map(|col| format!("{a}.{col} LIKE ? ESCAPE '\\'"))
+            .collect::<Vec<_>>()
+            .join(" OR ");
+        c.push(
+            &format!("({any})"),
+            std::iter::repeat_n(SqlValue::Text(pattern.clone()), s.columns.len()),
+        );
     }
     f.conditions(k, &mut c);
     params.extend(c.params);

@@ -78,7 +78,14 @@ fn not_found(rid: RecordId) -> RetrievalError {
 }
 
 /// Items of kind `k` in scope strictly before (`before`) or after the key, nearest first.
-fn neighbours(conn: &Connection, k: Kind, scope: &Scope, at: (i64, u8, i64), before: bool, limit: usize) -> Result<Vec<Record>, RetrievalError> {
+fn neighbours(
+    conn: &Connection,
+    k: Kind,
+    scope: &Scope,
+    at: (i64, u8, i64),
+    before: bool,
+    limit: usize,
+) -> Result<Vec<Record>, RetrievalError> {
     if limit == 0 {
         return Ok(Vec::new());
     }
@@ -92,14 +99,20 @@ fn neighbours(conn: &Connection, k: Kind, scope: &Scope, at: (i64, u8, i64), bef
     let (cmp, dir) = if before { ("<", "DESC") } else { (">", "ASC") };
     let t = SqlValue::Integer(at.0);
     if kr == at.1 {
-        c.push(&format!("({a}.created_at_epoch, {a}.id) {cmp} (?, ?)"), [t, SqlValue::Integer(at.2)]);
+        c.push(
+            &format!("({a}.created_at_epoch, {a}.id) {cmp} (?, ?)"),
+            [t, SqlValue::Integer(at.2)],
+        );
     } else if (kr < at.1) == before {
         c.push(&format!("{a}.created_at_epoch {cmp}= ?"), [t]);
     } else {
         c.push(&format!("{a}.created_at_epoch {cmp} ?"), [t]);
     }
     scope.conditions(a, merged, &mut c);
-    let sql = format!("SELECT {cols} FROM {table} {a} WHERE 1=1{} ORDER BY {a}.created_at_epoch {dir}, {a}.id {dir} LIMIT {limit}", c.sql);
+    let sql = format!(
+        "SELECT {cols} FROM {table} {a} WHERE 1=1{} ORDER BY {a}.created_at_epoch {dir}, {a}.id {dir} LIMIT {limit}",
+        c.sql
+    );
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map(params_from_iter(c.params.iter()), |r| {
         Ok(match k {
@@ -215,7 +228,12 @@ pub fn render_timeline(res: &TimelineResult, mode: &Mode, zone: &Zone) -> String
         })
         .collect();
     lines.extend(day_grouped(&rows, zone));
-    let ids: Vec<String> = res.items.iter().filter(|r| r.kind() != Kind::Prompt).map(|r| r.kind().label(r.id())).collect();
+    let ids: Vec<String> = res
+        .items
+        .iter()
+        .filter(|r| r.kind() != Kind::Prompt)
+        .map(|r| r.kind().label(r.id()))
+        .collect();
     if !ids.is_empty() {
         lines.push(format!("Full records: get_observations([{}])", ids.join(", ")));
     }

@@ -13,7 +13,10 @@ const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Au
 pub enum Zone {
     Utc,
     /// A fixed offset east of UTC in seconds with its abbreviation (empty → `UTC+02:00` style).
-    Fixed { offset_s: i64, abbrev: String },
+    Fixed {
+        offset_s: i64,
+        abbrev: String,
+    },
     /// The process's local zone (TZ / /etc/localtime).
     Local,
 }
@@ -152,6 +155,70 @@ pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// Parses epoch ms, an ISO date (local day start, or end with `end_of_day`) or an ISO date-time
+/// (`T` or space; `Z` / `±HH:MM` offset, else local time). `None` when malformed.
+pub fn parse_time(raw: &str, zone: &Zone, end_of_day: bool) -> Option<i64> {
+    let s = raw.trim();
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && s.len() > 8 {
+        return s.parse().ok();
+    }
+    let num = |a: usize, b: usize| -> Option<i64> {
+        let part = s.get(a..b)?;
+        if part.bytes().all(|c| c.is_ascii_digit()) {
+            part.parse().ok()
+        } else {
+            None
+        }
+    };
+    let (y, m, d) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
+    if s.get(4..5)? != "-" || s.get(7..8)? != "-" || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let day_ms = days_from_civil(y, m as u32, d as u32) * 86_400_000;
+    if s.len() == 10 {
+        let local = if end_of_day { day_ms + 86_399_999 } else { day_ms };
+        return Some(local - zone.offset_ms(local));
+    }
+    if !matches!(s.get(10..11)?, "T" | "t" | " ") {
+        return None;
+    }
+    let (h, min) = (num(11, 13)?, num(14, 16)?);
+    if s.get(13..14)? != ":" || h > 23 || min > 59 {
+        return None;
+    }
+    let mut rest = s.get(16..)?;
+    let mut ms = day_ms + h * 3_600_000 + min * 60_000;
+    if let Some(r) = rest.strip_prefix(':') {
+        let sec: i64 = r.get(..2)?.parse().ok()?;
+        ms += sec * 1000;
+        rest = &r[2..];
+        if let Some(frac) = rest.strip_prefix('.') {
+            let digits: String = frac.chars().take_while(char::is_ascii_digit).collect();
+            let padded = format!("{:0<3}", &digits[..digits.len().min(3)]);
+            ms += padded.parse::<i64>().ok()?;
+            rest = &frac[digits.len()..];
+        }
+    }
+    match rest {
+        "" => Some(ms - zone.offset_ms(ms)),
+        "Z" | "z" => Some(ms),
+        off => {
+            let sign = match off.get(..1)? {
+                "+" => 1,
+                "-" => -1,
+                _ => return None,
+            };
+            let digits: String = off[1..].chars().filter(|c| *c != ':').collect();
+            if digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            let oh: i64 = digits[..2].parse().ok()?;
+            let om: i64 = digits[2..].parse().ok()?;
+            Some(ms - sign * (oh * 3_600_000 + om * 60_000))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,6 +247,28 @@ mod tests {
             abbrev: "PDT".into(),
         };
         assert_eq!(header_time(&pdt, AUG19_1525_UTC + 7 * 3_600_000), "2026-08-19 3:25pm PDT");
+    }
+
+    #[test]
+    fn parses_times() {
+        let z = Zone::Utc;
+        assert_eq!(parse_time("1787153100000", &z, false), Some(AUG19_1525_UTC));
+        assert_eq!(parse_time("2026-08-19T15:25:00Z", &z, false), Some(AUG19_1525_UTC));
+        assert_eq!(parse_time("2026-08-19T15:25:00.000Z", &z, false), Some(AUG19_1525_UTC));
+        assert_eq!(parse_time("2026-08-19T17:25+02:00", &z, false), Some(AUG19_1525_UTC));
+        assert_eq!(parse_time("2026-08-19 15:25", &z, false), Some(AUG19_1525_UTC));
+        assert_eq!(parse_time("2026-08-19", &z, false), Some(AUG19_1525_UTC - 55_500_000));
+        assert_eq!(parse_time("2026-08-19", &z, true), Some(AUG19_1525_UTC - 55_500_000 + 86_399_999));
+        for bad in [
+            "",
+            "yesterday",
+            "2026-13-01",
+            "2026-08-19T25:00",
+            "2026-08-19Tx",
+            "2026-08-19T10:00+2",
+        ] {
+            assert_eq!(parse_time(bad, &z, false), None, "{bad}");
+        }
     }
 
     #[test]

@@ -37,7 +37,11 @@ fn q4_cjk_routing() {
     assert_eq!(exprs("缓存*").2, vec!["%缓存%"]);
     let (w, t, l) = exprs("缓存 cache");
     assert_eq!((w.as_deref(), t, l), (Some("\"cache\""), None, vec!["%缓存%".to_string()]));
-    assert_eq!(exprs("缓存失效*").1.as_deref(), Some("\"缓存失效\""), "a * is dropped on trigram terms");
+    assert_eq!(
+        exprs("缓存失效*").1.as_deref(),
+        Some("\"缓存失效\""),
+        "a * is dropped on trigram terms"
+    );
 }
 
 #[test]
@@ -47,8 +51,24 @@ fn malformed_input_never_breaks_quoting() {
     assert_eq!(exprs("say \"hi\"\"").0.as_deref(), Some("\"say\" AND \"hi\""));
     assert_eq!(exprs("a\"b").0.as_deref(), Some("\"a\" AND \"b\""));
     assert!(parse_query("( ) * \" \" NOT").is_empty());
-    assert_eq!(Term { text: "x\"y".into(), phrase: false, prefix: false }.fts_expr(), "\"x\"\"y\"");
-    assert_eq!(Term { text: "5%_\\".into(), phrase: false, prefix: false }.like_pattern(), "%5\\%\\_\\\\%");
+    assert_eq!(
+        Term {
+            text: "x\"y".into(),
+            phrase: false,
+            prefix: false
+        }
+        .fts_expr(),
+        "\"x\"\"y\""
+    );
+    assert_eq!(
+        Term {
+            text: "5%_\\".into(),
+            phrase: false,
+            prefix: false
+        }
+        .like_pattern(),
+        "%5\\%\\_\\\\%"
+    );
     let many = (0..50).map(|i| format!("w{i}")).collect::<Vec<_>>().join(" ");
     assert_eq!(parse_query(&many).terms.len(), 32);
 }
