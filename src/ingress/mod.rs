@@ -55,6 +55,8 @@ pub struct AppState {
     pub started_epoch: i64,
     pub services: OnceLock<Services>,
     pub shutdown: CancellationToken,
+    /// POST requests between arrival and answer; lets the store's group commit wait only when useful.
+    pub arrivals: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl AppState {
@@ -67,6 +69,7 @@ impl AppState {
             started_epoch,
             services: OnceLock::new(),
             shutdown: CancellationToken::new(),
+            arrivals: Arc::default(),
         }
     }
 
@@ -128,3 +131,5 @@ pub fn router(app: Arc<AppState>) -> Router {
         .layer(axum::middleware::from_fn_with_state(app.clone(), checks::guard))
         .with_state(app)
 }
+#[cfg(test)]
+mod tests;
