@@ -21,7 +21,10 @@ fn welcome_then_context_after_ingest() {
     assert_eq!(r.header("x-memd-observations"), Some("0"));
     let text = body(&r);
     assert!(text.starts_with("# [proj] recent context, "), "{text}");
-    assert!(text.ends_with("\nNo memories for this project yet; this session is being recorded."), "{text}");
+    assert!(
+        text.ends_with("\nNo memories for this project yet; this session is being recorded."),
+        "{text}"
+    );
     assert_eq!(w.get("/api/context/inject").status, 400);
     assert_eq!(w.get("/api/context/inject?project=proj&maxChars=0").status, 400);
 
@@ -30,7 +33,9 @@ fn welcome_then_context_after_ingest() {
         assert_eq!(w.post("/api/sessions/observations", &observation_body("sess-a", i)).status, 200);
     }
     let ok = wait_until(DEADLINE, || {
-        w.get("/api/context/inject?project=proj").header("x-memd-observations").is_some_and(|n| n != "0")
+        w.get("/api/context/inject?project=proj")
+            .header("x-memd-observations")
+            .is_some_and(|n| n != "0")
     });
     assert!(ok, "observations never reached the context");
     let text = body(&w.get("/api/context/inject?projects=other,proj&platformSource=claude-code"));
@@ -89,9 +94,15 @@ fn platform_scope_file_context_semantic_projects_stats() {
 
     // K7: platform scoping of context injection.
     let claude_ctx = body(&w.get("/api/context/inject?project=acme"));
-    assert!(claude_ctx.contains(&format!("{claude} ")) && !claude_ctx.contains("Codex looked"), "{claude_ctx}");
+    assert!(
+        claude_ctx.contains(&format!("{claude} ")) && !claude_ctx.contains("Codex looked"),
+        "{claude_ctx}"
+    );
     let codex_ctx = body(&w.get("/api/context/inject?project=acme&platformSource=codex"));
-    assert!(codex_ctx.contains(&format!("{codex} ")) && !codex_ctx.contains("Parser handles"), "{codex_ctx}");
+    assert!(
+        codex_ctx.contains(&format!("{codex} ")) && !codex_ctx.contains("Parser handles"),
+        "{codex_ctx}"
+    );
 
     // by-file JSON: any path form matches; newest first.
     let q = format!("path={}&path={}&projects=acme&platformSource=claude", enc(file), enc("src\\lib.rs"));
@@ -101,9 +112,20 @@ fn platform_scope_file_context_semantic_projects_stats() {
     // format=context: block with the relative path, modified row scored in.
     let text = body(&w.get(&format!("/api/observations/by-file?{q}&format=context&limit=40")));
     assert!(text.starts_with("Current: "), "{text}");
-    assert!(text.contains("\nmemd has 2 earlier observations of src/lib.rs; the Read result below is still complete."), "{text}");
-    assert!(text.contains(&format!("\nFull records: get_observations([{claude}, {modified}])")), "{text}");
-    assert!(text.ends_with(&format!("\n### Aug 18, 2026\n{claude} 1:00a ○ Parser handles empty input\n{modified} 2:00a ↻ Lexer rewritten")), "{text}");
+    assert!(
+        text.contains("\nmemd has 2 earlier observations of src/lib.rs; the Read result below is still complete."),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("\nFull records: get_observations([{claude}, {modified}])")),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(&format!(
+            "\n### Aug 18, 2026\n{claude} 1:00a ○ Parser handles empty input\n{modified} 2:00a ↻ Lexer rewritten"
+        )),
+        "{text}"
+    );
     assert!(!text.contains("permissionDecision"));
     // F2: file changed after the newest observation → empty.
     let newest = T0 + 2 * HOUR;
@@ -116,11 +138,21 @@ fn platform_scope_file_context_semantic_projects_stats() {
     // Semantic context: short prompts get nothing; a long one finds the retry narrative.
     let r = w.post("/api/context/semantic", &json!({"q": "too short", "project": "acme"}));
     assert_eq!(r.json(), Some(json!({"context": "", "count": 0})));
-    let r = w.post("/api/context/semantic", &json!({"q": "why does the upload keep retrying the stream?", "projects": "acme"}));
+    let r = w.post(
+        "/api/context/semantic",
+        &json!({"q": "why does the upload keep retrying the stream?", "projects": "acme"}),
+    );
     let v = r.json().expect("json");
     assert_eq!(v["count"], 1, "{v}");
-    assert!(v["context"].as_str().is_some_and(|c| c.starts_with("## Relevant Past Work (semantic match)\n\n### Parser handles empty input (2026-")));
-    let r = w.post("/api/context/semantic", &json!({"q": "why does the upload keep retrying the stream?", "projects": "acme", "contentSessionId": "s1"}));
+    assert!(
+        v["context"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("## Relevant Past Work (semantic match)\n\n### Parser handles empty input (2026-"))
+    );
+    let r = w.post(
+        "/api/context/semantic",
+        &json!({"q": "why does the upload keep retrying the stream?", "projects": "acme", "contentSessionId": "s1"}),
+    );
     assert_eq!(r.json().map(|v| v["count"].clone()), Some(json!(0)));
     assert_eq!(w.post("/api/context/semantic", &json!({})).status, 400);
 
@@ -128,7 +160,10 @@ fn platform_scope_file_context_semantic_projects_stats() {
     let v = w.get("/api/projects").json().expect("json");
     assert_eq!(v["projects"][0], "acme");
     assert!(v["sources"].as_array().is_some_and(|s| s.len() == 2));
-    assert_eq!(w.get("/api/projects?platformSource=codex").json().map(|v| v["projects"].clone()), Some(json!(["acme"])));
+    assert_eq!(
+        w.get("/api/projects?platformSource=codex").json().map(|v| v["projects"].clone()),
+        Some(json!(["acme"]))
+    );
     let v = w.get("/api/stats").json().expect("json");
     assert_eq!(v["database"]["observations"], 4);
     assert!(v["database"]["size"].as_u64().unwrap_or(0) > 0);

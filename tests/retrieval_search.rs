@@ -72,7 +72,13 @@ fn seeded() -> (TestWorker, Ids) {
         at: T0 + 6 * HOUR,
         ..Obs::default()
     });
-    let summary = s.summary("s1", "acme", "Add rate limiting to login endpoint", "Limiter keyed on client IP", T0 + 3 * HOUR + 60_000);
+    let summary = s.summary(
+        "s1",
+        "acme",
+        "Add rate limiting to login endpoint",
+        "Limiter keyed on client IP",
+        T0 + 3 * HOUR + 60_000,
+    );
     let prompt = s.prompt("s1", "acme", "please add rate limiting to the login endpoint", T0 + 30 * 60_000);
     drop(s);
     w.spawn();
@@ -96,7 +102,10 @@ fn search(w: &TestWorker, q: &str, extra: &str) -> Value {
 }
 
 fn obs_ids(v: &Value) -> Vec<i64> {
-    v["observations"].as_array().map(|a| a.iter().filter_map(|o| o["id"].as_i64()).collect()).unwrap_or_default()
+    v["observations"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|o| o["id"].as_i64()).collect())
+        .unwrap_or_default()
 }
 
 #[test]
@@ -120,7 +129,18 @@ fn words_phrases_prefixes_cjk_and_malformed_queries() {
     assert_eq!(v["prompts"][0]["id"].as_i64(), Some(ids.prompt));
     assert_eq!(v["degraded"], json!([]));
     // Malformed input: never a 500.
-    for q in ["foo AND (", "\"unbalanced", "cache OR (", "NEAR(a b)", "^*:-+", "\"", "*", "a\"b\"\"c", "cache:*", "))) \"\" ((("] {
+    for q in [
+        "foo AND (",
+        "\"unbalanced",
+        "cache OR (",
+        "NEAR(a b)",
+        "^*:-+",
+        "\"",
+        "*",
+        "a\"b\"\"c",
+        "cache:*",
+        "))) \"\" (((",
+    ] {
         for fmt in ["", "&format=json"] {
             let r = w.get(&format!("/api/search?query={}{fmt}", enc(q)));
             assert_eq!(r.status, 200, "{q}: {}", String::from_utf8_lossy(&r.body));
@@ -130,7 +150,10 @@ fn words_phrases_prefixes_cjk_and_malformed_queries() {
     // Text index.
     let r = w.get(&format!("/api/search?query={}", enc("invalidation")));
     let text = String::from_utf8_lossy(&r.body).to_string();
-    assert!(text.starts_with("Found 1 results for \"invalidation\" (1 observations, 0 summaries, 0 prompts); showing 1–1, by relevance"), "{text}");
+    assert!(
+        text.starts_with("Found 1 results for \"invalidation\" (1 observations, 0 summaries, 0 prompts); showing 1–1, by relevance"),
+        "{text}"
+    );
     assert!(text.contains(&format!("| #{} | 2026-08-18 ", ids.cache)), "{text}");
     let r = w.get(&format!("/api/search?query={}", enc("zzzqqq")));
     assert_eq!(String::from_utf8_lossy(&r.body), "No results found matching \"zzzqqq\"");
@@ -150,7 +173,14 @@ fn sentence_question_filters_paging_and_errors() {
     assert_eq!(v["sessions"], json!([]));
     assert_eq!(v["prompts"], json!([]));
     // Filters combine: type + concept + file substring + project + dates.
-    let v = search(&w, "", &format!("&obs_type=decision&concepts=trade-off&files=upload.rs&project=acme&dateStart={}&dateEnd=2026-08-18", T0));
+    let v = search(
+        &w,
+        "",
+        &format!(
+            "&obs_type=decision&concepts=trade-off&files=upload.rs&project=acme&dateStart={}&dateEnd=2026-08-18",
+            T0
+        ),
+    );
     assert_eq!(obs_ids(&v), vec![ids.upload]);
     let v = search(&w, "", "&obs_type=decision&concepts=gotcha");
     assert!(obs_ids(&v).is_empty());
@@ -159,7 +189,10 @@ fn sentence_question_filters_paging_and_errors() {
     // Q8: filter-only listing, newest first, paging.
     let r = w.get("/api/search?project=acme&type=observations");
     let text = String::from_utf8_lossy(&r.body).to_string();
-    assert!(text.starts_with("Found 20 items (20 observations, 0 summaries, 0 prompts); showing 1–20, newest first"), "{text}");
+    assert!(
+        text.starts_with("Found 20 items (20 observations, 0 summaries, 0 prompts); showing 1–20, newest first"),
+        "{text}"
+    );
     assert!(!text.contains("More: "), "{text}");
     let r = w.get("/api/search?project=acme&type=observations&limit=15");
     let text = String::from_utf8_lossy(&r.body).to_string();
@@ -180,7 +213,10 @@ fn timeline_batch_and_single_records() {
     let r = w.get(&format!("/api/timeline?anchor=%23{}&depth_before=2&depth_after=2", ids.upload));
     assert_eq!(r.status, 200);
     let text = String::from_utf8_lossy(&r.body).to_string();
-    assert!(text.starts_with(&format!("Timeline around #{} — acme (2 before, 2 after)", ids.upload)), "{text}");
+    assert!(
+        text.starts_with(&format!("Timeline around #{} — acme (2 before, 2 after)", ids.upload)),
+        "{text}"
+    );
     assert!(text.contains(" <- anchor"));
     // L2: summary anchor; anchor and query both → 400.
     let r = w.get(&format!("/api/timeline?anchor=S{}&format=json", ids.summary));

@@ -7,6 +7,7 @@
 //! | [`zone`] | time zones and the time formats of every text |
 //! | [`render`] | shared rendering: titles, tokens, separators, day groups with ditto marks |
 //! | [`records`] | observation / summary / prompt rows, read tokens, JSON rows |
+//! | [`record_kind`] | record kinds and mixed-kind records |
 //! | [`scope`] | project chain × platform as SQL conditions |
 //! | [`ids`] | id forms (`412`, `#412`, `S12`, `P7`) and fetching records by id |
 //! | [`reinforce`] | ACT-R ranking of context candidates |
@@ -27,6 +28,7 @@ pub mod file_context;
 pub mod ids;
 pub mod overview;
 pub mod query;
+pub mod record_kind;
 pub mod records;
 pub mod reinforce;
 pub mod render;
@@ -50,8 +52,6 @@ pub use search::{Order, SearchRequest, SearchResult, search};
 pub use timeline::{Anchor, TimelineRequest, TimelineResult, timeline};
 pub use zone::Zone;
 
-use crate::store::StoreError;
-
 #[derive(Debug, thiserror::Error)]
 pub enum RetrievalError {
     #[error("sqlite: {0}")]
@@ -62,13 +62,4 @@ pub enum RetrievalError {
     /// The anchor or record is not in scope (HTTP 404).
     #[error("{0}")]
     NotFound(String),
-}
-
-impl From<RetrievalError> for StoreError {
-    fn from(e: RetrievalError) -> Self {
-        match e {
-            RetrievalError::Sqlite(e) => StoreError::Sqlite(e),
-            other => StoreError::Internal(other.to_string()),
-        }
-    }
 }

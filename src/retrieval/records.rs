@@ -5,33 +5,8 @@
 use rusqlite::Row as SqlRow;
 use serde_json::{Value, json};
 
+pub use super::record_kind::{Kind, Record};
 use super::render::{SUMMARY_GLYPH, read_tokens_of_chars};
-
-/// Which table a record comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Kind {
-    Observation,
-    Summary,
-    Prompt,
-}
-
-impl Kind {
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Observation => "observation",
-            Kind::Summary => "summary",
-            Kind::Prompt => "prompt",
-        }
-    }
-    /// `4411`, `S812`, `P3310`.
-    pub fn label(self, id: i64) -> String {
-        match self {
-            Kind::Observation => id.to_string(),
-            Kind::Summary => format!("S{id}"),
-            Kind::Prompt => format!("P{id}"),
-        }
-    }
-}
 
 pub const OBS_COLS: &str = "o.id, o.memory_session_id, o.project, o.merged_into_project, o.platform_source, o.type, o.title, \
     o.subtitle, o.narrative, o.facts, o.concepts, o.files_read, o.files_modified, o.prompt_number, o.discovery_tokens, \
@@ -271,56 +246,5 @@ impl Prompt {
             "prompt_text": self.prompt_text, "is_private": self.is_private, "read_tokens": self.read_tokens(),
             "created_at": self.created_at, "created_at_epoch": self.created_at_epoch,
         })
-    }
-}
-
-/// A record of any kind.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Record {
-    Observation(Observation),
-    Summary(Summary),
-    Prompt(Prompt),
-}
-
-impl Record {
-    pub fn kind(&self) -> Kind {
-        match self {
-            Record::Observation(_) => Kind::Observation,
-            Record::Summary(_) => Kind::Summary,
-            Record::Prompt(_) => Kind::Prompt,
-        }
-    }
-    pub fn id(&self) -> i64 {
-        match self {
-            Record::Observation(o) => o.id,
-            Record::Summary(s) => s.id,
-            Record::Prompt(p) => p.id,
-        }
-    }
-    pub fn at_ms(&self) -> i64 {
-        match self {
-            Record::Observation(o) => o.created_at_epoch,
-            Record::Summary(s) => s.created_at_epoch,
-            Record::Prompt(p) => p.created_at_epoch,
-        }
-    }
-    pub fn read_tokens(&self) -> i64 {
-        match self {
-            Record::Observation(o) => o.read_tokens(),
-            Record::Summary(s) => s.read_tokens(),
-            Record::Prompt(p) => p.read_tokens(),
-        }
-    }
-    /// The JSON row with its `kind`.
-    pub fn to_json_with_kind(&self) -> Value {
-        let mut v = match self {
-            Record::Observation(o) => o.to_json(),
-            Record::Summary(s) => s.to_json(),
-            Record::Prompt(p) => p.to_json(),
-        };
-        if let Some(m) = v.as_object_mut() {
-            m.insert("kind".into(), Value::from(self.kind().name()));
-        }
-        v
     }
 }

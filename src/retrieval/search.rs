@@ -149,16 +149,22 @@ pub fn search(conn: &Connection, req: &SearchRequest) -> Result<SearchResult, Re
             }
         };
         let first_limit = if filter_only { want } else { CANDIDATES.max(want) };
-        push(candidates(conn, kind, &exact, &req.filters, first_limit)?, 0, &mut all);
-        for (i, m) in fill.iter().enumerate() {
-            push(
-                candidates(conn, kind, m, &req.filters, CANDIDATES.max(want))?,
-                1 + i as u8,
-                &mut all,
-            );
-        }
+        let exact_hits = candidates(conn, kind, &exact, &req.filters, first_limit)?;
+        // The fill only matters when this kind's AND tier cannot fill the page by itself; when it
+        // can, the total counts the AND matches (a later page may then count fill rows too).
+        let needs_fill = exact_hits.len() < want;
+        push(exact_hits, 0, &mut all);
         let mut matches: Vec<&MatchSpec> = vec![&exact];
-        matches.extend(fill.iter().copied());
+        if needs_fill {
+            for (i, m) in fill.iter().enumerate() {
+                push(
+                    candidates(conn, kind, m, &req.filters, CANDIDATES.max(want))?,
+                    1 + i as u8,
+                    &mut all,
+                );
+            }
+            matches.extend(fill.iter().copied());
+        }
         totals[kind_index(kind)] = count(conn, kind, &matches, &req.filters)?;
     }
     match order {
