@@ -18,6 +18,7 @@
 //! | [`observer`] | observer domain types, file evidence, the extractive (no-LLM) observer |
 //! | [`modes`] | observer modes (`modes/*.json`), lookup and deep merge |
 //! | [`protocol`] | wire types: HTTP bodies, observer XML parser and classifier, observer prompt builder |
+//! | [`replay`] | transcripts → hook event stream, load replay against a worker, report and loss check |
 //! | [`client`] | a blocking loopback HTTP client and worker discovery (hook, CLI, tests) |
 //! | [`cli`] | one file per subcommand; `main.rs` only dispatches |
 
@@ -34,6 +35,7 @@ pub mod modes;
 pub mod observer;
 pub mod pipeline;
 pub mod protocol;
+pub mod replay;
 pub mod server;
 pub mod status;
 pub mod store;

@@ -1,0 +1,31 @@
+//! `memd replay`: recorded Claude Code transcripts → the hook event stream of spec/hooks.md §6,
+//! delivered to a worker over HTTP or through `memd hook` processes, with a load report and a
+//! loss check.
+//!
+//! | file | concern |
+//! |---|---|
+//! | `record` | reading one transcript record: kind, text, command envelope, timestamp |
+//! | `transcript` | reading `.jsonl` files and finding a session's subagent files |
+//! | `prompts` | which records are typed prompts; SessionStart source, SessionEnd reason |
+//! | `tools` | tool_use/tool_result pairing → Pre/Post(+Failure) events, payload fields |
+//! | `subagents` | subagent files → agent-tagged events, placement in the parent stream |
+//! | `convert` | a session's records → its ordered event stream |
+//! | `event` | the event types |
+//! | `multiply` | fresh session / tool_use ids for repeated copies |
+
+pub mod convert;
+pub mod event;
+pub mod multiply;
+pub mod prompts;
+pub mod record;
+pub mod subagents;
+pub mod tools;
+pub mod transcript;
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error("read {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+}
