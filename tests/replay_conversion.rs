@@ -1,23 +1,10 @@
 //! The replay counts of spec/hooks.md §6 "Check" over `../shared/data/transcripts/`.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+mod replay_common;
 
 use memd::replay::convert::convert_file;
 use memd::replay::event::{EventKind, Origin, SessionEvents};
-use memd::replay::transcript::is_subagent_file;
-
-fn transcripts() -> Option<Vec<PathBuf>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/transcripts");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .ok()?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && !is_subagent_file(p))
-        .collect();
-    files.sort();
-    (!files.is_empty()).then_some(files)
-}
 
 fn count(sessions: &[SessionEvents], kind: EventKind, origin: Origin) -> usize {
     sessions.iter().map(|s| s.count(kind, Some(origin))).sum()
@@ -25,8 +12,7 @@ fn count(sessions: &[SessionEvents], kind: EventKind, origin: Origin) -> usize {
 
 #[test]
 fn counts_match_the_spec_check() {
-    let Some(files) = transcripts() else {
-        eprintln!("skipped: ../shared/data/transcripts not present");
+    let Some(files) = replay_common::session_files() else {
         return;
     };
     let sessions: Vec<SessionEvents> = files.iter().map(|f| convert_file(f).expect("convert")).collect();
@@ -62,6 +48,6 @@ fn counts_match_the_spec_check() {
         .count();
     assert_eq!(exits, 1);
     let spotter = sessions.iter().find(|s| s.transcript_path.contains("ae4a77f8")).expect("spotter");
-    let all = |k| spotter.count(k, None);
+    let all = |k| spotter.count(k, Some(Main));
     assert_eq!((all(SessionStart), all(PostToolUse), all(Stop)), (2, 230, 2));
 }

@@ -14,6 +14,8 @@
 //! | `multiply` | fresh session / tool_use ids for repeated copies |
 
 pub mod convert;
+#[cfg(test)]
+mod convert_tests;
 pub mod event;
 pub mod multiply;
 pub mod prompts;
