@@ -58,7 +58,7 @@ fn parallel_calls_and_a_subagent_spliced_before_its_post() {
     assert!(post.payload["duration_ms"].as_i64().is_some_and(|d| d >= 0));
     let prompt = &s.events[1].payload;
     assert!(prompt["prompt"].as_str().unwrap().starts_with("OK, we're going"));
-    assert_eq!(prompt["permission_mode"], "default");
+    assert_eq!(prompt["permission_mode"], "acceptEdits");
     let stop = s.events.iter().find(|e| e.kind == EventKind::Stop).unwrap();
     assert!(stop.payload["last_assistant_message"].as_str().unwrap().starts_with("All three round-2 agents"));
     assert!(s.events.windows(2).all(|w| w[0].at_ms <= w[1].at_ms || w[1].origin != Origin::Main));
