@@ -1,5 +1,6 @@
 //! Command-line interface: one file per subcommand.
 
+pub mod replay;
 pub mod serve;
 pub mod status;
 
@@ -25,11 +26,14 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Replay recorded Claude Code transcripts as hook events against a worker (load test + loss check).
+    Replay(replay::ReplayArgs),
 }
 
 pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve => serve::run(env),
         Command::Status { json } => status::run(env, json),
+        Command::Replay(args) => replay::run(args, env),
     }
 }

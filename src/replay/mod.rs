@@ -12,14 +12,28 @@
 //! | `convert` | a session's records → its ordered event stream |
 //! | `event` | the event types |
 //! | `multiply` | fresh session / tool_use ids for repeated copies |
+//! | `bodies` | hook payload → the HTTP body its handler sends (memd / claude-mem) |
+//! | `deliver` | one event over HTTP or through a `memd hook` process |
+//! | `runner` | threads, pacing, bounds, progress bar |
+//! | `stats` | counts and latencies per event kind, acknowledged ids per session |
+//! | `proc_stats` | worker RSS and CPU from /proc |
+//! | `loss` | drain wait and the acknowledged-vs-stored comparison |
+//! | `report` | the report (table or JSON) |
 
+pub mod bodies;
 pub mod convert;
 #[cfg(test)]
 mod convert_tests;
+pub mod deliver;
 pub mod event;
+pub mod loss;
 pub mod multiply;
+pub mod proc_stats;
 pub mod prompts;
 pub mod record;
+pub mod report;
+pub mod runner;
+pub mod stats;
 pub mod subagents;
 pub mod tools;
 pub mod transcript;
