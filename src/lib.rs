@@ -17,9 +17,12 @@
 //! | [`pipeline`] | pure privacy and hygiene rules: tags, redaction, images, globs, limits, hashing, project identity |
 //! | [`observer`] | observer domain types, file evidence, the extractive (no-LLM) observer |
 //! | [`modes`] | observer modes (`modes/*.json`), lookup and deep merge |
+//! | [`providers`] | observer backends: anthropic, openai, gemini, claude-cli subprocess, extractive |
 //! | [`protocol`] | wire types: HTTP bodies, observer XML parser and classifier, observer prompt builder |
 //! | [`replay`] | transcripts → hook event stream, load replay against a worker, report and loss check |
 //! | [`client`] | a blocking loopback HTTP client and worker discovery (hook, CLI, tests) |
+//! | [`hook`] | `memd hook claude-code <handler>`: the thin, blocking hook process, spool writer, worker auto-start |
+//! | [`install`] | `memd install`: hooks and MCP entry in Claude Code's settings (order-preserving edits), plugin folder |
 //! | [`cli`] | one file per subcommand; `main.rs` only dispatches |
 
 pub mod actors;
@@ -28,13 +31,16 @@ pub mod client;
 pub mod clock;
 pub mod config;
 pub mod data_dir;
+pub mod hook;
 pub mod ingest;
 pub mod ingress;
+pub mod install;
 pub mod logging;
 pub mod modes;
 pub mod observer;
 pub mod pipeline;
 pub mod protocol;
+pub mod providers;
 pub mod replay;
 pub mod server;
 pub mod status;

@@ -1,5 +1,8 @@
 //! Command-line interface: one file per subcommand.
 
+pub mod doctor;
+pub mod hook;
+pub mod install;
 pub mod replay;
 pub mod serve;
 pub mod status;
@@ -26,6 +29,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// A Claude Code hook: `memd hook claude-code <handler>` reads the event on stdin.
+    Hook {
+        /// `claude-code`, then the handler name.
+        #[arg(num_args = 0.., allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Register memd's hooks and MCP server with Claude Code (or write a plugin folder).
+    Install(install::InstallArgs),
+    /// Check the installation: binary, hooks, worker, token, versions.
+    Doctor,
     /// Replay recorded Claude Code transcripts as hook events against a worker (load test + loss check).
     Replay(replay::ReplayArgs),
 }
@@ -34,6 +47,9 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
     match cli.command {
         Command::Serve => serve::run(env),
         Command::Status { json } => status::run(env, json),
+        Command::Hook { args } => hook::run(&args, env),
+        Command::Install(args) => install::run(&args, env),
+        Command::Doctor => doctor::run(env),
         Command::Replay(args) => replay::run(args, env),
     }
 }

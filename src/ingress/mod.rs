@@ -51,6 +51,8 @@ pub struct AppState {
     pub shutdown: CancellationToken,
     /// POST requests between arrival and answer; lets the store's group commit wait only when useful.
     pub arrivals: Arc<std::sync::atomic::AtomicUsize>,
+    /// Spool ingestion counters (`GET /api/status` → `spool`).
+    pub spool: Arc<crate::ingest::spool::SpoolStats>,
 }
 
 impl AppState {
@@ -64,6 +66,7 @@ impl AppState {
             services: OnceLock::new(),
             shutdown: CancellationToken::new(),
             arrivals: Arc::default(),
+            spool: Arc::default(),
         }
     }
 
