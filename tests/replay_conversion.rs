@@ -25,7 +25,10 @@ fn counts_match_the_spec_check() {
             *m.entry(e.payload["source"].as_str().unwrap_or("").to_string()).or_default() += 1;
             m
         });
-    assert_eq!(sources, BTreeMap::from([("clear".into(), 2), ("compact".into(), 1), ("startup".into(), 13)]));
+    assert_eq!(
+        sources,
+        BTreeMap::from([("clear".into(), 2), ("compact".into(), 1), ("startup".into(), 13)])
+    );
     use EventKind::*;
     use Origin::*;
     let main: Vec<usize> = [UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop, SessionEnd]
@@ -36,10 +39,16 @@ fn counts_match_the_spec_check() {
     let denials: u64 = sessions.iter().map(|s| s.dropped_main.denials).sum();
     let validation: u64 = sessions.iter().map(|s| s.dropped_main.validation_errors).sum();
     assert_eq!((denials, validation), (13, 4));
-    let side: Vec<usize> = [PreToolUse, PostToolUse, PostToolUseFailure].iter().map(|k| count(&sessions, *k, Sidechain)).collect();
+    let side: Vec<usize> = [PreToolUse, PostToolUse, PostToolUseFailure]
+        .iter()
+        .map(|k| count(&sessions, *k, Sidechain))
+        .collect();
     assert_eq!(side, [156, 133, 10], "inline sidechains");
     assert_eq!(sessions.iter().map(|s| s.dropped_sidechain.validation_errors).sum::<u64>(), 13);
-    let sub: Vec<usize> = [PreToolUse, PostToolUse, PostToolUseFailure].iter().map(|k| count(&sessions, *k, Subagent)).collect();
+    let sub: Vec<usize> = [PreToolUse, PostToolUse, PostToolUseFailure]
+        .iter()
+        .map(|k| count(&sessions, *k, Subagent))
+        .collect();
     assert_eq!(sub, [89, 86, 3], "subagent files");
     let exits = sessions
         .iter()

@@ -29,7 +29,18 @@ fn worker_killed_and_restarted_mid_run_loses_nothing() {
     let child = Command::new(env!("CARGO_BIN_EXE_memd"))
         .arg("replay")
         .arg(&file)
-        .args(["--via-hook", "--multiply", "6", "--concurrency", "3", "--rate", "30", "--json", "--drain-timeout", "120s"])
+        .args([
+            "--via-hook",
+            "--multiply",
+            "6",
+            "--concurrency",
+            "3",
+            "--rate",
+            "30",
+            "--json",
+            "--drain-timeout",
+            "120s",
+        ])
         .env("MEMD_DATA_DIR", w.data_dir())
         .env("HOME", w.data_dir())
         .env("MEMD_LOG", "warn")
@@ -37,7 +48,10 @@ fn worker_killed_and_restarted_mid_run_loses_nothing() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start memd replay");
-    assert!(wait_until(DEADLINE, || w.count("SELECT count(*) FROM tool_uses") >= 8), "replay did not start storing");
+    assert!(
+        wait_until(DEADLINE, || w.count("SELECT count(*) FROM tool_uses") >= 8),
+        "replay did not start storing"
+    );
     w.kill9();
     std::thread::sleep(std::time::Duration::from_millis(700));
     w.spawn();

@@ -20,7 +20,11 @@ fn replay(w: &TestWorker, args: &[&str]) -> (i32, Value, String) {
         .expect("run memd replay");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let report = serde_json::from_str(&stdout).unwrap_or(Value::Null);
-    (out.status.code().unwrap_or(-1), report, String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        report,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]
@@ -49,7 +53,10 @@ fn all_transcripts_replay_without_loss() {
         "SubagentStart",
         "SubagentStop",
     ] {
-        assert!(report["events"][kind]["converted"].as_u64().is_some_and(|n| n > 0), "{kind} missing from the report");
+        assert!(
+            report["events"][kind]["converted"].as_u64().is_some_and(|n| n > 0),
+            "{kind} missing from the report"
+        );
     }
     for kind in ["UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"] {
         let k = &report["events"][kind];

@@ -120,7 +120,9 @@ fn parse_url(url: &str) -> anyhow::Result<SocketAddr> {
     let rest = url.strip_prefix("http://").unwrap_or(url);
     let host_port = rest.split('/').next().unwrap_or(rest);
     let host_port = host_port.replace("localhost", "127.0.0.1");
-    host_port.parse().with_context(|| format!("--url must be http://<ip>:<port>, got {url}"))
+    host_port
+        .parse()
+        .with_context(|| format!("--url must be http://<ip>:<port>, got {url}"))
 }
 
 fn uid() -> u32 {
@@ -174,7 +176,10 @@ pub fn run(args: ReplayArgs, env: &HashMap<String, String>) -> anyhow::Result<Ex
             timeout: args.timeout,
         })
     };
-    let pid = || args.pid.or_else(|| local.then(|| read_pid_file(&dir.pid_file()).map(|p| p.pid)).flatten());
+    let pid = || {
+        args.pid
+            .or_else(|| local.then(|| read_pid_file(&dir.pid_file()).map(|p| p.pid)).flatten())
+    };
     let pid_before = pid();
     let before = pid_before.and_then(proc_stats::sample);
     let opts = RunOptions {
@@ -194,7 +199,15 @@ pub fn run(args: ReplayArgs, env: &HashMap<String, String>) -> anyhow::Result<Ex
         Target::ClaudeMem => "claude-mem",
     };
     let tally = result.tally.clone();
-    let mut report = Report::new(mode_name, target_name, files.len(), &sessions, result.tally, result.elapsed.as_secs_f64(), result.bounded);
+    let mut report = Report::new(
+        mode_name,
+        target_name,
+        files.len(),
+        &sessions,
+        result.tally,
+        result.elapsed.as_secs_f64(),
+        result.bounded,
+    );
     if target == Target::Memd && !args.no_loss_check {
         let fixed = args.url.as_ref().map(|_| (addr, locate().1));
         let drain = wait_drained(args.drain_timeout, || {

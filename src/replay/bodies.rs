@@ -107,7 +107,10 @@ pub fn http_call(e: &HookEvent, target: Target, event_id: &str, now_ms: i64, hom
         }
         _ => return None,
     };
-    Some(Call { path, body: Value::Object(b) })
+    Some(Call {
+        path,
+        body: Value::Object(b),
+    })
 }
 
 #[cfg(test)]

@@ -120,6 +120,11 @@ pub fn convert(records: &[Value], subagents: Vec<PendingSubagent>, session_id: &
     c.out
 }
 
+/// The fields of a record a payload takes (`cwd`, `promptId`), without cloning its content.
+fn record_origin(r: &Value) -> Value {
+    json!({"cwd": r["cwd"], "promptId": r["promptId"]})
+}
+
 impl Converter {
     fn push(&mut self, kind: EventKind, r: &Value, extra: Value) {
         let e = self.main.event(kind, r, self.at, extra);
@@ -139,7 +144,7 @@ impl Converter {
                 let turn = self.turn.get_or_insert_with(Turn::default);
                 turn.has_assistant = true;
                 turn.interrupted = false;
-                turn.last_record = r.clone();
+                turn.last_record = record_origin(r);
                 if !text.is_empty() {
                     turn.last_text = text;
                 }
@@ -157,7 +162,7 @@ impl Converter {
                     self.end_turn();
                     self.push(EventKind::UserPromptSubmit, r, json!({"prompt": prompt}));
                     self.turn = Some(Turn {
-                        last_record: r.clone(),
+                        last_record: record_origin(r),
                         ..Turn::default()
                     });
                 } else if !record::flag(r, "isMeta")

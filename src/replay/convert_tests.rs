@@ -15,7 +15,11 @@ fn outline(s: &SessionEvents) -> Vec<String> {
         .iter()
         .map(|e| {
             let p = &e.payload;
-            let detail = p["tool_name"].as_str().or(p["source"].as_str()).or(p["reason"].as_str()).unwrap_or("");
+            let detail = p["tool_name"]
+                .as_str()
+                .or(p["source"].as_str())
+                .or(p["reason"].as_str())
+                .unwrap_or("");
             let agent = p["agent_id"].as_str().map(|a| format!(" @{a}")).unwrap_or_default();
             format!("{}:{detail}{agent}", e.kind.name())
         })
@@ -50,7 +54,11 @@ fn parallel_calls_and_a_subagent_spliced_before_its_post() {
         "SessionEnd:prompt_input_exit",
     ];
     assert_eq!(outline(&s), expected);
-    let sub = s.events.iter().find(|e| e.origin == Origin::Subagent && e.kind == EventKind::PostToolUse).unwrap();
+    let sub = s
+        .events
+        .iter()
+        .find(|e| e.origin == Origin::Subagent && e.kind == EventKind::PostToolUse)
+        .unwrap();
     assert_eq!(sub.session_id(), s.session_id, "subagent events carry the parent session id");
     assert_eq!(sub.payload["agent_type"], "general-purpose");
     let post = s.events.iter().find(|e| e.kind == EventKind::PostToolUse).unwrap();
@@ -60,7 +68,12 @@ fn parallel_calls_and_a_subagent_spliced_before_its_post() {
     assert!(prompt["prompt"].as_str().unwrap().starts_with("OK, we're going"));
     assert_eq!(prompt["permission_mode"], "acceptEdits");
     let stop = s.events.iter().find(|e| e.kind == EventKind::Stop).unwrap();
-    assert!(stop.payload["last_assistant_message"].as_str().unwrap().starts_with("All three round-2 agents"));
+    assert!(
+        stop.payload["last_assistant_message"]
+            .as_str()
+            .unwrap()
+            .starts_with("All three round-2 agents")
+    );
     assert!(s.events.windows(2).all(|w| w[0].at_ms <= w[1].at_ms || w[1].origin != Origin::Main));
 }
 

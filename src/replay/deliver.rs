@@ -115,7 +115,10 @@ mod tests {
     fn classifies_ingest_answers() {
         assert_eq!(classify(&json!({"status":"queued","pendingId":1})), Answer::Acked);
         assert_eq!(classify(&json!({"status":"duplicate"})), Answer::Duplicate);
-        assert_eq!(classify(&json!({"status":"skipped","reason":"tool_excluded"})), Answer::Skipped("tool_excluded".into()));
+        assert_eq!(
+            classify(&json!({"status":"skipped","reason":"tool_excluded"})),
+            Answer::Skipped("tool_excluded".into())
+        );
         assert_eq!(classify(&json!({"skipped":true,"reason":"duplicate"})), Answer::Duplicate);
         assert_eq!(classify(&json!({"skipped":false,"status":"initialized"})), Answer::Acked);
         assert_eq!(classify(&json!({"status":"completing","pending":3})), Answer::Acked);

@@ -112,13 +112,20 @@ pub fn check(db: &Path, tally: &Tally, drain: Drain, skip_rule: impl Fn(&str) ->
                 expected.insert(id, tool);
             }
         }
-        let missing: Vec<String> = expected.keys().filter(|id| !stored.contains(id.as_str())).map(|id| id.to_string()).collect();
+        let missing: Vec<String> = expected
+            .keys()
+            .filter(|id| !stored.contains(id.as_str()))
+            .map(|id| id.to_string())
+            .collect();
         r.expected_rows += expected.len();
         r.found_rows += expected.len() - missing.len();
         r.missing_rows += missing.len();
         r.skipped += t.skipped.len();
         r.duplicates += t.duplicates.len();
-        r.unacknowledged_rows += stored.iter().filter(|id| !t.acked.contains_key(*id) && !t.duplicates.contains(*id)).count();
+        r.unacknowledged_rows += stored
+            .iter()
+            .filter(|id| !t.acked.contains_key(*id) && !t.duplicates.contains(*id))
+            .count();
         if !missing.is_empty() {
             r.losses.push(SessionLoss {
                 session_id: session.clone(),
@@ -143,7 +150,9 @@ mod tests {
             json!({"pending":{"pending":0,"processing":0},"spool":{"pending_files":2}}),
             json!({"pending":{"pending":3,"processing":1}}),
         ];
-        let d = wait_drained(Duration::from_secs(5), || Some(docs.pop().unwrap_or(json!({"pending":{"pending":0,"processing":0}}))));
+        let d = wait_drained(Duration::from_secs(5), || {
+            Some(docs.pop().unwrap_or(json!({"pending":{"pending":0,"processing":0}})))
+        });
         assert!(d.drained);
         assert!(!wait_drained(Duration::ZERO, || None).drained);
     }
@@ -164,7 +173,13 @@ mod tests {
         tally.record(EventKind::PostToolUse, "s", Some(("t1", "Bash")), &Answer::Acked, d);
         tally.record(EventKind::PostToolUse, "s", Some(("t2", "Bash")), &Answer::Acked, d);
         tally.record(EventKind::PostToolUse, "s", Some(("t3", "TodoWrite")), &Answer::Acked, d);
-        tally.record(EventKind::PostToolUse, "s", Some(("t4", "Skill")), &Answer::Skipped("tool_excluded".into()), d);
+        tally.record(
+            EventKind::PostToolUse,
+            "s",
+            Some(("t4", "Skill")),
+            &Answer::Skipped("tool_excluded".into()),
+            d,
+        );
         let drained = Drain {
             drained: true,
             ..Default::default()

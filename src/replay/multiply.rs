@@ -51,6 +51,9 @@ mod tests {
         let copies = multiply(std::slice::from_ref(&s), 2);
         assert_eq!(copies.len(), 2);
         assert_eq!(copies[1].session_id, "s-r2");
-        assert_eq!(copies[1].events[0].payload, json!({"session_id":"s-r2","tool_use_id":"t-r2","tool_name":"Bash"}));
+        assert_eq!(
+            copies[1].events[0].payload,
+            json!({"session_id":"s-r2","tool_use_id":"t-r2","tool_name":"Bash"})
+        );
     }
 }

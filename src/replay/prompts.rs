@@ -128,7 +128,12 @@ mod tests {
         let clear = "<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>";
         let mut meta = user("Stop hook feedback: x");
         meta["isMeta"] = json!(true);
-        let records = [user(clear), assistant(), user("<local-command-stdout>x</local-command-stdout>"), meta];
+        let records = [
+            user(clear),
+            assistant(),
+            user("<local-command-stdout>x</local-command-stdout>"),
+            meta,
+        ];
         let r = roles(&records);
         assert!(matches!(r[0], PromptRole::Command(_)));
         assert_eq!((&r[2], &r[3]), (&PromptRole::None, &PromptRole::None));

@@ -220,7 +220,10 @@ mod tests {
         let c = Command::parse("<command-message>orchestrator is running…</command-message>\n<command-name>/orchestrator</command-name>\n<command-args>create TODO app</command-args>").unwrap();
         assert_eq!(c.as_prompt(), "/orchestrator create TODO app");
         assert!(!c.is_builtin());
-        let c = Command::parse("<command-name>/clear</command-name>\n <command-message>clear</command-message>\n <command-args></command-args>").unwrap();
+        let c = Command::parse(
+            "<command-name>/clear</command-name>\n <command-message>clear</command-message>\n <command-args></command-args>",
+        )
+        .unwrap();
         assert_eq!((c.as_prompt().as_str(), c.is_builtin()), ("/clear", true));
         assert_eq!(Command::parse("please run <command-name>/x</command-name>"), None);
     }
@@ -230,7 +233,10 @@ mod tests {
         let c = json!([{"type":"text","text":"<ide_opened_file>x</ide_opened_file>"},{"type":"text","text":"fix it"},{"type":"image"}]);
         assert_eq!(text_of(&c, true), "fix it");
         assert_eq!(text_of(&c, false), "<ide_opened_file>x</ide_opened_file>\nfix it");
-        assert_eq!(strip_system_reminders("a<system-reminder x=1>\nno</system-reminder>\n\n\n\nb "), "a\n\nb");
+        assert_eq!(
+            strip_system_reminders("a<system-reminder x=1>\nno</system-reminder>\n\n\n\nb "),
+            "a\n\nb"
+        );
         assert!(is_host_text("[Request interrupted by user for tool use]"));
         assert_eq!(kind(&json!({"message":{"role":"assistant"}})), "assistant");
     }

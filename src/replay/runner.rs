@@ -77,7 +77,11 @@ impl Pacer {
 pub fn run(sessions: &[SessionEvents], opts: &RunOptions) -> RunResult {
     let deliverable: u64 = sessions.iter().flat_map(|s| &s.events).filter(|e| opts.delivers(e)).count() as u64;
     let total = opts.max_events.map_or(deliverable, |m| m.min(deliverable));
-    let bar = if opts.progress { ProgressBar::new(total) } else { ProgressBar::hidden() };
+    let bar = if opts.progress {
+        ProgressBar::new(total)
+    } else {
+        ProgressBar::hidden()
+    };
     if let Ok(style) = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} events {per_sec} eta {eta}") {
         bar.set_style(style);
     }

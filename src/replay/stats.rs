@@ -148,8 +148,20 @@ mod tests {
         );
         let mut a = Tally::default();
         let mut b = Tally::default();
-        a.record(EventKind::PostToolUse, "s", Some(("t1", "Bash")), &Answer::Acked, Duration::from_millis(1));
-        b.record(EventKind::PostToolUse, "s", Some(("t2", "TodoWrite")), &Answer::Skipped("tool_excluded".into()), Duration::from_millis(2));
+        a.record(
+            EventKind::PostToolUse,
+            "s",
+            Some(("t1", "Bash")),
+            &Answer::Acked,
+            Duration::from_millis(1),
+        );
+        b.record(
+            EventKind::PostToolUse,
+            "s",
+            Some(("t2", "TodoWrite")),
+            &Answer::Skipped("tool_excluded".into()),
+            Duration::from_millis(2),
+        );
         a.merge(b);
         a.finish();
         let k = &a.kinds[&EventKind::PostToolUse];

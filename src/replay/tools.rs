@@ -153,7 +153,11 @@ impl ToolTracker {
                 EventKind::PostToolUse
             };
             let spawned_agent = matches!(pending.name.as_str(), "Task" | "Agent")
-                .then(|| r["toolUseResult"]["agentId"].as_str().map(|a| (a.to_string(), pending.subagent_type.clone())))
+                .then(|| {
+                    r["toolUseResult"]["agentId"]
+                        .as_str()
+                        .map(|a| (a.to_string(), pending.subagent_type.clone()))
+                })
                 .flatten();
             out.push(PostOutcome {
                 event: thread.event(kind, r, at_ms, extra),

@@ -11,10 +11,7 @@ pub fn transcripts_dir() -> Option<PathBuf> {
     std::env::var_os("MEMD_TRANSCRIPTS_DIR")
         .map(PathBuf::from)
         .into_iter()
-        .chain([
-            root.join("../shared/data/transcripts"),
-            root.join("../../shared/data/transcripts"),
-        ])
+        .chain([root.join("../shared/data/transcripts"), root.join("../../shared/data/transcripts")])
         .find(|d| d.is_dir())
 }
 
