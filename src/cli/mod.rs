@@ -3,6 +3,7 @@
 pub mod doctor;
 pub mod hook;
 pub mod install;
+pub mod replay;
 pub mod serve;
 pub mod status;
 
@@ -38,6 +39,8 @@ pub enum Command {
     Install(install::InstallArgs),
     /// Check the installation: binary, hooks, worker, token, versions.
     Doctor,
+    /// Replay recorded Claude Code transcripts as hook events against a worker (load test + loss check).
+    Replay(replay::ReplayArgs),
 }
 
 pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
@@ -47,5 +50,6 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Hook { args } => hook::run(&args, env),
         Command::Install(args) => install::run(&args, env),
         Command::Doctor => doctor::run(env),
+        Command::Replay(args) => replay::run(args, env),
     }
 }
