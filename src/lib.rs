@@ -19,6 +19,8 @@
 //! | [`modes`] | observer modes (`modes/*.json`), lookup and deep merge |
 //! | [`providers`] | observer backends: anthropic, openai, gemini, claude-cli subprocess, extractive |
 //! | [`protocol`] | wire types: HTTP bodies, observer XML parser and classifier, observer prompt builder |
+//! | [`retrieval`] | context injection, file context, search, timeline, records by id: the read side |
+//! | [`replay`] | transcripts → hook event stream, load replay against a worker, report and loss check |
 //! | [`client`] | a blocking loopback HTTP client and worker discovery (hook, CLI, tests) |
 //! | [`hook`] | `memd hook claude-code <handler>`: the thin, blocking hook process, spool writer, worker auto-start |
 //! | [`install`] | `memd install`: hooks and MCP entry in Claude Code's settings (order-preserving edits), plugin folder |
@@ -41,6 +43,8 @@ pub mod observer;
 pub mod pipeline;
 pub mod protocol;
 pub mod providers;
+pub mod replay;
+pub mod retrieval;
 pub mod server;
 pub mod status;
 pub mod store;

@@ -133,6 +133,8 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
     let children_reaped = crate::providers::children::reap_leftovers(&dir.root);
     let observer = observer_setup(&mut settings, &dir);
     let vectors = vector_runtime(&settings, &store, extension).await;
+    // One loaded mode serves the observer and the renderers.
+    let mode = observer.mode.clone();
     let root_args = RootArgs {
         ctx,
         privacy,
@@ -154,6 +156,7 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
     let spool_scan_ms = settings.spool_scan_ms;
     let settings = Arc::new(settings);
     let _ = app.services.set(Services {
+        mode,
         store: store.clone(),
         handles: handles.clone(),
         registry,

@@ -130,7 +130,7 @@ fn replaying_a_transcript_stores_every_tool_call() {
 }
 
 #[test]
-#[ignore = "needs /api/context/inject from the retrieval branch"]
+
 fn the_next_session_start_injects_a_non_empty_index() {
     let w = TestWorker::start(&[("MEMD_SKIP_TOOLS", "")]);
     replay(&w);

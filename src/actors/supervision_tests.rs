@@ -111,6 +111,7 @@ async fn status_doc(ctx: &Arc<SessionContext>) -> serde_json::Value {
         ingest: Arc::new(ingest),
         settings: Arc::new(settings),
         vectors: None,
+        mode: Arc::new(crate::modes::load_mode("code", &[]).0),
     };
     let app = crate::ingress::AppState::new("t".into(), 0);
     crate::status::document(&app, &svc, 1).await

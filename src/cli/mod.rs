@@ -5,6 +5,7 @@ pub mod hook;
 pub mod install;
 pub mod models;
 pub mod reindex;
+pub mod replay;
 pub mod serve;
 pub mod status;
 
@@ -51,6 +52,8 @@ pub enum Command {
         #[command(subcommand)]
         command: models::ModelsCommand,
     },
+    /// Replay recorded Claude Code transcripts as hook events against a worker (load test + loss check).
+    Replay(replay::ReplayArgs),
 }
 
 pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
@@ -62,5 +65,6 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Doctor => doctor::run(env),
         Command::Reindex { no_wait } => reindex::run(env, no_wait),
         Command::Models { command } => models::run(&command, env),
+        Command::Replay(args) => replay::run(args, env),
     }
 }

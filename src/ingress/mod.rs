@@ -8,6 +8,9 @@ pub mod error;
 pub mod ingest_routes;
 pub mod ops_routes;
 pub mod platform;
+pub mod read_params;
+pub mod retrieval_routes;
+pub mod search_routes;
 pub mod vector_routes;
 
 use std::sync::atomic::{AtomicU8, AtomicU16, Ordering};
@@ -23,6 +26,7 @@ use crate::actors::Handles;
 use crate::actors::registry::Registry;
 use crate::config::Settings;
 use crate::ingest::Ingest;
+use crate::modes::Mode;
 use crate::store::Store;
 use error::ApiError;
 
@@ -42,6 +46,8 @@ pub struct Services {
     pub settings: Arc<Settings>,
     /// Semantic search; None when vectors are off (`MEMD_EMBEDDINGS=none`).
     pub vectors: Option<Arc<crate::vectors::runtime::VectorRuntime>>,
+    /// The active mode (types, glyphs), loaded once at start.
+    pub mode: Arc<Mode>,
 }
 
 pub struct AppState {
@@ -107,6 +113,15 @@ pub fn router(app: Arc<AppState>) -> Router {
         .route("/api/sessions/observations", post(ingest_routes::observations))
         .route("/api/sessions/summarize", post(ingest_routes::summarize))
         .route("/api/sessions/complete", post(ingest_routes::complete))
+        .route("/api/context/inject", get(retrieval_routes::context_inject))
+        .route("/api/context/semantic", post(retrieval_routes::context_semantic))
+        .route("/api/observations/by-file", get(retrieval_routes::by_file))
+        .route("/api/observations/batch", post(retrieval_routes::batch))
+        .route("/api/observation/{id}", get(retrieval_routes::observation))
+        .route("/api/projects", get(retrieval_routes::projects))
+        .route("/api/stats", get(retrieval_routes::stats))
+        .route("/api/search", get(search_routes::search))
+        .route("/api/timeline", get(search_routes::timeline))
         .route("/api/health", get(ops_routes::health))
         .route("/api/readiness", get(ops_routes::readiness))
         .route("/api/status", get(ops_routes::status))
