@@ -47,7 +47,26 @@ pub const DEFAULTS: &[(&str, &str, &str)] = &[
     ("MEMD_MODE", "code", "observer mode"),
     ("MEMD_PROVIDER", "extractive", "observer provider (this build: extractive)"),
     ("MEMD_DAILY_TOKEN_BUDGET", "2000000", "observer tokens per UTC day; 0 = unlimited"),
+    ("MEMD_RETENTION_TOOL_USES_DAYS", "30", "days raw tool_uses rows are kept; 0 = forever"),
+    ("MEMD_RETENTION_DB_MAX_MB", "1024", "database size past which old tool_uses rows go; 0 = no cap"),
+    ("MEMD_RETENTION_FAILED_DAYS", "30", "days failed pending rows are kept; 0 = forever"),
+    ("MEMD_RETENTION_OBSERVATIONS_DAYS", "0", "days observations are kept (not manual, not recently reinforced); 0 = forever"),
+    ("MEMD_RETENTION_SUMMARIES_DAYS", "0", "days summaries are kept; 0 = forever"),
+    ("MEMD_RETENTION_PROMPTS_DAYS", "0", "days prompts are kept; 0 = forever"),
+    ("MEMD_RETENTION_TOKEN_USAGE_DAYS", "400", "days of token_usage kept; 0 = forever"),
 ];
+
+/// Retention rules of spec/storage.md §6 (0 disables a rule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetentionSettings {
+    pub tool_uses_days: u64,
+    pub db_max_mb: u64,
+    pub failed_days: u64,
+    pub observations_days: u64,
+    pub summaries_days: u64,
+    pub prompts_days: u64,
+    pub token_usage_days: u64,
+}
 
 /// Resolved raw values: settings file merged with environment overrides.
 #[derive(Clone, Default)]
@@ -139,6 +158,7 @@ pub struct Settings {
     pub mode: String,
     pub provider: String,
     pub daily_token_budget: u64,
+    pub retention: RetentionSettings,
     pub home: Option<PathBuf>,
     pub warnings: Vec<String>,
 }
@@ -174,6 +194,15 @@ impl Settings {
         let reaper_interval_ms = num("MEMD_REAPER_INTERVAL_MS", 50, 86_400_000);
         let tool_use_max_chars = num("MEMD_TOOL_USE_MAX_CHARS", 1024, 100_000_000) as usize;
         let daily_token_budget = num("MEMD_DAILY_TOKEN_BUDGET", 0, u64::MAX);
+        let retention = RetentionSettings {
+            tool_uses_days: num("MEMD_RETENTION_TOOL_USES_DAYS", 0, 100_000),
+            db_max_mb: num("MEMD_RETENTION_DB_MAX_MB", 0, 100_000_000),
+            failed_days: num("MEMD_RETENTION_FAILED_DAYS", 0, 100_000),
+            observations_days: num("MEMD_RETENTION_OBSERVATIONS_DAYS", 0, 100_000),
+            summaries_days: num("MEMD_RETENTION_SUMMARIES_DAYS", 0, 100_000),
+            prompts_days: num("MEMD_RETENTION_PROMPTS_DAYS", 0, 100_000),
+            token_usage_days: num("MEMD_RETENTION_TOKEN_USAGE_DAYS", 0, 100_000),
+        };
         let flag = |key: &str| {
             !matches!(
                 raw.get_or_default(key).trim().to_ascii_lowercase().as_str(),
@@ -209,6 +238,7 @@ impl Settings {
             mode: raw.get_or_default("MEMD_MODE").to_string(),
             provider: raw.get_or_default("MEMD_PROVIDER").to_string(),
             daily_token_budget,
+            retention,
             home,
             warnings,
         }

@@ -19,6 +19,8 @@
 //! | [`modes`] | observer modes (`modes/*.json`), lookup and deep merge |
 //! | [`protocol`] | wire types: HTTP bodies, observer XML parser and classifier, observer prompt builder |
 //! | [`client`] | a blocking loopback HTTP client and worker discovery (hook, CLI, tests) |
+//! | [`import`] | `memd import-claude-mem`: reading, cleaning and chunking a claude-mem database |
+//! | [`mcp`] | `memd mcp`: the stdio MCP server, a client of the worker's HTTP API |
 //! | [`cli`] | one file per subcommand; `main.rs` only dispatches |
 
 pub mod actors;
@@ -27,9 +29,11 @@ pub mod client;
 pub mod clock;
 pub mod config;
 pub mod data_dir;
+pub mod import;
 pub mod ingest;
 pub mod ingress;
 pub mod logging;
+pub mod mcp;
 pub mod modes;
 pub mod observer;
 pub mod pipeline;

@@ -88,7 +88,7 @@ pub async fn document(app: &AppState, svc: &Services, port: u16) -> Value {
         "privacy": {"redact": svc.settings.redact, "redactions": redactions},
         "vectors": {"state": "disabled", "store": null},
         "chroma": {"enabled": false, "state": "disabled", "lag": 0, "last_synced_at": null, "last_error": null},
-        "import": null,
+        "import": app.import.snapshot(),
         "warnings": warnings,
     })
 }

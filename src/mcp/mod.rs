@@ -1,0 +1,1 @@
+//! `memd mcp` (in progress).
