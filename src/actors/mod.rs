@@ -19,6 +19,8 @@ pub mod root;
 pub mod session;
 pub mod session_manager;
 pub mod store;
+#[cfg(test)]
+mod supervision_tests;
 
 use std::sync::RwLock;
 

@@ -39,6 +39,9 @@ pub struct SessionActor;
 pub struct SessionArgs {
     pub key: SessionKey,
     pub session_db_id: i64,
+    /// Rebuilt at start or after a failure: its rows already waited, so drain at once. A session
+    /// spawned by a new event waits for the debounce like any other.
+    pub drain_at_start: bool,
     pub ctx: Arc<SessionContext>,
 }
 
@@ -113,6 +116,18 @@ impl SessionState {
             self.timer_armed = true;
             Next::ArmTimer((self.debounce_ms - quiet).min(self.max_wait_ms - age).max(1) as u64)
         }
+    }
+
+    /// After a stored batch: rows that arrived meanwhile are batched by the same rules.
+    pub fn after_batch(&mut self, now: i64) -> Next {
+        self.in_flight = None;
+        if self.unclaimed <= 0 || self.timer_armed {
+            return Next::Nothing;
+        }
+        if self.unclaimed >= self.max_events {
+            return Next::ClaimNow;
+        }
+        self.on_tick(now)
     }
 
     pub fn on_claimed(&mut self, ids: Vec<i64>, remaining: i64, now: i64) {
@@ -208,7 +223,6 @@ impl SessionActor {
         let now = now_ms();
         let meta = batch.meta.clone();
         let stored = ctx.store.write(move |c| store_batch(c, &meta, &out, now)).await.map_err(err)?;
-        state.in_flight = None;
         if let Some(manager) = ctx.handles.manager() {
             let _ = manager.cast(ManagerMsg::Healthy(state.key.clone()));
         }
@@ -217,7 +231,16 @@ impl SessionActor {
             myself.stop(Some("completed".into()));
             return Ok(());
         }
-        self.claim(myself, state, ctx).await
+        let next = state.after_batch(now_ms());
+        let (queued, idle) = (state.unclaimed.max(0), next == Next::Nothing && state.unclaimed <= 0);
+        ctx.registry.update(&state.key, state.session_db_id, |s| {
+            s.queue_depth = queued;
+            s.in_flight = 0;
+            if idle {
+                s.state = RunState::Idle;
+            }
+        });
+        self.act(myself, next, state, ctx).await
     }
 
     async fn release(
@@ -273,8 +296,13 @@ impl Actor for SessionActor {
             })
             .await
             .map_err(err)?;
+        let queued = if args.drain_at_start { depth.0 } else { 0 };
+        let now = now_ms();
         ctx.registry.update(&args.key, id, |s| {
-            s.queue_depth = depth.0;
+            // Spawning counts as activity: the reaper must not stop an actor before its first Poke.
+            s.last_event_epoch = s.last_event_epoch.max(now);
+            s.last_event_at = Some(iso(s.last_event_epoch));
+            s.queue_depth = queued;
             s.state = RunState::Idle;
             s.next_retry_at = None;
         });
@@ -285,12 +313,12 @@ impl Actor for SessionActor {
             timer_armed: false,
             last_event_ms: now_ms(),
             first_unclaimed_ms: None,
-            unclaimed: depth.0,
+            unclaimed: queued,
             debounce_ms: ctx.debounce_ms as i64,
             max_wait_ms: ctx.max_wait_ms as i64,
             max_events: ctx.limits.max_events as i64,
         };
-        if depth.0 > 0 {
+        if args.drain_at_start && depth.0 > 0 {
             myself.cast(SessionMsg::Drain).map_err(err)?;
         }
         Ok((state, ctx))

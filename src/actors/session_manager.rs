@@ -69,6 +69,7 @@ impl SessionManager {
         myself: &ActorRef<ManagerMsg>,
         key: SessionKey,
         session_db_id: i64,
+        drain_at_start: bool,
         state: &mut ManagerState,
     ) -> Option<ActorRef<SessionMsg>> {
         if state.parked.contains(&key) {
@@ -80,6 +81,7 @@ impl SessionManager {
         let args = SessionArgs {
             key: key.clone(),
             session_db_id,
+            drain_at_start,
             ctx: state.ctx.clone(),
         };
         match Actor::spawn_linked(None, SessionActor, args, myself.get_cell()).await {
@@ -156,7 +158,7 @@ impl Actor for SessionManager {
             tracing::info!(sessions = work.len(), "rebuilding session actors with pending rows");
         }
         for (id, key) in work {
-            self.ensure(&myself, key, id, &mut state).await;
+            self.ensure(&myself, key, id, true, &mut state).await;
         }
         Ok(state)
     }
@@ -164,7 +166,7 @@ impl Actor for SessionManager {
     async fn handle(&self, myself: ActorRef<ManagerMsg>, msg: ManagerMsg, state: &mut ManagerState) -> Result<(), ActorProcessingErr> {
         match msg {
             ManagerMsg::Notify { key, session_db_id } => {
-                if let Some(actor) = self.ensure(&myself, key, session_db_id, state).await {
+                if let Some(actor) = self.ensure(&myself, key, session_db_id, false, state).await {
                     let _ = actor.cast(SessionMsg::Poke);
                 }
             }
@@ -178,7 +180,7 @@ impl Actor for SessionManager {
                 }
             }
             ManagerMsg::Restart { key, session_db_id } => {
-                self.ensure(&myself, key, session_db_id, state).await;
+                self.ensure(&myself, key, session_db_id, true, state).await;
             }
             ManagerMsg::StopIdle { idle_ms, reply } => {
                 let now = now_ms();
@@ -200,7 +202,7 @@ impl Actor for SessionManager {
                     state.trackers.remove(key);
                     let id = state.ctx.registry.sessions.get(key).map_or(0, |s| s.session_db_id);
                     if id > 0 {
-                        self.ensure(&myself, key.clone(), id, state).await;
+                        self.ensure(&myself, key.clone(), id, true, state).await;
                     }
                 }
                 let _ = reply.send(parked.len());

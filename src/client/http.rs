@@ -82,10 +82,11 @@ pub fn send(addr: SocketAddr, req: &Request<'_>, timeout: Duration) -> Result<Re
     }
     head.push_str("\r\n");
     let mut s = stream;
-    s.write_all(head.as_bytes())?;
-    if let Some(b) = req.body {
-        s.write_all(b)?;
-    }
+    // A server may answer early (413) and close while the body is still being written: keep the
+    // write error and read the answer anyway.
+    let written = s
+        .write_all(head.as_bytes())
+        .and_then(|_| req.body.map_or(Ok(()), |b| s.write_all(b)));
     let mut raw = Vec::with_capacity(1024);
     let mut buf = [0u8; 16 * 1024];
     loop {
@@ -95,10 +96,14 @@ pub fn send(addr: SocketAddr, req: &Request<'_>, timeout: Duration) -> Result<Re
             Ok(n) => raw.extend_from_slice(&buf[..n]),
             Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => return Err(HttpError::Timeout),
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset && !raw.is_empty() => break,
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(written.err().unwrap_or(e).into()),
         }
     }
-    parse(&raw)
+    match (parse(&raw), written) {
+        (Ok(r), _) => Ok(r),
+        (Err(_), Err(e)) => Err(e.into()),
+        (Err(e), Ok(())) => Err(e),
+    }
 }
 
 fn parse(raw: &[u8]) -> Result<Response, HttpError> {

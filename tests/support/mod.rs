@@ -1,0 +1,193 @@
+//! Test harness: a real `memd serve` process in a temp data dir on 127.0.0.1 port 0.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use memd::client::http::{self, Request, Response};
+use serde_json::Value;
+
+pub const DEADLINE: Duration = Duration::from_secs(30);
+
+/// Polls `f` until it returns true or the deadline passes; returns whether it succeeded.
+pub fn wait_until(deadline: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + deadline;
+    while Instant::now() < end {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    f()
+}
+
+pub struct TestWorker {
+    pub dir: tempfile::TempDir,
+    pub env: Vec<(String, String)>,
+    pub child: Option<Child>,
+    pub port: u16,
+    pub token: String,
+}
+
+impl TestWorker {
+    /// Starts a worker with quick batching (debounce 50 ms) plus `env`, and waits for readiness.
+    pub fn start(env: &[(&str, &str)]) -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        if !env.iter().any(|(k, _)| k == "MEMD_OBSERVER_BATCH_DEBOUNCE_MS") {
+            env.push(("MEMD_OBSERVER_BATCH_DEBOUNCE_MS".into(), "50".into()));
+        }
+        let mut w = Self {
+            dir,
+            env,
+            child: None,
+            port: 0,
+            token: String::new(),
+        };
+        w.spawn();
+        w
+    }
+
+    pub fn data_dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn db_path(&self) -> PathBuf {
+        self.dir.path().join("memd.db")
+    }
+
+    pub fn command(&self) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_memd"));
+        cmd.env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.dir.path())
+            .env("MEMD_DATA_DIR", self.dir.path())
+            .env("MEMD_PORT", "0")
+            .env("MEMD_LOG", "warn");
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        cmd
+    }
+
+    /// (Re)starts `memd serve` and waits until `/api/readiness` answers 200.
+    pub fn spawn(&mut self) {
+        let pid_file = self.dir.path().join("memd.pid");
+        let _ = std::fs::remove_file(&pid_file);
+        let child = self
+            .command()
+            .arg("serve")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn memd serve");
+        let pid = child.id();
+        self.child = Some(child);
+        let ready = wait_until(DEADLINE, || {
+            let Some(p) = memd::data_dir::read_pid_file(&pid_file) else {
+                return false;
+            };
+            if p.pid != pid || p.port == 0 {
+                return false;
+            }
+            self.port = p.port;
+            self.get_raw("/api/readiness").is_ok_and(|r| r.status == 200)
+        });
+        assert!(ready, "worker did not become ready");
+        self.token = std::fs::read_to_string(self.dir.path().join("token"))
+            .expect("token")
+            .trim()
+            .to_string();
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.port))
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    fn get_raw(&self, path: &str) -> Result<Response, http::HttpError> {
+        http::send(
+            self.addr(),
+            &Request {
+                method: "GET",
+                path,
+                ..Default::default()
+            },
+            Duration::from_secs(2),
+        )
+    }
+
+    pub fn request(&self, method: &str, path: &str, body: Option<&[u8]>) -> Response {
+        let req = Request {
+            method,
+            path,
+            token: Some(&self.token),
+            body,
+            ..Default::default()
+        };
+        http::send(self.addr(), &req, Duration::from_secs(30)).expect("request")
+    }
+
+    pub fn post(&self, path: &str, body: &Value) -> Response {
+        self.request("POST", path, Some(body.to_string().as_bytes()))
+    }
+
+    pub fn get(&self, path: &str) -> Response {
+        self.request("GET", path, None)
+    }
+
+    pub fn status(&self) -> Value {
+        self.get("/api/status").json().expect("status json")
+    }
+
+    /// A read-only connection to the worker's database.
+    pub fn db(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open_with_flags(self.db_path(), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).expect("open db")
+    }
+
+    pub fn count(&self, sql: &str) -> i64 {
+        self.db().query_row(sql, [], |r| r.get(0)).expect("count")
+    }
+
+    /// SIGTERM, then wait for the process; returns its exit status.
+    pub fn stop(&mut self) -> std::process::ExitStatus {
+        let mut child = self.child.take().expect("running");
+        // SAFETY: sending a signal to our own child process.
+        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        child.wait().expect("wait")
+    }
+
+    /// SIGKILL: no shutdown code runs.
+    pub fn kill9(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for TestWorker {
+    fn drop(&mut self) {
+        self.kill9();
+    }
+}
+
+pub fn init_body(session: &str, prompt: &str) -> Value {
+    serde_json::json!({"contentSessionId": session, "prompt": prompt, "cwd": "/tmp/proj"})
+}
+
+pub fn observation_body(session: &str, i: usize) -> Value {
+    serde_json::json!({
+        "contentSessionId": session,
+        "tool_name": "Bash",
+        "tool_input": {"command": format!("echo step {i}"), "description": format!("step {i}")},
+        "tool_response": {"stdout": format!("step {i} done"), "stderr": ""},
+        "tool_use_id": format!("toolu_{session}_{i}"),
+        "cwd": "/tmp/proj",
+    })
+}
