@@ -86,25 +86,31 @@ pub fn serve_stdio(ctx: CallerContext) -> Result<(), McpError> {
     // SAFETY: getppid has no preconditions.
     let parent = unsafe { libc::getppid() };
     runtime.block_on(async move {
-        let running = MemdServer::new(ctx)
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| McpError::Transport(e.to_string()))?;
-        let token = running.cancellation_token();
-        let watcher = tokio::spawn(async move {
+        let serve = async move {
+            let running = MemdServer::new(ctx)
+                .serve(rmcp::transport::stdio())
+                .await
+                .map_err(|e| McpError::Transport(e.to_string()))?;
+            let reason = running.waiting().await.map_err(|e| McpError::Transport(e.to_string()))?;
+            tracing::info!(reason = ?reason, "mcp server stopped");
+            Ok::<(), McpError>(())
+        };
+        // Watched from the start: the host may die before it ever sends `initialize`.
+        let orphaned = async move {
             loop {
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 if parent_gone(parent) {
-                    tracing::info!("parent process is gone; exiting");
-                    token.cancel();
                     return;
                 }
             }
-        });
-        let reason = running.waiting().await.map_err(|e| McpError::Transport(e.to_string()))?;
-        watcher.abort();
-        tracing::info!(reason = ?reason, "mcp server stopped");
-        Ok::<(), McpError>(())
+        };
+        tokio::select! {
+            out = serve => out,
+            () = orphaned => {
+                tracing::info!("parent process is gone; exiting");
+                Ok(())
+            }
+        }
     })?;
     runtime.shutdown_timeout(Duration::from_millis(200));
     Ok(())
