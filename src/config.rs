@@ -311,3 +311,14 @@ mod tests {
         assert!(!format!("{raw:?}").contains("sk-secret"));
     }
 }
+
+#[cfg(test)]
+mod readme_tests {
+    #[test]
+    fn readme_lists_every_setting() {
+        let readme = include_str!("../README.md");
+        for (key, _, _) in super::DEFAULTS {
+            assert!(readme.contains(&format!("`{key}`")), "README.md misses {key}");
+        }
+    }
+}

@@ -96,6 +96,7 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
         readers: settings.db_readers,
         queue_max: settings.store_queue_max,
         group_commit: Duration::from_millis(settings.group_commit_ms),
+        arrivals: app.arrivals.clone(),
     };
     let db = dir.db();
     let store = tokio::task::spawn_blocking(move || Store::open(&db, &opts, now_ms()))

@@ -127,3 +127,21 @@ fn status_exits_1_when_no_worker_runs() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not running"));
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn a_database_from_a_newer_memd_is_opened_read_only_and_ingest_answers_503() {
+    let mut w = TestWorker::start(&[]);
+    w.stop();
+    let conn = rusqlite::Connection::open(w.db_path()).unwrap();
+    conn.pragma_update(None, "user_version", 99).unwrap();
+    drop(conn);
+    w.spawn();
+    let r = w.post("/api/sessions/observations", &observation_body("s1", 0));
+    assert_eq!(r.status, 503);
+    let body = r.json().unwrap();
+    assert_eq!(body["error"], "unavailable");
+    assert!(body["detail"].as_str().unwrap().contains("newer memd"));
+    assert_eq!(r.header("retry-after"), Some("1"));
+    let warnings = w.status()["warnings"].to_string();
+    assert!(warnings.contains("newer memd"), "{warnings}");
+}

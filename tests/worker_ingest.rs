@@ -161,3 +161,26 @@ fn status_lists_live_session_actors_with_queue_depth() {
     let printed: serde_json::Value = serde_json::from_slice(&cli.stdout).unwrap();
     assert_eq!(printed["sessions"]["live"], 2);
 }
+
+#[test]
+fn the_reaper_stops_idle_session_actors_and_completes_their_sessions() {
+    let w = TestWorker::start(&[("MEMD_SESSION_IDLE_MS", "300"), ("MEMD_REAPER_INTERVAL_MS", "100")]);
+    w.post("/api/sessions/observations", &observation_body("s1", 0));
+    let reaped = wait_until(support::DEADLINE, || {
+        let doc = w.status();
+        doc["sessions"]["live"] == 0 && doc["reaper"]["idle_actors_stopped"].as_u64().unwrap_or(0) >= 1
+    });
+    assert!(reaped, "{:#}", w.status());
+    assert_eq!(w.count("SELECT count(*) FROM pending_messages"), 0);
+    assert!(wait_until(support::DEADLINE, || w.count(
+        "SELECT count(*) FROM sdk_sessions WHERE status = 'completed' AND completed_reason = 'idle'"
+    ) == 1));
+    // A new event starts a fresh actor for the same session.
+    assert_eq!(
+        w.post("/api/sessions/observations", &observation_body("s1", 1)).json().unwrap()["status"],
+        "queued"
+    );
+    assert!(wait_until(support::DEADLINE, || w
+        .count("SELECT count(*) FROM observation_sources")
+        == 2));
+}

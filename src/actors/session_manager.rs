@@ -233,7 +233,12 @@ impl Actor for SessionManager {
             }
             SupervisionEvent::ActorTerminated(cell, _, reason) => {
                 if let Some(key) = state.by_id.remove(&cell.get_id()) {
-                    state.actors.remove(&key);
+                    if let Some((_, id)) = state.actors.remove(&key)
+                        && reason.as_deref() == Some("idle")
+                    {
+                        let now = now_ms();
+                        let _ = state.ctx.store.write(move |c| sessions::complete_idle(c, id, now)).await;
+                    }
                     state.ctx.registry.remove(&key);
                     tracing::debug!(session_id = %key, reason = reason.as_deref().unwrap_or(""), "session actor stopped");
                 }

@@ -30,6 +30,7 @@ async fn tree() -> Tree {
         readers: 2,
         queue_max: 1000,
         group_commit: Duration::ZERO,
+        arrivals: Default::default(),
     };
     let store = Store::open(&dir.path().join("memd.db"), &opts, 0).unwrap();
     let ctx = Arc::new(SessionContext {

@@ -61,6 +61,22 @@ fn is_open_path(path: &str) -> bool {
     path == "/api/health" || path == "/api/readiness"
 }
 
+/// Counts a request in flight; the count drops even when the request future is cancelled.
+struct Arrival(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Arrival {
+    fn new(counter: &Arc<std::sync::atomic::AtomicUsize>) -> Self {
+        counter.fetch_add(1, Ordering::Relaxed);
+        Self(counter.clone())
+    }
+}
+
+impl Drop for Arrival {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 pub async fn guard(State(app): State<Arc<AppState>>, req: Request, next: Next) -> Response {
     let headers = req.headers();
     if !host_allowed(headers.get(header::HOST).and_then(|h| h.to_str().ok())) {
@@ -120,6 +136,7 @@ pub async fn guard(State(app): State<Arc<AppState>>, req: Request, next: Next) -
             .into_response();
         }
     }
+    let _arrival = (req.method() == Method::POST).then(|| Arrival::new(&app.arrivals));
     let mut resp = next.run(req).await;
     if let Some(o) = origin.as_deref().and_then(|o| HeaderValue::from_str(o).ok()) {
         resp.headers_mut().insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, o);

@@ -53,6 +53,8 @@ pub struct AppState {
     pub shutdown: CancellationToken,
     /// Progress of a running claude-mem import (`GET /api/status` → `import`).
     pub import: Arc<crate::import::ImportProgress>,
+    /// POST requests between arrival and answer; lets the store's group commit wait only when useful.
+    pub arrivals: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl AppState {
@@ -66,6 +68,7 @@ impl AppState {
             services: OnceLock::new(),
             shutdown: CancellationToken::new(),
             import: Default::default(),
+            arrivals: Arc::default(),
         }
     }
 
@@ -126,3 +129,5 @@ pub fn router(app: Arc<AppState>) -> Router {
         .layer(axum::middleware::from_fn_with_state(app.clone(), checks::guard))
         .with_state(app)
 }
+#[cfg(test)]
+mod tests;

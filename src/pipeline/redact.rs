@@ -74,7 +74,7 @@ impl RedactionCounts {
 }
 
 /// Redaction settings (§5.6), borrowed from the flat settings map.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct RedactConfig<'a> {
     /// `MEMD_REDACT`.
     pub redact: bool,
@@ -97,7 +97,7 @@ impl Default for RedactConfig<'_> {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 enum Matcher {
     Regex(Regex),
     /// A regex whose candidates must contain an ASCII digit (`openai_key`).
@@ -105,7 +105,7 @@ enum Matcher {
     Literal(String),
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 struct Detector {
     name: String,
     /// `<redacted type='NAME'/>`.
@@ -120,10 +120,33 @@ struct CustomPattern {
 }
 
 /// The compiled detector set; cheap to clone.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Redactor {
     enabled: bool,
     detectors: Vec<Detector>,
+}
+
+// Debug shows detector names only: the `memd_token` detector holds the API token itself, and
+// custom patterns may spell out a user's secret.
+impl std::fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.detectors.iter().map(|d| d.name.as_str()).collect();
+        f.debug_struct("Redactor")
+            .field("enabled", &self.enabled)
+            .field("detectors", &names)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for RedactConfig<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedactConfig")
+            .field("redact", &self.redact)
+            .field("disabled_builtins", &self.disabled_builtins)
+            .field("custom_patterns", &"<hidden>")
+            .field("memd_token", &self.memd_token.map(|_| "<hidden>"))
+            .finish()
+    }
 }
 
 impl Default for Redactor {
@@ -298,6 +321,20 @@ fn compile_custom(entry: serde_json::Value) -> Result<Detector, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn debug_never_shows_the_token_or_custom_patterns() {
+        let token = "a".repeat(64);
+        let config = RedactConfig {
+            custom_patterns_json: r#"[{"name":"mine","regex":"hunter2"}]"#,
+            memd_token: Some(&token),
+            ..RedactConfig::default()
+        };
+        let (r, _) = Redactor::new(&config);
+        let shown = format!("{r:?} {config:?}");
+        assert!(!shown.contains(&token) && !shown.contains("hunter2"), "{shown}");
+        assert!(shown.contains("memd_token"));
+    }
 
     const JWT: &str = "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
 

@@ -2,6 +2,10 @@
 //!
 //! Migration *n* moves version *n−1* to *n* inside its own transaction. A database whose version is
 //! higher than [`MIGRATIONS`] knows was written by a newer memd and is opened read-only by the caller.
+//! Before the first pending migration on a database that holds rows, a copy is written with
+//! `VACUUM INTO` to `<data>/backups/` (the newest 3 are kept).
+
+use std::path::Path;
 
 use rusqlite::Connection;
 
@@ -9,6 +13,8 @@ use super::StoreError;
 
 /// The list, oldest first. Never edit an entry: append a new one.
 pub const MIGRATIONS: &[&str] = &[include_str!("schema_v1.sql")];
+
+const BACKUPS_KEPT: usize = 3;
 
 pub fn latest_version() -> i64 {
     MIGRATIONS.len() as i64
@@ -20,14 +26,23 @@ pub fn current_version(conn: &Connection) -> Result<i64, StoreError> {
 
 /// Applies every pending migration. Returns (old version, new version).
 pub fn migrate(conn: &mut Connection, now_ms: i64) -> Result<(i64, i64), StoreError> {
+    migrate_with(conn, MIGRATIONS, None, now_ms)
+}
+
+/// Like [`migrate`] over an explicit list; with `backups`, a database holding rows is copied first.
+pub fn migrate_with(conn: &mut Connection, migrations: &[&str], backups: Option<&Path>, now_ms: i64) -> Result<(i64, i64), StoreError> {
     let old = current_version(conn)?;
-    if old > latest_version() {
-        return Err(StoreError::NewerSchema {
-            found: old,
-            known: latest_version(),
-        });
+    let latest = migrations.len() as i64;
+    if old > latest {
+        return Err(StoreError::NewerSchema { found: old, known: latest });
     }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(old as usize) {
+    if let Some(dir) = backups
+        && old > 0
+        && old < latest
+    {
+        backup(conn, dir, old, now_ms)?;
+    }
+    for (i, sql) in migrations.iter().enumerate().skip(old as usize) {
         let version = i as i64 + 1;
         let tx = conn.transaction()?;
         tx.execute_batch(sql)?;
@@ -41,7 +56,36 @@ pub fn migrate(conn: &mut Connection, now_ms: i64) -> Result<(i64, i64), StoreEr
         tx.pragma_update(None, "user_version", version)?;
         tx.commit()?;
     }
-    Ok((old, latest_version()))
+    Ok((old, latest))
+}
+
+fn backup(conn: &Connection, dir: &Path, old: i64, now_ms: i64) -> Result<(), StoreError> {
+    let rows: i64 = conn.query_row("SELECT count(*) FROM sdk_sessions", [], |r| r.get(0)).unwrap_or(0);
+    if rows == 0 {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir).map_err(|e| StoreError::Internal(format!("cannot create {}: {e}", dir.display())))?;
+    let stamp: String = crate::clock::iso(now_ms)
+        .chars()
+        .filter(|c| c.is_ascii_digit() || *c == 'T')
+        .take(15)
+        .collect();
+    let path = dir.join(format!("memd-v{old}-{stamp}.db"));
+    conn.execute("VACUUM INTO ?1", [path.to_string_lossy()])?;
+    let mut existing: Vec<_> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "db"))
+                .collect()
+        })
+        .unwrap_or_default();
+    existing.sort_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok());
+    let excess = existing.len().saturating_sub(BACKUPS_KEPT);
+    for stale in existing.iter().take(excess) {
+        let _ = std::fs::remove_file(stale);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -61,6 +105,34 @@ mod tests {
             )
             .unwrap();
         assert_eq!(tables, 1);
+    }
+
+    #[test]
+    fn backs_up_a_database_with_rows_before_a_new_migration() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = Connection::open(dir.path().join("memd.db")).unwrap();
+        migrate(&mut conn, 0).unwrap();
+        conn.execute(
+            "INSERT INTO sdk_sessions(content_session_id, memory_session_id, project, started_at, started_at_epoch, last_event_epoch)
+             VALUES ('s', 'm', 'p', 'x', 0, 0)",
+            [],
+        )
+        .unwrap();
+        let next = [MIGRATIONS[0], "CREATE TABLE later (x INTEGER);"];
+        let backups = dir.path().join("backups");
+        assert_eq!(migrate_with(&mut conn, &next, Some(&backups), 1_790_870_711_000).unwrap(), (1, 2));
+        let files: Vec<_> = std::fs::read_dir(&backups)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(files, vec!["memd-v1-20261001T160511.db".to_string()]);
+        let copy = Connection::open(backups.join(&files[0])).unwrap();
+        assert_eq!(
+            copy.query_row("SELECT count(*) FROM sdk_sessions", [], |r| r.get::<_, i64>(0))
+                .unwrap(),
+            1
+        );
     }
 
     #[test]

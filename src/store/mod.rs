@@ -55,12 +55,14 @@ pub struct Store {
 }
 
 /// Options for [`Store::open`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct StoreOptions {
     pub synchronous_full: bool,
     pub readers: usize,
     pub queue_max: usize,
     pub group_commit: Duration,
+    /// Ingest requests in flight at the ingress (see [`writer::spawn`]).
+    pub arrivals: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Store {
@@ -68,7 +70,8 @@ impl Store {
     /// and starts the writer thread.
     pub fn open(path: &Path, opts: &StoreOptions, now_ms: i64) -> Result<Self, StoreError> {
         let mut conn = open::open_writer(path, opts.synchronous_full)?;
-        let read_only = match migrations::migrate(&mut conn, now_ms) {
+        let backups = path.parent().map(|p| p.join("backups"));
+        let read_only = match migrations::migrate_with(&mut conn, migrations::MIGRATIONS, backups.as_deref(), now_ms) {
             Ok(_) => false,
             Err(StoreError::NewerSchema { found, known }) => {
                 tracing::error!(found, known, "database was written by a newer memd; refusing to ingest");
@@ -79,7 +82,7 @@ impl Store {
         if !read_only {
             pending::revert_processing(&conn)?;
         }
-        let writer = writer::spawn(conn, opts.queue_max, opts.group_commit, read_only);
+        let writer = writer::spawn(conn, opts.queue_max, opts.group_commit, read_only, opts.arrivals.clone());
         let readers = ReadPool::open(path.to_path_buf(), opts.readers)?;
         Ok(Self {
             writer,

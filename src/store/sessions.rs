@@ -155,6 +155,18 @@ pub fn mark_completed(conn: &Connection, id: i64, reason: Option<&str>, now: i64
     Ok(())
 }
 
+/// An actor stopped idle: the session becomes `completed` (reason `idle`) when nothing is pending.
+pub fn complete_idle(conn: &Connection, id: i64, now: i64) -> Result<bool, StoreError> {
+    let n = conn.execute(
+        "UPDATE sdk_sessions SET status = 'completed', completed_reason = coalesce(completed_reason, 'idle'), completed_at = ?2,
+           completed_at_epoch = ?3
+         WHERE id = ?1 AND status IN ('active', 'completing')
+           AND NOT EXISTS (SELECT 1 FROM pending_messages WHERE session_db_id = ?1 AND status != 'failed')",
+        params![id, iso(now), now],
+    )?;
+    Ok(n > 0)
+}
+
 /// Supervision parked the session: `failed` with the reason; its pending rows are kept.
 pub fn mark_failed(conn: &Connection, id: i64, reason: &str) -> Result<(), StoreError> {
     conn.execute(

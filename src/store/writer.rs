@@ -156,14 +156,16 @@ impl WriterHandle {
 }
 
 /// Starts the writer thread on an open, migrated connection.
-pub fn spawn(conn: Connection, queue_max: usize, window: Duration, read_only: bool) -> WriterHandle {
+/// `arrivals` counts ingest requests in flight at the ingress: the writer waits for more jobs only
+/// while more are on their way.
+pub fn spawn(conn: Connection, queue_max: usize, window: Duration, read_only: bool, arrivals: Arc<AtomicUsize>) -> WriterHandle {
     let (tx, rx) = std::sync::mpsc::sync_channel(queue_max);
     let depth = Arc::new(AtomicUsize::new(0));
     let stats = Arc::new(Mutex::new(WriterStats::default()));
     let (d, s) = (depth.clone(), stats.clone());
     std::thread::Builder::new()
         .name("memd-store-writer".into())
-        .spawn(move || run(conn, rx, window, d, s))
+        .spawn(move || run(conn, rx, window, d, s, arrivals))
         .expect("spawning the writer thread");
     WriterHandle {
         tx,
@@ -173,7 +175,14 @@ pub fn spawn(conn: Connection, queue_max: usize, window: Duration, read_only: bo
     }
 }
 
-fn run(conn: Connection, rx: Receiver<Msg>, window: Duration, depth: Arc<AtomicUsize>, stats: Arc<Mutex<WriterStats>>) {
+fn run(
+    conn: Connection,
+    rx: Receiver<Msg>,
+    window: Duration,
+    depth: Arc<AtomicUsize>,
+    stats: Arc<Mutex<WriterStats>>,
+    arrivals: Arc<AtomicUsize>,
+) {
     let mut dirty = false;
     loop {
         let first = match rx.recv_timeout(IDLE_CHECKPOINT) {
@@ -199,7 +208,9 @@ fn run(conn: Connection, rx: Receiver<Msg>, window: Duration, depth: Arc<AtomicU
             let deadline = Instant::now() + window;
             while jobs.len() < MAX_GROUP {
                 let left = deadline.saturating_duration_since(Instant::now());
-                let next = if left.is_zero() {
+                // Waiting only pays when other requests are on their way: a lone client commits at once.
+                let others_coming = arrivals.load(Ordering::Relaxed) > jobs.len();
+                let next = if left.is_zero() || !others_coming {
                     rx.try_recv().map_err(|_| ())
                 } else {
                     rx.recv_timeout(left).map_err(|_| ())
