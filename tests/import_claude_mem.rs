@@ -48,32 +48,43 @@ fn s9_s11_in_process_import_twice_gives_the_same_counts() {
     assert_eq!(after_first, [3, f.prompts as i64, f.observations as i64, 3]);
 
     let second = run_ok(cli(data.path()).arg("import-claude-mem").arg(&src));
-    assert!(second.contains("observations: read 12, imported 0, skipped 12 mapped before"), "{second}");
+    assert!(
+        second.contains("observations: read 12, imported 0, skipped 12 mapped before"),
+        "{second}"
+    );
     assert!(second.contains("sessions: read 3, imported 0, skipped 3 mapped before"), "{second}");
     assert_eq!(counts(&data.path().join("memd.db")), after_first, "S9: the second run adds nothing");
     assert_eq!(std::fs::read(&src).unwrap(), before, "the source file is never modified");
 
     let db = rusqlite::Connection::open(data.path().join("memd.db")).unwrap();
-    let narrative: String = db.query_row("SELECT narrative FROM observations ORDER BY id LIMIT 1", [], |r| r.get(0)).unwrap();
+    let narrative: String = db
+        .query_row("SELECT narrative FROM observations ORDER BY id LIMIT 1", [], |r| r.get(0))
+        .unwrap();
     assert!(narrative.contains("<redacted type='aws_access_key'/>"), "S11: {narrative}");
     assert!(!narrative.contains(SECRET));
     let (legacy, facts, ty, concepts): (String, String, String, String) = db
-        .query_row("SELECT narrative, (SELECT facts FROM observations WHERE id = 3), type, concepts FROM observations WHERE id = 2", [], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })
+        .query_row(
+            "SELECT narrative, (SELECT facts FROM observations WHERE id = 3), type, concepts FROM observations WHERE id = 2",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
         .unwrap();
     assert_eq!(legacy, "legacy text body about the flaky upload");
     assert_eq!(facts, "[]");
     assert_eq!(ty, "bugfix");
     assert_eq!(concepts, r#"["gotcha"]"#);
     let (status, origin, counter): (String, String, i64) = db
-        .query_row("SELECT status, origin, prompt_counter FROM sdk_sessions WHERE content_session_id = 'cs-1'", [], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-        })
+        .query_row(
+            "SELECT status, origin, prompt_counter FROM sdk_sessions WHERE content_session_id = 'cs-1'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
         .unwrap();
     assert_eq!((status.as_str(), origin.as_str(), counter), ("completed", "import", 2));
     let request: String = db
-        .query_row("SELECT request FROM session_summaries WHERE memory_session_id = 'ms-1'", [], |r| r.get(0))
+        .query_row("SELECT request FROM session_summaries WHERE memory_session_id = 'ms-1'", [], |r| {
+            r.get(0)
+        })
         .unwrap();
     assert_eq!(request, "make uploads reliable (version 1)", "the newest summary of a prompt wins");
 }
@@ -100,10 +111,17 @@ fn s10_old_schema_columns_are_mapped() {
 #[test]
 fn unreadable_or_foreign_sources_exit_1_and_dry_run_writes_nothing() {
     let data = tempfile::tempdir().unwrap();
-    let out = cli(data.path()).arg("import-claude-mem").arg(data.path().join("missing.db")).output().unwrap();
+    let out = cli(data.path())
+        .arg("import-claude-mem")
+        .arg(data.path().join("missing.db"))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let foreign = data.path().join("foreign.db");
-    rusqlite::Connection::open(&foreign).unwrap().execute_batch("CREATE TABLE t(x)").unwrap();
+    rusqlite::Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("CREATE TABLE t(x)")
+        .unwrap();
     let out = cli(data.path()).arg("import-claude-mem").arg(&foreign).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a claude-mem database"));

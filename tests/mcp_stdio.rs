@@ -115,7 +115,14 @@ fn lists_tools_and_runs_the_write_tools() {
     names.sort();
     assert_eq!(
         names,
-        ["forget", "get_observations", "save_memory", "search", "session_start_context", "timeline"]
+        [
+            "forget",
+            "get_observations",
+            "save_memory",
+            "search",
+            "session_start_context",
+            "timeline"
+        ]
     );
 
     let (text, err) = c.call("save_memory", json!({"text": "Prices are integer cents"}));
@@ -123,11 +130,17 @@ fn lists_tools_and_runs_the_write_tools() {
     assert_eq!(text, "Saved memory #1 in acme.");
     let (text, _) = c.call("save_memory", json!({"text": "Prices are integer cents"}));
     assert_eq!(text, "Already remembered as #1 (seen 2 times).");
-    assert_eq!(w.count("SELECT count(*) FROM observations WHERE project = 'acme' AND origin = 'manual'"), 1);
+    assert_eq!(
+        w.count("SELECT count(*) FROM observations WHERE project = 'acme' AND origin = 'manual'"),
+        1
+    );
 
     let bad = c.request("tools/call", json!({"name": "save_memory", "arguments": {"title": "no text"}}));
     assert_eq!(bad["error"]["code"], -32602, "{bad}");
-    let bad = c.request("tools/call", json!({"name": "timeline", "arguments": {"anchor": "1", "depth_before": 21}}));
+    let bad = c.request(
+        "tools/call",
+        json!({"name": "timeline", "arguments": {"anchor": "1", "depth_before": 21}}),
+    );
     assert_eq!(bad["error"]["code"], -32602, "{bad}");
 
     let (text, err) = c.call("forget", json!({"ids": [1, "#99"]}));
@@ -161,13 +174,19 @@ fn read_tools_match_the_http_api_and_forget_hides_everywhere() {
         return;
     }
     let mut c = initialized(&w);
-    let (saved, _) = c.call("save_memory", json!({"text": "Uploads retry three times with jittered backoff", "title": "Upload retries"}));
+    let (saved, _) = c.call(
+        "save_memory",
+        json!({"text": "Uploads retry three times with jittered backoff", "title": "Upload retries"}),
+    );
     assert_eq!(saved, "Saved memory #1 in acme.");
 
     let (search, err) = c.call("search", json!({"query": "upload retries"}));
     assert!(!err, "{search}");
     let http = w.get("/api/search?query=upload%20retries&project=acme");
-    let http_text = http.json().and_then(|v| v.pointer("/content/0/text").and_then(Value::as_str).map(String::from)).unwrap_or(http.text());
+    let http_text = http
+        .json()
+        .and_then(|v| v.pointer("/content/0/text").and_then(Value::as_str).map(String::from))
+        .unwrap_or(http.text());
     assert_eq!(search, http_text);
     assert!(search.contains("#1"), "{search}");
 
@@ -212,20 +231,29 @@ fn exits_when_its_parent_dies() {
     let w = TestWorker::start(&[]);
     // `sh` starts memd mcp in the background (stdin kept open by us) and exits.
     let mut cmd = std::process::Command::new("sh");
-    cmd.args(["-c", &format!("exec 3<&0; '{}' mcp <&3 & echo $!; sleep 1", env!("CARGO_BIN_EXE_memd"))])
-        .env("MEMD_DATA_DIR", w.data_dir())
-        .env("MEMD_LOG", "warn")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    let child = cmd.spawn().expect("spawn sh");
-    let _stdin = child.stdin;
+    cmd.args([
+        "-c",
+        &format!("exec 3<&0; '{}' mcp <&3 & echo $!; sleep 1", env!("CARGO_BIN_EXE_memd")),
+    ])
+    .env("MEMD_DATA_DIR", w.data_dir())
+    .env("MEMD_LOG", "warn")
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null());
+    let mut child = cmd.spawn().expect("spawn sh");
+    let _stdin = child.stdin.take();
     let mut out = String::new();
-    BufReader::new(child.stdout.expect("stdout")).read_line(&mut out).expect("pid line");
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut out)
+        .expect("pid line");
     let pid: i32 = out.trim().parse().expect("pid");
     std::thread::sleep(Duration::from_millis(300));
     assert!(!process_gone(pid), "memd mcp must run while its parent lives and stdin is open");
-    assert!(support::wait_until(support::DEADLINE, || process_gone(pid)), "memd mcp outlived its parent");
+    let _ = child.wait();
+    assert!(
+        support::wait_until(support::DEADLINE, || process_gone(pid)),
+        "memd mcp outlived its parent"
+    );
 }
 
 #[test]

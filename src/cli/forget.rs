@@ -38,7 +38,9 @@ pub fn run(env: &HashMap<String, String>, a: ForgetArgs) -> anyhow::Result<ExitC
     if !a.ids.is_empty() && !a.dry_run {
         let mut failed = false;
         for raw in &a.ids {
-            let Some(r) = RecordRef::parse(raw) else { bail!("malformed id {raw:?}") };
+            let Some(r) = RecordRef::parse(raw) else {
+                bail!("malformed id {raw:?}")
+            };
             let path = with_query(&format!("/api/{}/{}", r.kind.name(), r.id), &[("reason", reason.clone())]);
             let ans = link.call("DELETE", &path, None).context("forgetting")?;
             match ans.status {
@@ -71,6 +73,11 @@ pub fn run(env: &HashMap<String, String>, a: ForgetArgs) -> anyhow::Result<ExitC
     let v = ans.json().unwrap_or_default();
     let n = |k: &str| v[k].as_u64().unwrap_or(0);
     let verb = if a.dry_run { "Would forget" } else { "Forgot" };
-    println!("{verb} {} observations, {} summaries, {} prompts.", n("observations"), n("summaries"), n("prompts"));
+    println!(
+        "{verb} {} observations, {} summaries, {} prompts.",
+        n("observations"),
+        n("summaries"),
+        n("prompts")
+    );
     Ok(ExitCode::SUCCESS)
 }

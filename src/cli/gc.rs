@@ -16,7 +16,12 @@ pub fn run(env: &HashMap<String, String>, dry_run: bool, vacuum: bool) -> anyhow
     let doc = if ctx.worker_running() {
         let ans = ctx
             .link()
-            .call("POST", "/api/admin/gc", Some(&json!({"dryRun": dry_run, "vacuum": vacuum})))
+            .call_with_timeout(
+                "POST",
+                "/api/admin/gc",
+                Some(&json!({"dryRun": dry_run, "vacuum": vacuum})),
+                std::time::Duration::from_secs(3600),
+            )
             .context("asking the worker to run gc")?;
         if ans.status != 200 {
             eprintln!("memd: {}", ans.detail());

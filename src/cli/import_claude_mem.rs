@@ -19,6 +19,9 @@ use crate::import::{ImportError, ImportOptions, ImportProgress};
 use crate::store::import_rows::{dry_chunk, write_chunk};
 use crate::store::{migrations, open};
 
+/// The worker answers when the import is done.
+const IMPORT_TIMEOUT: Duration = Duration::from_secs(6 * 3600);
+
 #[derive(Debug, clap::Args)]
 pub struct ImportArgs {
     /// claude-mem database (default ~/.claude-mem/claude-mem.db).
@@ -58,7 +61,11 @@ pub fn run(env: &HashMap<String, String>, a: ImportArgs) -> anyhow::Result<ExitC
         projects: a.projects.clone(),
         no_prompts: a.no_prompts,
     };
-    let result = if ctx.worker_running() { via_worker(&ctx, &opts, &a)? } else { in_process(&ctx, &opts, &a)? };
+    let result = if ctx.worker_running() {
+        via_worker(&ctx, &opts, &a)?
+    } else {
+        in_process(&ctx, &opts, &a)?
+    };
     match result {
         Ok(doc) => {
             print_report(&doc);
@@ -105,12 +112,18 @@ fn via_worker(ctx: &CliContext, opts: &ImportOptions, a: &ImportArgs) -> anyhow:
             }
         })
     };
-    let ans = ctx.link().call("POST", "/api/admin/import-claude-mem", Some(&body));
+    let ans = ctx
+        .link()
+        .call_with_timeout("POST", "/api/admin/import-claude-mem", Some(&body), IMPORT_TIMEOUT);
     done.store(true, Ordering::Release);
     let _ = poller.join();
     b.finish_and_clear();
     let ans = ans.context("asking the worker to import")?;
-    Ok(if ans.status == 200 { Ok(ans.json().unwrap_or_default()) } else { Err(ans.detail()) })
+    Ok(if ans.status == 200 {
+        Ok(ans.json().unwrap_or_default())
+    } else {
+        Err(ans.detail())
+    })
 }
 
 fn in_process(ctx: &CliContext, opts: &ImportOptions, a: &ImportArgs) -> anyhow::Result<Result<Value, String>> {

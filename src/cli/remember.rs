@@ -9,7 +9,13 @@ use serde_json::json;
 
 use super::client_context::CliContext;
 
-pub fn run(env: &HashMap<String, String>, text: &str, title: Option<String>, project: Option<String>, obs_type: Option<String>) -> anyhow::Result<ExitCode> {
+pub fn run(
+    env: &HashMap<String, String>,
+    text: &str,
+    title: Option<String>,
+    project: Option<String>,
+    obs_type: Option<String>,
+) -> anyhow::Result<ExitCode> {
     let ctx = CliContext::load(env, None);
     let project = project.unwrap_or_else(|| ctx.identity().primary);
     let mut body = json!({"text": text, "project": project});
@@ -19,7 +25,10 @@ pub fn run(env: &HashMap<String, String>, text: &str, title: Option<String>, pro
     if let Some(t) = obs_type {
         body["type"] = json!(t);
     }
-    let ans = ctx.link().call("POST", "/api/memory/save", Some(&body)).context("saving the memory")?;
+    let ans = ctx
+        .link()
+        .call("POST", "/api/memory/save", Some(&body))
+        .context("saving the memory")?;
     if ans.status != 200 {
         eprintln!("memd: {}", ans.detail());
         return Ok(ExitCode::from(1));
@@ -27,7 +36,10 @@ pub fn run(env: &HashMap<String, String>, text: &str, title: Option<String>, pro
     let v = ans.json().unwrap_or_default();
     let id = v["id"].as_i64().unwrap_or(0);
     if v["reinforced"].as_bool() == Some(true) {
-        println!("Already remembered as #{id} (seen {} times).", v["occurrenceCount"].as_i64().unwrap_or(2));
+        println!(
+            "Already remembered as #{id} (seen {} times).",
+            v["occurrenceCount"].as_i64().unwrap_or(2)
+        );
     } else {
         println!("Saved memory #{id} in {}.", v["project"].as_str().unwrap_or(""));
     }

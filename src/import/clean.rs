@@ -46,11 +46,7 @@ impl Cleaner<'_> {
                 Err(_) => Vec::new(),
             },
         };
-        items
-            .into_iter()
-            .take(count)
-            .filter_map(|i| self.text(Some(i), item_max))
-            .collect()
+        items.into_iter().take(count).filter_map(|i| self.text(Some(i), item_max)).collect()
     }
 
     pub fn session(&mut self, r: &SourceRow) -> Option<ImportSession> {

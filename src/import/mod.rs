@@ -58,7 +58,9 @@ impl ImportProgress {
     pub fn try_begin(&self) -> bool {
         self.done.store(0, Ordering::Relaxed);
         self.total.store(0, Ordering::Relaxed);
-        self.running.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok()
+        self.running
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
     }
     pub fn end(&self) {
         self.running.store(false, Ordering::Release);
@@ -254,7 +256,7 @@ pub fn run(
         Ok(())
     })?;
 
-    report.redactions = cleaner.redactions.total() as u64;
+    report.redactions = cleaner.redactions.total();
     report.elapsed_ms = started.elapsed().as_millis() as u64;
     Ok(report)
 }

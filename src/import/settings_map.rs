@@ -67,7 +67,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cm = dir.path().join("cm.json");
         let memd = dir.path().join("settings.json");
-        std::fs::write(&cm, r#"{"CLAUDE_MEM_MODE":"code--chill","CLAUDE_MEM_SKIP_TOOLS":"X","CLAUDE_MEM_WORKER_PORT":"1"}"#).unwrap();
+        std::fs::write(
+            &cm,
+            r#"{"CLAUDE_MEM_MODE":"code--chill","CLAUDE_MEM_SKIP_TOOLS":"X","CLAUDE_MEM_WORKER_PORT":"1"}"#,
+        )
+        .unwrap();
         std::fs::write(&memd, r#"{"MEMD_SKIP_TOOLS":"Y"}"#).unwrap();
         assert_eq!(copy_settings(&cm, &memd).unwrap(), ["MEMD_MODE"]);
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&memd).unwrap()).unwrap();

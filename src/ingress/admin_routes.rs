@@ -61,7 +61,12 @@ pub struct ImportBody {
 }
 
 /// Runs the import on a blocking thread; each chunk is one store write (or read, for a dry run).
-pub fn import_with_store(store: &Store, opts: &ImportOptions, app: &AppState, privacy: &crate::pipeline::privacy::Privacy) -> Result<Value, ImportError> {
+pub fn import_with_store(
+    store: &Store,
+    opts: &ImportOptions,
+    app: &AppState,
+    privacy: &crate::pipeline::privacy::Privacy,
+) -> Result<Value, ImportError> {
     let rt = tokio::runtime::Handle::current();
     let source = crate::import::source_key(&opts.path);
     let mut write = |chunk| {
@@ -105,7 +110,8 @@ pub async fn import_claude_mem(State(app): State<Arc<AppState>>, body: Body) -> 
         Err(ImportError::Store(e)) => return Err(e.into()),
     };
     if let Some(s) = b.settings.filter(|_| !b.dry_run) {
-        let written = crate::import::settings_map::copy_settings(&PathBuf::from(s), &settings_target).map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let written = crate::import::settings_map::copy_settings(&PathBuf::from(s), &settings_target)
+            .map_err(|e| ApiError::bad_request(e.to_string()))?;
         doc["settingsCopied"] = json!(written);
     }
     tracing::info!(report = %doc, "claude-mem import finished");

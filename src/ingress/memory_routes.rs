@@ -72,16 +72,15 @@ pub async fn save(State(app): State<Arc<AppState>>, Query(q): Q, headers: Header
     let (mode, _) = crate::modes::load_mode(&svc.settings.mode, &dirs);
     let obs_type = b.obs_type.as_deref().map(str::trim).unwrap_or("discovery").to_string();
     if !mode.has_type(&obs_type) {
-        return Err(ApiError::bad_request(format!(
-            "type must be one of {}",
-            mode.type_ids().join(", ")
-        )));
+        return Err(ApiError::bad_request(format!("type must be one of {}", mode.type_ids().join(", "))));
     }
     let platform = platform_source(&q, b.platform_source.as_deref(), &headers);
     let privacy = &svc.ingest.privacy;
     let text = privacy.clean_text(&b.text);
     if text.private {
-        return Err(ApiError::bad_request("text is empty after privacy processing (empty_after_privacy)"));
+        return Err(ApiError::bad_request(
+            "text is empty after privacy processing (empty_after_privacy)",
+        ));
     }
     let mut counts = text.redactions.clone();
     let title = b.title.as_deref().map(|t| privacy.clean_text(t)).filter(|t| !t.private);
@@ -89,12 +88,7 @@ pub async fn save(State(app): State<Arc<AppState>>, Query(q): Q, headers: Header
         counts.merge(&t.redactions);
     }
     let title = title.map_or_else(|| default_title(&text.text), |t| t.text);
-    let concepts: Vec<String> = b
-        .concepts
-        .unwrap_or_default()
-        .iter()
-        .map(|c| privacy.clean_text(c).text)
-        .collect();
+    let concepts: Vec<String> = b.concepts.unwrap_or_default().iter().map(|c| privacy.clean_text(c).text).collect();
     let metadata = b.metadata.map(|m| privacy.clean_json(Value::Object(m)).0);
     let project = b
         .project
@@ -204,7 +198,11 @@ pub fn parse_ids(v: &Value) -> Result<Vec<RecordRef>, ApiError> {
         Value::Array(a) => a.clone(),
         Value::String(s) => match serde_json::from_str::<Value>(s) {
             Ok(Value::Array(a)) => a,
-            _ => s.split(',').filter(|x| !x.trim().is_empty()).map(|x| Value::String(x.into())).collect(),
+            _ => s
+                .split(',')
+                .filter(|x| !x.trim().is_empty())
+                .map(|x| Value::String(x.into()))
+                .collect(),
         },
         _ => return Err(ApiError::bad_request("ids must be an array")),
     };
@@ -268,7 +266,13 @@ pub async fn forget(State(app): State<Arc<AppState>>, Query(q): Q, headers: Head
     };
     let (dry, why, now) = (b.dry_run, b.reason.clone(), now_ms());
     let counts = svc.store.write(move |c| forget_bulk(c, &sel, dry, why.as_deref(), now)).await?;
-    tracing::info!(dry_run = dry, observations = counts.observations, summaries = counts.summaries, prompts = counts.prompts, "bulk forget");
+    tracing::info!(
+        dry_run = dry,
+        observations = counts.observations,
+        summaries = counts.summaries,
+        prompts = counts.prompts,
+        "bulk forget"
+    );
     Ok(Json(json!({
         "success": true, "dryRun": dry, "observations": counts.observations,
         "summaries": counts.summaries, "prompts": counts.prompts,

@@ -50,6 +50,11 @@ impl Answer {
 impl WorkerLink {
     /// Sends one request; when nothing answers, starts the worker (if allowed) and retries once.
     pub fn call(&self, method: &str, path: &str, body: Option<&Value>) -> Result<Answer, AutostartError> {
+        self.call_with_timeout(method, path, body, CALL_TIMEOUT)
+    }
+
+    /// [`Self::call`] with its own answer deadline (imports answer when they are done).
+    pub fn call_with_timeout(&self, method: &str, path: &str, body: Option<&Value>, timeout: Duration) -> Result<Answer, AutostartError> {
         let bytes = body.map(|b| b.to_string().into_bytes());
         let send = |w: &Worker| -> Result<Response, http::HttpError> {
             let mut headers = Vec::new();
@@ -66,7 +71,7 @@ impl WorkerLink {
                     body: bytes.as_deref(),
                     ..Default::default()
                 },
-                CALL_TIMEOUT,
+                timeout,
             )
         };
         let w = Worker::locate(&self.dir, self.port);
@@ -105,7 +110,11 @@ pub fn with_query(path: &str, pairs: &[(&str, String)]) -> String {
         .filter(|(_, v)| !v.is_empty())
         .map(|(k, v)| format!("{k}={}", encode(v)))
         .collect();
-    if q.is_empty() { path.to_string() } else { format!("{path}?{}", q.join("&")) }
+    if q.is_empty() {
+        path.to_string()
+    } else {
+        format!("{path}?{}", q.join("&"))
+    }
 }
 
 #[cfg(test)]
@@ -115,6 +124,9 @@ mod tests {
     #[test]
     fn query_strings() {
         assert_eq!(encode("a b/ü"), "a%20b%2F%C3%BC");
-        assert_eq!(with_query("/x", &[("q", "rate limit".into()), ("e", String::new())]), "/x?q=rate%20limit");
+        assert_eq!(
+            with_query("/x", &[("q", "rate limit".into()), ("e", String::new())]),
+            "/x?q=rate%20limit"
+        );
     }
 }

@@ -135,7 +135,16 @@ impl CallerContext {
     fn search(&self, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
         let mut q: Vec<(&str, String)> = Vec::new();
         q.push(("query", str_arg(a, "query")?.unwrap_or_default()));
-        for key in ["type", "obs_type", "concepts", "files", "platformSource", "dateStart", "dateEnd", "orderBy"] {
+        for key in [
+            "type",
+            "obs_type",
+            "concepts",
+            "files",
+            "platformSource",
+            "dateStart",
+            "dateEnd",
+            "orderBy",
+        ] {
             q.push((key, list_arg(a, key)?));
         }
         q.push(("project", self.chain_or(list_arg(a, "project")?)));
@@ -174,7 +183,9 @@ impl CallerContext {
     }
 
     fn save_memory(&self, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
-        let text = str_arg(a, "text")?.filter(|t| !t.trim().is_empty()).ok_or_else(|| bad("text is required"))?;
+        let text = str_arg(a, "text")?
+            .filter(|t| !t.trim().is_empty())
+            .ok_or_else(|| bad("text is required"))?;
         let mut body = json!({"text": text, "platformSource": self.platform});
         for key in ["title", "project", "type"] {
             if let Some(v) = str_arg(a, key)? {
@@ -198,9 +209,15 @@ impl CallerContext {
         let v = ans.json().unwrap_or(Value::Null);
         let id = v["id"].as_i64().unwrap_or(0);
         if v["reinforced"].as_bool() == Some(true) {
-            ok(format!("Already remembered as #{id} (seen {} times).", v["occurrenceCount"].as_i64().unwrap_or(2)))
+            ok(format!(
+                "Already remembered as #{id} (seen {} times).",
+                v["occurrenceCount"].as_i64().unwrap_or(2)
+            ))
         } else {
-            ok(format!("Saved memory #{id} in {}.", v["project"].as_str().unwrap_or("unknown-project")))
+            ok(format!(
+                "Saved memory #{id} in {}.",
+                v["project"].as_str().unwrap_or("unknown-project")
+            ))
         }
     }
 

@@ -75,9 +75,15 @@ pub struct ForgetCounts {
 #[derive(Debug, Clone)]
 pub enum ForgetSelector {
     /// Every record of that host session; `platform` narrows it when given.
-    Session { content_session_id: String, platform: Option<String> },
+    Session {
+        content_session_id: String,
+        platform: Option<String>,
+    },
     /// Every record whose `project` or `merged_into_project` is `project`, older than `before` when given.
-    Project { project: String, before: Option<i64> },
+    Project {
+        project: String,
+        before: Option<i64>,
+    },
     Ids(Vec<RecordRef>),
 }
 
@@ -118,7 +124,8 @@ fn select(conn: &Connection, sel: &ForgetSelector) -> Result<Vec<RecordRef>, Sto
             content_session_id,
             platform,
         } => {
-            let sessions = "SELECT memory_session_id FROM sdk_sessions WHERE content_session_id = ?1 AND (?2 IS NULL OR platform_source = ?2)";
+            let sessions =
+                "SELECT memory_session_id FROM sdk_sessions WHERE content_session_id = ?1 AND (?2 IS NULL OR platform_source = ?2)";
             let p: [&dyn rusqlite::ToSql; 2] = [content_session_id, platform];
             collect(
                 RecordKind::Observation,
@@ -171,7 +178,13 @@ fn count(refs: &[RecordRef]) -> ForgetCounts {
 }
 
 /// Bulk forget; with `dry_run` only counts.
-pub fn forget_bulk(conn: &Connection, sel: &ForgetSelector, dry_run: bool, reason: Option<&str>, now: i64) -> Result<ForgetCounts, StoreError> {
+pub fn forget_bulk(
+    conn: &Connection,
+    sel: &ForgetSelector,
+    dry_run: bool,
+    reason: Option<&str>,
+    now: i64,
+) -> Result<ForgetCounts, StoreError> {
     let mut refs = select(conn, sel)?;
     refs.dedup();
     if dry_run {
@@ -206,7 +219,12 @@ mod tests {
 
     #[test]
     fn parses_every_id_form() {
-        let obs = |id| Some(RecordRef { kind: RecordKind::Observation, id });
+        let obs = |id| {
+            Some(RecordRef {
+                kind: RecordKind::Observation,
+                id,
+            })
+        };
         assert_eq!(RecordRef::parse("12"), obs(12));
         assert_eq!(RecordRef::parse("#12"), obs(12));
         assert_eq!(RecordRef::parse("#S3").map(|r| (r.kind, r.id)), Some((RecordKind::Summary, 3)));
@@ -220,10 +238,36 @@ mod tests {
     fn forgetting_leaves_a_tombstone_and_no_fts_hit() {
         let conn = crate::store::test_conn();
         let id = save(&conn, "flaky upload retried", 1_000);
-        assert!(forget_one(&conn, RecordRef { kind: RecordKind::Observation, id }, Some("test"), 2_000).unwrap());
-        assert!(!forget_one(&conn, RecordRef { kind: RecordKind::Observation, id }, None, 2_000).unwrap());
+        assert!(
+            forget_one(
+                &conn,
+                RecordRef {
+                    kind: RecordKind::Observation,
+                    id
+                },
+                Some("test"),
+                2_000
+            )
+            .unwrap()
+        );
+        assert!(
+            !forget_one(
+                &conn,
+                RecordRef {
+                    kind: RecordKind::Observation,
+                    id
+                },
+                None,
+                2_000
+            )
+            .unwrap()
+        );
         let hits: i64 = conn
-            .query_row("SELECT count(*) FROM observations_fts WHERE observations_fts MATCH 'flaky'", [], |r| r.get(0))
+            .query_row(
+                "SELECT count(*) FROM observations_fts WHERE observations_fts MATCH 'flaky'",
+                [],
+                |r| r.get(0),
+            )
             .unwrap();
         assert_eq!(hits, 0);
         let tomb: i64 = conn.query_row("SELECT count(*) FROM tombstones", [], |r| r.get(0)).unwrap();

@@ -100,25 +100,25 @@ struct Target {
 
 fn mapped(conn: &Connection, source: &str, kind: &str, src_id: i64) -> Result<bool, StoreError> {
     Ok(conn
-        .query_row(
-            "SELECT 1 FROM import_map WHERE source = ?1 AND kind = ?2 AND source_id = ?3",
-            params![source, kind, src_id],
-            |_| Ok(()),
-        )
+        .prepare_cached("SELECT 1 FROM import_map WHERE source = ?1 AND kind = ?2 AND source_id = ?3")?
+        .query_row(params![source, kind, src_id], |_| Ok(()))
         .optional()?
         .is_some())
 }
 
 fn record(conn: &Connection, source: &str, kind: &str, src_id: i64, target: Option<i64>) -> Result<(), StoreError> {
-    conn.execute(
-        "INSERT OR IGNORE INTO import_map(source, kind, source_id, target_id) VALUES (?1, ?2, ?3, ?4)",
-        params![source, kind, src_id, target],
-    )?;
+    conn.prepare_cached("INSERT OR IGNORE INTO import_map(source, kind, source_id, target_id) VALUES (?1, ?2, ?3, ?4)")?
+        .execute(params![source, kind, src_id, target])?;
     Ok(())
 }
 
-fn target<'a>(conn: &Connection, source: &str, src_session: i64, cache: &'a mut HashMap<i64, Option<Target>>) -> Result<Option<&'a Target>, StoreError> {
-    if !cache.contains_key(&src_session) {
+fn target<'a>(
+    conn: &Connection,
+    source: &str,
+    src_session: i64,
+    cache: &'a mut HashMap<i64, Option<Target>>,
+) -> Result<Option<&'a Target>, StoreError> {
+    if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(src_session) {
         let t = conn
             .query_row(
                 "SELECT s.id, s.memory_session_id, s.platform_source FROM import_map m JOIN sdk_sessions s ON s.id = m.target_id
@@ -133,17 +133,17 @@ fn target<'a>(conn: &Connection, source: &str, src_session: i64, cache: &'a mut 
                 },
             )
             .optional()?;
-        cache.insert(src_session, t);
+        slot.insert(t);
     }
     Ok(cache.get(&src_session).and_then(Option::as_ref))
 }
 
 /// Later children move the session's last event and prompt counter forward.
 fn bump_session(conn: &Connection, id: i64, epoch: i64, prompt_number: Option<i64>) -> Result<(), StoreError> {
-    conn.execute(
+    conn.prepare_cached(
         "UPDATE sdk_sessions SET last_event_epoch = max(last_event_epoch, ?2), prompt_counter = max(prompt_counter, coalesce(?3, 0)) WHERE id = ?1",
-        params![id, epoch, prompt_number],
-    )?;
+    )?
+    .execute(params![id, epoch, prompt_number])?;
     Ok(())
 }
 
@@ -159,7 +159,11 @@ fn session(conn: &Connection, source: &str, s: &ImportSession, out: &mut ChunkOu
         Some(id) => id,
         None => {
             let msid_taken = conn
-                .query_row("SELECT 1 FROM sdk_sessions WHERE memory_session_id = ?1", [&s.memory_session_id], |_| Ok(()))
+                .query_row(
+                    "SELECT 1 FROM sdk_sessions WHERE memory_session_id = ?1",
+                    [&s.memory_session_id],
+                    |_| Ok(()),
+                )
                 .optional()?
                 .is_some();
             let msid = if msid_taken {
@@ -226,7 +230,15 @@ pub fn write_chunk(conn: &Connection, source: &str, chunk: &ImportChunk) -> Resu
                            is_private, created_at, created_at_epoch)
                          SELECT id, content_session_id, ?2, project, ?3, ?4, ?5, ?6, ?7 FROM sdk_sessions WHERE id = ?1
                          ON CONFLICT(session_db_id, prompt_number) DO NOTHING RETURNING id",
-                        params![sid, platform, p.prompt_number, p.text, p.is_private, iso(p.created_at_epoch), p.created_at_epoch],
+                        params![
+                            sid,
+                            platform,
+                            p.prompt_number,
+                            p.text,
+                            p.is_private,
+                            iso(p.created_at_epoch),
+                            p.created_at_epoch
+                        ],
                         |r| r.get(0),
                     )
                     .optional()?;
@@ -311,22 +323,21 @@ pub fn dry_chunk(conn: &Connection, source: &str, chunk: &ImportChunk) -> Result
 fn observation(conn: &Connection, o: &ImportObservation, msid: &str, platform: &str) -> Result<Option<i64>, StoreError> {
     let hash = content_hash(msid, o.title.as_deref(), o.narrative.as_deref());
     let tomb = conn
-        .query_row(
-            "SELECT 1 FROM tombstones WHERE memory_session_id = ?1 AND content_hash = ?2",
-            params![msid, hash],
-            |_| Ok(()),
-        )
+        .prepare_cached("SELECT 1 FROM tombstones WHERE memory_session_id = ?1 AND content_hash = ?2")?
+        .query_row(params![msid, hash], |_| Ok(()))
         .optional()?;
     if tomb.is_some() {
         return Ok(None);
     }
     Ok(conn
-        .query_row(
+        .prepare_cached(
             "INSERT INTO observations(memory_session_id, project, merged_into_project, platform_source, type, title, subtitle, narrative,
                facts, concepts, files_read, files_modified, prompt_number, discovery_tokens, content_hash, origin, generated_by_model,
                agent_id, agent_type, metadata, occurrence_count, reinforcement_dates, created_at, created_at_epoch)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 'import', ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)
              ON CONFLICT(memory_session_id, content_hash) DO NOTHING RETURNING id",
+        )?
+        .query_row(
             params![
                 msid,
                 o.project,
@@ -361,8 +372,7 @@ fn observation(conn: &Connection, o: &ImportObservation, msid: &str, platform: &
 fn summary(conn: &Connection, s: &ImportSummary, msid: &str, platform: &str) -> Result<Option<i64>, StoreError> {
     let [request, investigated, learned, completed, next_steps, notes] = &s.fields;
     Ok(conn
-        .query_row(
-            "INSERT INTO session_summaries(memory_session_id, project, platform_source, merged_into_project, request, investigated, learned,
+        .prepare_cached("INSERT INTO session_summaries(memory_session_id, project, platform_source, merged_into_project, request, investigated, learned,
                completed, next_steps, notes, files_read, files_edited, prompt_number, discovery_tokens, origin, created_at, created_at_epoch)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, 'import', ?15, ?16)
              ON CONFLICT(memory_session_id, prompt_number) DO UPDATE SET request = excluded.request, investigated = excluded.investigated,
@@ -370,7 +380,8 @@ fn summary(conn: &Connection, s: &ImportSummary, msid: &str, platform: &str) -> 
                files_read = excluded.files_read, files_edited = excluded.files_edited, created_at = excluded.created_at,
                created_at_epoch = excluded.created_at_epoch
              WHERE excluded.created_at_epoch >= session_summaries.created_at_epoch
-             RETURNING id",
+             RETURNING id")?
+        .query_row(
             params![
                 msid,
                 s.project,

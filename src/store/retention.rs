@@ -159,7 +159,11 @@ pub fn dry_run(conn: &Connection, r: &RetentionSettings, now: i64) -> Result<Ret
     let mut report = RetentionReport::default();
     for rule in rules(r, now) {
         let Some(c) = &rule.cutoff else { continue };
-        let n: i64 = conn.query_row(&format!("SELECT count(*) FROM {} WHERE {}", rule.table, rule.cond), params![c], |x| x.get(0))?;
+        let n: i64 = conn.query_row(
+            &format!("SELECT count(*) FROM {} WHERE {}", rule.table, rule.cond),
+            params![c],
+            |x| x.get(0),
+        )?;
         report.add(rule.name, n as usize);
     }
     report.add("db_size", size_excess_rows(conn, r.db_max_mb, i64::MAX)?.len());

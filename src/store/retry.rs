@@ -77,7 +77,9 @@ mod tests {
         let r = requeue_failed(&conn, Some("a"), None).unwrap();
         assert_eq!(r.rows, 1);
         assert_eq!(r.sessions, vec![(1, SessionKey::new("claude", "a"))]);
-        let status: String = conn.query_row("SELECT status FROM sdk_sessions WHERE id = 1", [], |r| r.get(0)).unwrap();
+        let status: String = conn
+            .query_row("SELECT status FROM sdk_sessions WHERE id = 1", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(status, "active");
         let all = requeue_failed(&conn, None, None).unwrap();
         assert_eq!(all.rows, 1);

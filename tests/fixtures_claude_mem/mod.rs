@@ -85,9 +85,15 @@ pub fn build(path: &Path, old: bool, sessions: usize, per_session: usize) -> Fix
             let narrative = match obs_n {
                 1 => Some(format!("The deploy key {SECRET} was committed by mistake")),
                 2 => None,
-                _ => Some(format!("Uploads to the bucket failed intermittently; added retries with backoff (obs {obs_n})")),
+                _ => Some(format!(
+                    "Uploads to the bucket failed intermittently; added retries with backoff (obs {obs_n})"
+                )),
             };
-            let facts = if obs_n == 3 { "[broken".to_string() } else { format!("[\"fact {obs_n}\"]") };
+            let facts = if obs_n == 3 {
+                "[broken".to_string()
+            } else {
+                format!("[\"fact {obs_n}\"]")
+            };
             tx.execute(
                 &format!(
                     "INSERT INTO observations({memory}, project, text, type, title, subtitle, facts, narrative, concepts, files_read,
