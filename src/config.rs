@@ -45,7 +45,32 @@ pub const DEFAULTS: &[(&str, &str, &str)] = &[
     ("MEMD_REDACT_CUSTOM_PATTERNS", "[]", "JSON array of {name, regex}"),
     ("MEMD_TOOL_USE_MAX_CHARS", "262144", "cap per stored tool_input / tool_response"),
     ("MEMD_MODE", "code", "observer mode"),
-    ("MEMD_PROVIDER", "extractive", "observer provider (this build: extractive)"),
+    ("MEMD_MODES_DIR", "", "extra directory searched first for mode files"),
+    (
+        "MEMD_PROVIDER",
+        "auto",
+        "observer provider: auto, anthropic, openai, gemini, claude-cli, extractive",
+    ),
+    ("MEMD_MODEL", "", "model id passed verbatim (empty = the provider's default)"),
+    ("MEMD_ANTHROPIC_API_KEY", "", "Anthropic key (else ANTHROPIC_API_KEY)"),
+    ("MEMD_ANTHROPIC_BASE_URL", "https://api.anthropic.com", "Messages API base URL"),
+    ("MEMD_OPENAI_API_KEY", "", "OpenAI-compatible key (else OPENAI_API_KEY)"),
+    (
+        "MEMD_OPENAI_BASE_URL",
+        "https://api.openai.com/v1",
+        "any OpenAI-compatible base URL",
+    ),
+    ("MEMD_GEMINI_API_KEY", "", "Gemini key (else GEMINI_API_KEY)"),
+    (
+        "MEMD_GEMINI_BASE_URL",
+        "https://generativelanguage.googleapis.com",
+        "Gemini API base URL",
+    ),
+    (
+        "MEMD_CLAUDE_PATH",
+        "",
+        "the Claude Code CLI for claude-cli (empty = claude on PATH)",
+    ),
     ("MEMD_DAILY_TOKEN_BUDGET", "2000000", "observer tokens per UTC day; 0 = unlimited"),
     (
         "MEMD_RETENTION_TOOL_USES_DAYS",
@@ -66,6 +91,52 @@ pub const DEFAULTS: &[(&str, &str, &str)] = &[
     ("MEMD_RETENTION_SUMMARIES_DAYS", "0", "days summaries are kept; 0 = forever"),
     ("MEMD_RETENTION_PROMPTS_DAYS", "0", "days prompts are kept; 0 = forever"),
     ("MEMD_RETENTION_TOKEN_USAGE_DAYS", "400", "days of token_usage kept; 0 = forever"),
+    ("MEMD_OBSERVER_TIMEOUT_MS", "60000", "one provider call"),
+    (
+        "MEMD_OBSERVER_MAX_ATTEMPTS",
+        "3",
+        "failed provider attempts before the extractive observer",
+    ),
+    (
+        "MEMD_OBSERVER_MAX_DEFER_MS",
+        "900000",
+        "how long rows wait for an open quota/failure breaker",
+    ),
+    ("MEMD_OBSERVER_FIELD_MAX_CHARS", "16000", "per-field limit in observer prompts"),
+    (
+        "MEMD_SPOOL_SCAN_MS",
+        "5000",
+        "how often the worker rescans <data>/spool/ for hook events",
+    ),
+    (
+        "MEMD_HOOK_BUDGET_MS",
+        "2000",
+        "hook budget of context and session-init (100-9000 ms)",
+    ),
+    (
+        "MEMD_HOOK_ASYNC_BUDGET_MS",
+        "10000",
+        "hook budget of observation and summarize (100-29000 ms)",
+    ),
+    ("MEMD_AUTOSTART", "true", "hooks start the worker when it is not running"),
+    ("MEMD_SPOOL_MAX_FILES", "50000", "spool files beyond which hooks drop events"),
+    (
+        "MEMD_CONTEXT_MAX_CHARS",
+        "10000",
+        "cap of injected context, in UTF-16 units (max 10000)",
+    ),
+    (
+        "MEMD_CONTEXT_SHOW_TERMINAL_OUTPUT",
+        "false",
+        "SessionStart also prints a one-line systemMessage",
+    ),
+    ("MEMD_SEMANTIC_INJECT", "false", "UserPromptSubmit injects related memories"),
+    ("MEMD_SEMANTIC_INJECT_LIMIT", "5", "memories per semantic injection"),
+    (
+        "MEMD_FILE_CONTEXT",
+        "true",
+        "PreToolUse(Read) injects what memd knows about the file",
+    ),
 ];
 
 /// Retention rules of spec/storage.md §6 (0 disables a rule).
@@ -78,6 +149,51 @@ pub struct RetentionSettings {
     pub summaries_days: u64,
     pub prompts_days: u64,
     pub token_usage_days: u64,
+}
+
+/// Provider environment fallbacks read besides `MEMD_*` (DESIGN.md provider table).
+pub const KEY_FALLBACKS: &[(&str, &str)] = &[
+    ("MEMD_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"),
+    ("MEMD_OPENAI_API_KEY", "OPENAI_API_KEY"),
+    ("MEMD_GEMINI_API_KEY", "GEMINI_API_KEY"),
+];
+
+/// A secret value (provider key): never printed by `Debug` or `Display`.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: &str) -> Option<Self> {
+        let v = value.trim();
+        (!v.is_empty()).then(|| Self(v.to_string()))
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+/// Observer provider settings (DESIGN.md "The observer").
+#[derive(Debug, Clone, Default)]
+pub struct ProviderSettings {
+    pub provider: String,
+    pub model: String,
+    pub anthropic_api_key: Option<Secret>,
+    pub anthropic_base_url: String,
+    pub openai_api_key: Option<Secret>,
+    pub openai_base_url: String,
+    pub gemini_api_key: Option<Secret>,
+    pub gemini_base_url: String,
+    pub claude_path: String,
+    pub timeout_ms: u64,
+    pub max_attempts: u32,
+    pub max_defer_ms: u64,
+    pub field_max_chars: usize,
 }
 
 /// Resolved raw values: settings file merged with environment overrides.
@@ -120,6 +236,12 @@ impl RawSettings {
         for (k, v) in env {
             if k.starts_with("MEMD_") {
                 values.insert(k.clone(), v.clone());
+            }
+        }
+        for (key, fallback) in KEY_FALLBACKS {
+            let unset = values.get(*key).is_none_or(|v| v.trim().is_empty());
+            if let (true, Some(v)) = (unset, env.get(*fallback)) {
+                values.insert(key.to_string(), v.clone());
             }
         }
         (Self { values }, warnings)
@@ -168,10 +290,14 @@ pub struct Settings {
     pub redact_custom_patterns: String,
     pub tool_use_max_chars: usize,
     pub mode: String,
-    pub provider: String,
+    pub modes_dir: Option<String>,
+    pub observer: ProviderSettings,
     pub daily_token_budget: u64,
     pub retention: RetentionSettings,
+    pub spool_scan_ms: u64,
     pub home: Option<PathBuf>,
+    /// `PATH` of the worker's environment (where `auto` / `claude-cli` look for `claude`).
+    pub path_env: Option<String>,
     pub warnings: Vec<String>,
 }
 
@@ -215,6 +341,27 @@ impl Settings {
             prompts_days: num("MEMD_RETENTION_PROMPTS_DAYS", 0, 100_000),
             token_usage_days: num("MEMD_RETENTION_TOKEN_USAGE_DAYS", 0, 100_000),
         };
+        let timeout_ms = num("MEMD_OBSERVER_TIMEOUT_MS", 100, 3_600_000);
+        let max_attempts = num("MEMD_OBSERVER_MAX_ATTEMPTS", 1, 100) as u32;
+        let max_defer_ms = num("MEMD_OBSERVER_MAX_DEFER_MS", 0, 86_400_000);
+        let field_max_chars = num("MEMD_OBSERVER_FIELD_MAX_CHARS", 2_000, 1_000_000) as usize;
+        let text = |key: &str| raw.get_or_default(key).trim().to_string();
+        let observer = ProviderSettings {
+            provider: text("MEMD_PROVIDER").to_ascii_lowercase(),
+            model: text("MEMD_MODEL"),
+            anthropic_api_key: Secret::new(raw.get_or_default("MEMD_ANTHROPIC_API_KEY")),
+            anthropic_base_url: text("MEMD_ANTHROPIC_BASE_URL"),
+            openai_api_key: Secret::new(raw.get_or_default("MEMD_OPENAI_API_KEY")),
+            openai_base_url: text("MEMD_OPENAI_BASE_URL"),
+            gemini_api_key: Secret::new(raw.get_or_default("MEMD_GEMINI_API_KEY")),
+            gemini_base_url: text("MEMD_GEMINI_BASE_URL"),
+            claude_path: text("MEMD_CLAUDE_PATH"),
+            timeout_ms,
+            max_attempts,
+            max_defer_ms,
+            field_max_chars,
+        };
+        let spool_scan_ms = num("MEMD_SPOOL_SCAN_MS", 50, 3_600_000);
         let flag = |key: &str| {
             !matches!(
                 raw.get_or_default(key).trim().to_ascii_lowercase().as_str(),
@@ -248,10 +395,13 @@ impl Settings {
             redact_custom_patterns: raw.get_or_default("MEMD_REDACT_CUSTOM_PATTERNS").to_string(),
             tool_use_max_chars,
             mode: raw.get_or_default("MEMD_MODE").to_string(),
-            provider: raw.get_or_default("MEMD_PROVIDER").to_string(),
+            modes_dir: raw.get("MEMD_MODES_DIR").map(String::from),
+            observer,
             daily_token_budget,
             retention,
+            spool_scan_ms,
             home,
+            path_env: None,
             warnings,
         }
     }
@@ -315,6 +465,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let _ = RawSettings::load(dir.path(), &HashMap::new());
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn provider_keys_fall_back_to_vendor_variables_and_stay_hidden() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = HashMap::from([("ANTHROPIC_API_KEY".to_string(), "sk-ant-secret".to_string())]);
+        let (raw, _) = RawSettings::load(dir.path(), &env);
+        let s = Settings::resolve(dir.path().into(), &raw, None);
+        assert_eq!(s.observer.anthropic_api_key.as_ref().map(Secret::expose), Some("sk-ant-secret"));
+        assert_eq!(s.observer.provider, "auto");
+        assert!(!format!("{s:?}").contains("sk-ant-secret"));
     }
 
     #[test]

@@ -17,10 +17,13 @@
 //! | [`pipeline`] | pure privacy and hygiene rules: tags, redaction, images, globs, limits, hashing, project identity |
 //! | [`observer`] | observer domain types, file evidence, the extractive (no-LLM) observer |
 //! | [`modes`] | observer modes (`modes/*.json`), lookup and deep merge |
+//! | [`providers`] | observer backends: anthropic, openai, gemini, claude-cli subprocess, extractive |
 //! | [`protocol`] | wire types: HTTP bodies, observer XML parser and classifier, observer prompt builder |
 //! | [`client`] | a blocking loopback HTTP client and worker discovery (hook, CLI, tests) |
 //! | [`import`] | `memd import-claude-mem`: reading, cleaning and chunking a claude-mem database |
 //! | [`mcp`] | `memd mcp`: the stdio MCP server, a client of the worker's HTTP API |
+//! | [`hook`] | `memd hook claude-code <handler>`: the thin, blocking hook process, spool writer, worker auto-start |
+//! | [`install`] | `memd install`: hooks and MCP entry in Claude Code's settings (order-preserving edits), plugin folder |
 //! | [`cli`] | one file per subcommand; `main.rs` only dispatches |
 
 pub mod actors;
@@ -29,15 +32,18 @@ pub mod client;
 pub mod clock;
 pub mod config;
 pub mod data_dir;
+pub mod hook;
 pub mod import;
 pub mod ingest;
 pub mod ingress;
+pub mod install;
 pub mod logging;
 pub mod mcp;
 pub mod modes;
 pub mod observer;
 pub mod pipeline;
 pub mod protocol;
+pub mod providers;
 pub mod server;
 pub mod status;
 pub mod store;

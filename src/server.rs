@@ -12,6 +12,7 @@ use ractor::Actor;
 use tokio::net::TcpListener;
 
 use crate::actors::Handles;
+use crate::actors::provider::ObserverSetup;
 use crate::actors::registry::Registry;
 use crate::actors::root::{RootArgs, RootSupervisor};
 use crate::actors::session::SessionContext;
@@ -21,9 +22,11 @@ use crate::config::Settings;
 use crate::data_dir::{DataDir, DataDirError, WorkerLock};
 use crate::ingest::Ingest;
 use crate::ingress::{AppState, Phase, Services, router};
+use crate::modes::{load_mode, mode_search_dirs};
 use crate::pipeline::glob::ExcludedProjects;
 use crate::pipeline::privacy::Privacy;
 use crate::pipeline::redact::{RedactConfig, Redactor};
+use crate::providers::select;
 use crate::store::pending::BatchLimits;
 use crate::store::{Store, StoreError, StoreOptions};
 
@@ -38,28 +41,6 @@ pub enum ServeError {
     #[error("cannot start the actor tree: {0}")]
     Actors(String),
 }
-
-/// The mode's type and concept ids used by the extractive observer (code mode).
-pub const CODE_TYPES: &[&str] = &[
-    "bugfix",
-    "feature",
-    "refactor",
-    "change",
-    "discovery",
-    "decision",
-    "security_alert",
-    "security_note",
-    "sensitive",
-];
-pub const CODE_CONCEPTS: &[&str] = &[
-    "how-it-works",
-    "why-it-exists",
-    "what-changed",
-    "problem-solution",
-    "gotcha",
-    "pattern",
-    "trade-off",
-];
 
 const SHUTDOWN_BUDGET: Duration = Duration::from_secs(10);
 
@@ -82,6 +63,8 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
         })?
         .port();
     let stale_pid = dir.write_pid(port, started_epoch)?;
+    // A hook that started us may have died before seeing readiness: its spawn lock ends here.
+    let _ = std::fs::remove_file(dir.root.join(crate::hook::autostart::SPAWN_LOCK));
     let app = Arc::new(AppState::new(token.clone(), started_epoch));
     app.port.store(port, std::sync::atomic::Ordering::Relaxed);
     let shutdown = app.shutdown.clone();
@@ -137,22 +120,26 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
         },
         debounce_ms: settings.batch_debounce_ms,
         max_wait_ms: settings.batch_max_wait_ms,
+        max_attempts: settings.observer.max_attempts,
         #[cfg(test)]
         faults: Default::default(),
     });
+    let children_reaped = crate::providers::children::reap_leftovers(&dir.root);
+    let observer = observer_setup(&mut settings, &dir);
     let root_args = RootArgs {
         ctx,
         privacy,
-        type_ids: CODE_TYPES.iter().map(|s| s.to_string()).collect(),
-        concept_ids: CODE_CONCEPTS.iter().map(|s| s.to_string()).collect(),
+        observer,
         data_dir: dir.root.clone(),
         reaper_interval: Duration::from_millis(settings.reaper_interval_ms),
         idle_ms: settings.session_idle_ms as i64,
         stale_pid_replaced: stale_pid,
+        children_reaped,
     };
     let (root, root_task) = Actor::spawn(None, RootSupervisor, root_args)
         .await
         .map_err(|e| ServeError::Actors(e.to_string()))?;
+    let spool_scan_ms = settings.spool_scan_ms;
     let settings = Arc::new(settings);
     let _ = app.services.set(Services {
         store: store.clone(),
@@ -162,6 +149,8 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
         settings,
     });
     app.set_phase(Phase::Ready);
+    dir.ensure_subdir(&dir.spool())?;
+    let spool_task = crate::ingest::spool::spawn_scanner(app.clone(), dir.spool(), Duration::from_millis(spool_scan_ms));
     tracing::info!(port, ready_ms = begun.elapsed().as_millis() as u64, data = %dir.root.display(), "memd ready");
 
     wait_for_signal(&shutdown).await;
@@ -173,6 +162,7 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
     if tokio::time::timeout(SHUTDOWN_BUDGET / 2, server).await.is_err() {
         tracing::warn!("in-flight requests did not finish in time");
     }
+    spool_task.abort();
     if let Some(m) = handles.manager() {
         let _ = ractor::call_t!(m, ManagerMsg::StopAll, 1_000);
     }
@@ -185,6 +175,27 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
     dir.remove_pid();
     tracing::info!(elapsed_ms = stopping.elapsed().as_millis() as u64, "memd stopped");
     Ok(())
+}
+
+/// The mode (`MEMD_MODE`, user modes first) and the provider (`MEMD_PROVIDER`); problems become
+/// status warnings, never a failed start.
+fn observer_setup(settings: &mut Settings, dir: &DataDir) -> ObserverSetup {
+    let dirs = mode_search_dirs(settings.modes_dir.as_deref(), &dir.root);
+    let (mode, mode_warnings) = load_mode(&settings.mode, &dirs);
+    let (backend, provider_warnings) = select(&settings.observer, settings.path_env.as_deref(), &dir.root);
+    for w in mode_warnings.iter().chain(&provider_warnings) {
+        tracing::warn!(warning = %w, "observer setting");
+    }
+    settings.warnings.extend(mode_warnings);
+    settings.warnings.extend(provider_warnings);
+    ObserverSetup {
+        backend,
+        mode_id: mode.id.clone(),
+        mode: Arc::new(mode),
+        budget: settings.daily_token_budget,
+        field_max_chars: settings.observer.field_max_chars,
+        max_defer_ms: settings.observer.max_defer_ms,
+    }
 }
 
 async fn wait_for_signal(shutdown: &tokio_util::sync::CancellationToken) {

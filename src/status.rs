@@ -89,6 +89,7 @@ pub async fn document(app: &AppState, svc: &Services, port: u16) -> Value {
         "vectors": {"state": "disabled", "store": null},
         "chroma": {"enabled": false, "state": "disabled", "lag": 0, "last_synced_at": null, "last_error": null},
         "import": app.import.snapshot(),
+        "spool": app.spool.document(),
         "warnings": warnings,
     })
 }

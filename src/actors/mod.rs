@@ -3,7 +3,7 @@
 //! ```text
 //! RootSupervisor
 //! ├─ StoreActor      owns the single SQLite writer thread (group commit) and the read pool
-//! ├─ ProviderActor   runs observer calls (extractive in this build) off the actor's thread
+//! ├─ ProviderActor   runs observer calls (LLM providers behind breakers, or extractive) off its thread
 //! ├─ SessionManager  one SessionActor per (platform_source, contentSessionId); backoff restarts
 //! │  └─ SessionActor × N
 //! └─ OrphanReaper    stops idle session actors, removes stale files
@@ -12,6 +12,8 @@
 //! Ingress reaches the actors through [`Handles`], refreshed by the root when it restarts a child.
 
 pub mod backoff;
+pub mod breaker;
+pub mod observer_job;
 pub mod orphan_reaper;
 pub mod provider;
 pub mod registry;

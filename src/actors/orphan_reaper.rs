@@ -2,7 +2,9 @@
 //!
 //! Stops session actors idle for `MEMD_SESSION_IDLE_MS` (default 10 min) with an empty queue, and
 //! removes stale temporary files left in `<data>` by an earlier crash (`*.tmp` older than an hour).
-//! A stale PID file is replaced at start (the lock proves it stale) and counted here.
+//! A stale PID file is replaced at start (the lock proves it stale) and counted here, as are the
+//! observer process groups a previous run left in `<data>/children.json` (killed at start, before
+//! the provider can start new ones; see `providers::children`).
 //! Supervised by RootSupervisor. Failure policy: stateless apart from counters; a restart only
 //! resets them.
 
@@ -25,6 +27,7 @@ pub struct ReaperArgs {
     pub interval: Duration,
     pub idle_ms: i64,
     pub stale_pid_replaced: bool,
+    pub children_reaped: u64,
 }
 
 pub enum ReaperMsg {
@@ -76,6 +79,7 @@ impl Actor for OrphanReaper {
         myself.send_interval(args.interval, || ReaperMsg::Tick);
         let status = ReaperStatus {
             stale_files_removed: u64::from(args.stale_pid_replaced),
+            processes_killed: args.children_reaped,
             ..Default::default()
         };
         Ok(ReaperState { args, status })

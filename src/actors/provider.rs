@@ -1,54 +1,110 @@
-//! ProviderActor — turns claimed batches into observations.
+//! ProviderActor — turns claimed batches into observations through the configured observer.
 //!
-//! Owns the observer backends and their counters; in this build the only backend is the
-//! deterministic extractive observer (spec/pipeline.md §16). Supervised by RootSupervisor.
-//! The work for each batch runs on a spawned blocking task that reports back to the requesting
-//! SessionActor as a message, so this actor never stalls. Failure policy: a failed batch is
-//! reported to its session (rows go back to `pending` with backoff); the actor itself holds only
-//! counters, so a restart loses nothing durable.
+//! Owns the backend (anthropic, openai, gemini, claude-cli or extractive), the circuit breakers
+//! ([`super::breaker`]), the daily token budget and the call counters. Supervised by
+//! RootSupervisor. Every provider call runs on a spawned task that reports back as
+//! [`ProviderMsg::CallDone`]; handlers never block. Routing (spec/pipeline.md §13): no provider,
+//! budget spent or auth breaker open → extractive at once; quota/failure breaker open → the batch
+//! is deferred (rows back to `pending`) until the breaker's probe time, at most
+//! `MEMD_OBSERVER_MAX_DEFER_MS` after the oldest row arrived, then extractive. Transient errors
+//! go back to the session (rows retried with backoff). Failure policy: breakers and counters are
+//! in memory (today's tokens are reloaded from `token_usage`); a restart loses no durable state,
+//! and claude-cli children are killed in `post_stop`.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde::Serialize;
 
+use super::breaker::{Admission, Breakers, Outcome};
+use super::observer_job::{Job, Step};
 use super::session::SessionMsg;
-use crate::ingest::bounds::finish_output;
-use crate::observer::extractive;
+use crate::clock::{day, now_ms};
+use crate::modes::Mode;
 use crate::pipeline::privacy::Privacy;
-use crate::store::batch::BatchOutput;
-use crate::store::pending::{BatchWork, ClaimedBatch};
+use crate::protocol::prompt::{DEFAULT_FIELD_MAX_CHARS, part_a_sha256};
+use crate::providers::{Backend, CallError, LlmReply, extractive};
+use crate::store::Store;
+use crate::store::batch::{UsageDelta, record_usage, tokens_today};
+use crate::store::pending::ClaimedBatch;
 
 pub struct ProviderActor;
 
+/// The observer configuration, built once at start.
+#[derive(Debug, Clone)]
+pub struct ObserverSetup {
+    pub backend: Backend,
+    pub mode_id: String,
+    pub mode: Arc<Mode>,
+    /// `MEMD_DAILY_TOKEN_BUDGET`; 0 = unlimited.
+    pub budget: u64,
+    pub field_max_chars: usize,
+    pub max_defer_ms: u64,
+}
+
+impl Default for ObserverSetup {
+    fn default() -> Self {
+        let (mode, _) = crate::modes::load_mode("code", &[]);
+        Self {
+            backend: Backend::Extractive,
+            mode_id: "code".into(),
+            mode: Arc::new(mode),
+            budget: 2_000_000,
+            field_max_chars: DEFAULT_FIELD_MAX_CHARS,
+            max_defer_ms: 900_000,
+        }
+    }
+}
+
 pub struct ProviderArgs {
-    pub type_ids: Vec<String>,
-    pub concept_ids: Vec<String>,
+    pub setup: ObserverSetup,
     pub privacy: Arc<Privacy>,
+    pub store: Store,
 }
 
 pub enum ProviderMsg {
-    /// Observe one claimed batch; the result goes to `reply_to` as [`SessionMsg::Observed`].
+    /// Observe one claimed batch; the result goes to `reply_to` as [`SessionMsg::Observed`]
+    /// (or [`SessionMsg::Deferred`] while a quota/failure breaker is open).
     Observe {
         batch: Box<ClaimedBatch>,
         reply_to: ActorRef<SessionMsg>,
     },
-    /// A spawned call finished (counters only).
-    CallDone { ok: bool, latency_ms: u64 },
+    /// The batch ran out of attempts: the extractive observer takes it.
+    Fallback {
+        batch: Box<ClaimedBatch>,
+        reply_to: ActorRef<SessionMsg>,
+    },
+    /// A spawned provider call finished.
+    CallDone(Box<CallFinished>),
     /// The provider part of `GET /api/status`.
     Status(RpcReplyPort<ProviderStatus>),
 }
 
+/// A finished provider call and the job it belongs to.
+pub struct CallFinished {
+    pub job: Box<Job>,
+    pub reply_to: ActorRef<SessionMsg>,
+    pub call_id: u64,
+    pub result: Result<LlmReply, CallError>,
+    pub latency_ms: u64,
+}
+
+/// spec/api.md §6.3 `provider`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ProviderStatus {
     pub name: String,
     pub model: String,
     pub using_fallback: bool,
+    pub breakers: BTreeMap<&'static str, serde_json::Value>,
+    pub tokens_today: i64,
+    pub budget: u64,
+    pub budget_left: Option<u64>,
     pub calls_today: u64,
     pub failures_today: u64,
     pub latency_ms: Latency,
+    pub prefix_sha256: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -58,27 +114,36 @@ pub struct Latency {
 }
 
 pub struct ProviderState {
-    args: Arc<ProviderArgs>,
+    setup: ObserverSetup,
+    privacy: Arc<Privacy>,
+    store: Store,
+    breakers: Breakers,
+    next_call: u64,
+    day: String,
     calls: u64,
     failures: u64,
+    tokens: i64,
     latencies: VecDeque<u64>,
+    prefix: BTreeMap<String, String>,
 }
 
 impl ProviderState {
-    pub fn new(args: ProviderArgs) -> Self {
-        Self {
-            args: Arc::new(args),
-            calls: 0,
-            failures: 0,
-            latencies: VecDeque::new(),
+    fn roll_day(&mut self, now: i64) {
+        let today = day(now);
+        if today != self.day {
+            self.day = today;
+            (self.calls, self.failures, self.tokens) = (0, 0, 0);
         }
     }
 
-    pub fn record(&mut self, ok: bool, latency_ms: u64) {
+    fn budget_spent(&self) -> bool {
+        self.setup.budget > 0 && self.tokens >= self.setup.budget as i64
+    }
+
+    fn record_call(&mut self, ok: bool, latency_ms: u64, tokens: i64) {
         self.calls += 1;
-        if !ok {
-            self.failures += 1;
-        }
+        self.failures += u64::from(!ok);
+        self.tokens += tokens;
         if self.latencies.len() >= 100 {
             self.latencies.pop_front();
         }
@@ -89,50 +154,252 @@ impl ProviderState {
         let mut v: Vec<u64> = self.latencies.iter().copied().collect();
         v.sort_unstable();
         let pct = |p: usize| v.get((v.len() * p / 100).min(v.len().saturating_sub(1))).copied().unwrap_or(0);
+        let b = &self.breakers;
+        let gated = [&b.quota, &b.failure].iter().any(|x| x.state != super::breaker::State::Closed);
+        let budget_left = (self.setup.budget > 0).then(|| self.setup.budget.saturating_sub(self.tokens.max(0) as u64));
         ProviderStatus {
-            name: "extractive".into(),
-            model: "extractive".into(),
-            using_fallback: true,
+            name: self.setup.backend.kind().name().into(),
+            model: self.setup.backend.model().into(),
+            using_fallback: matches!(self.setup.backend, Backend::Extractive) || b.forces_fallback() || self.budget_spent() || gated,
+            breakers: BTreeMap::from([
+                ("failure", b.failure.view()),
+                ("quota", b.quota.view()),
+                ("overflow", b.overflow.view()),
+                ("auth", b.auth.view()),
+            ]),
+            tokens_today: self.tokens,
+            budget: self.setup.budget,
+            budget_left,
             calls_today: self.calls,
             failures_today: self.failures,
             latency_ms: Latency {
                 p50: pct(50),
                 p95: pct(95),
             },
+            prefix_sha256: self.prefix.clone(),
         }
     }
 }
 
-/// Runs the extractive observer over a batch and bounds/redacts its output (pure).
-pub fn observe_extractive(args: &ProviderArgs, batch: &ClaimedBatch) -> BatchOutput {
-    let types: Vec<&str> = args.type_ids.iter().map(String::as_str).collect();
-    let concepts: Vec<&str> = args.concept_ids.iter().map(String::as_str).collect();
-    let (observations, summary, source_rows) = match &batch.work {
-        BatchWork::Observations(events) => (
-            extractive::observe(events, &batch.meta.project_root, &types, &concepts),
-            None,
-            events.iter().map(|e| e.row_id).collect(),
-        ),
-        BatchWork::Summary {
-            last_assistant_message,
-            observation_titles,
-        } => (
-            Vec::new(),
-            extractive::summarize(batch.meta.prompt_text.as_deref(), observation_titles, last_assistant_message),
-            Vec::new(),
-        ),
-    };
-    let out = BatchOutput {
-        observations,
-        summary,
-        origin: "extractive",
-        provider: "extractive".into(),
-        model: "extractive".into(),
-        input_tokens: 0,
-        output_tokens: 0,
-        source_rows,
-    };
-    finish_output(out, &args.privacy)
+fn outcome_of(e: &CallError) -> Outcome {
+    match e {
+        CallError::Transient(r) => Outcome::Transient(r.clone()),
+        CallError::Quota { retry_after_ms, reason } => Outcome::Quota {
+            retry_after_ms: *retry_after_ms,
+            reason: reason.clone(),
+        },
+        CallError::Auth(r) => Outcome::Auth(r.clone()),
+        CallError::Overflow(r) => Outcome::Overflow(r.clone()),
+    }
+}
+
+impl ProviderActor {
+    fn observe(&self, myself: &ActorRef<ProviderMsg>, batch: Box<ClaimedBatch>, reply_to: ActorRef<SessionMsg>, state: &mut ProviderState) {
+        let now = now_ms();
+        state.roll_day(now);
+        if matches!(state.setup.backend, Backend::Extractive) {
+            return self.extractive(batch, reply_to, state);
+        }
+        if state.budget_spent() {
+            tracing::debug!(session_id = %batch.meta.content_session_id, "daily token budget spent; extractive observer");
+            return self.extractive(batch, reply_to, state);
+        }
+        state.next_call += 1;
+        match state.breakers.admit(now, state.next_call) {
+            Admission::Fallback(_) => self.extractive(batch, reply_to, state),
+            Admission::WaitUntil(t) => self.defer(batch, reply_to, t, "provider breaker open", state),
+            Admission::Call | Admission::Probe => {
+                let job = Box::new(Job::new(batch, state.setup.field_max_chars));
+                self.start_call(myself, job, reply_to, state.next_call, state);
+            }
+        }
+    }
+
+    /// Rows wait for the breaker, up to the defer limit counted from the oldest row.
+    fn defer(&self, batch: Box<ClaimedBatch>, reply_to: ActorRef<SessionMsg>, until: i64, reason: &str, state: &mut ProviderState) {
+        let deadline = batch.meta.oldest_epoch + state.setup.max_defer_ms as i64;
+        if now_ms() >= deadline {
+            return self.extractive(batch, reply_to, state);
+        }
+        let msg = SessionMsg::Deferred {
+            batch,
+            retry_at: until.min(deadline),
+            reason: reason.to_string(),
+        };
+        let _ = reply_to.cast(msg);
+    }
+
+    fn extractive(&self, batch: Box<ClaimedBatch>, reply_to: ActorRef<SessionMsg>, state: &ProviderState) {
+        let (mode, privacy) = (state.setup.mode.clone(), state.privacy.clone());
+        tokio::spawn(async move {
+            let joined = tokio::task::spawn_blocking(move || {
+                let out = extractive::observe_batch(&batch, &mode.type_ids(), &mode.concept_ids(), &privacy);
+                (batch, out)
+            })
+            .await;
+            let msg = match joined {
+                Ok((batch, out)) => SessionMsg::Observed {
+                    batch,
+                    result: Ok(Box::new(out)),
+                },
+                Err(e) => SessionMsg::ObserveFailed {
+                    error: format!("extractive observer crashed: {e}"),
+                },
+            };
+            let _ = reply_to.cast(msg);
+        });
+    }
+
+    fn start_call(
+        &self,
+        myself: &ActorRef<ProviderMsg>,
+        mut job: Box<Job>,
+        reply_to: ActorRef<SessionMsg>,
+        call_id: u64,
+        state: &mut ProviderState,
+    ) {
+        if state.budget_spent() {
+            job.rest_extractive();
+        }
+        let Some(request) = job.request(&state.setup.mode) else {
+            return self.finish(job, reply_to, state);
+        };
+        job.calls += 1;
+        let (backend, me) = (state.setup.backend.clone(), myself.clone());
+        tokio::spawn(async move {
+            let started = Instant::now();
+            let result = backend.call(&request).await;
+            let latency_ms = started.elapsed().as_millis() as u64;
+            let _ = me.cast(ProviderMsg::CallDone(Box::new(CallFinished {
+                job,
+                reply_to,
+                call_id,
+                result,
+                latency_ms,
+            })));
+        });
+    }
+
+    fn call_done(&self, myself: &ActorRef<ProviderMsg>, done: CallFinished, state: &mut ProviderState) {
+        let CallFinished {
+            mut job,
+            reply_to,
+            call_id,
+            result,
+            latency_ms,
+        } = done;
+        let now = now_ms();
+        state.roll_day(now);
+        let step = match result {
+            Ok(reply) => {
+                job.input_tokens += reply.input_tokens;
+                job.output_tokens += reply.output_tokens;
+                let step = job.apply_reply(&reply.text, &state.setup.mode);
+                let failed = matches!(step, Step::Error(_));
+                job.failures += i64::from(failed);
+                state.record_call(!failed, latency_ms, reply.input_tokens + reply.output_tokens);
+                step
+            }
+            Err(e) => {
+                job.failures += 1;
+                state.record_call(false, latency_ms, 0);
+                Step::Error(e)
+            }
+        };
+        let outcome = match &step {
+            Step::Error(e) => outcome_of(e),
+            _ => Outcome::Success,
+        };
+        state.breakers.record(call_id, &outcome, now);
+        match step {
+            Step::Next => {
+                job.advance();
+                self.next_part(myself, job, reply_to, state);
+            }
+            Step::Reask => {
+                state.next_call += 1;
+                self.start_call(myself, job, reply_to, state.next_call, state);
+            }
+            Step::Extractive => {
+                job.part_extractive();
+                self.next_part(myself, job, reply_to, state);
+            }
+            Step::Error(CallError::Overflow(reason)) => {
+                tracing::info!(session_id = %job.batch.meta.content_session_id, reason = %reason, "observer overflow; splitting");
+                job.on_overflow();
+                self.next_part(myself, job, reply_to, state);
+            }
+            Step::Error(CallError::Auth(reason)) => {
+                tracing::warn!(provider = state.setup.backend.kind().name(), reason = %reason, "provider refused the credentials; auth breaker open");
+                job.rest_extractive();
+                self.finish(job, reply_to, state);
+            }
+            Step::Error(CallError::Quota { reason, .. }) => {
+                self.record_usage(&job, state);
+                let until = state.breakers.quota.until_ms.unwrap_or(now + super::breaker::QUOTA_DEFAULT_MS);
+                self.defer(job.batch, reply_to, until, &format!("quota: {reason}"), state);
+            }
+            Step::Error(CallError::Transient(reason)) => {
+                self.record_usage(&job, state);
+                let _ = reply_to.cast(SessionMsg::Observed {
+                    batch: job.batch,
+                    result: Err(reason),
+                });
+            }
+        }
+    }
+
+    fn next_part(&self, myself: &ActorRef<ProviderMsg>, job: Box<Job>, reply_to: ActorRef<SessionMsg>, state: &mut ProviderState) {
+        if job.parts.is_empty() {
+            return self.finish(job, reply_to, state);
+        }
+        state.next_call += 1;
+        self.start_call(myself, job, reply_to, state.next_call, state);
+    }
+
+    /// Usage of a job whose calls produced no stored output.
+    fn record_usage(&self, job: &Job, state: &ProviderState) {
+        let delta = UsageDelta {
+            provider: state.setup.backend.kind().name().into(),
+            model: state.setup.backend.model().into(),
+            calls: job.calls,
+            failures: job.failures,
+            reasks: job.reasks,
+            input_tokens: job.input_tokens,
+            output_tokens: job.output_tokens,
+        };
+        let store = state.store.clone();
+        tokio::spawn(async move {
+            let now = now_ms();
+            if let Err(e) = store.write(move |c| record_usage(c, &delta, now)).await {
+                tracing::warn!(error = %e, "cannot record provider usage");
+            }
+        });
+    }
+
+    fn finish(&self, job: Box<Job>, reply_to: ActorRef<SessionMsg>, state: &ProviderState) {
+        let (mode, privacy, store) = (state.setup.mode.clone(), state.privacy.clone(), state.store.clone());
+        let (provider, model) = (state.setup.backend.kind().name(), state.setup.backend.model().to_string());
+        tokio::spawn(async move {
+            let joined = tokio::task::spawn_blocking(move || job.finish(provider, &model, &mode, &privacy)).await;
+            let Ok((batch, out, delta)) = joined else {
+                let _ = reply_to.cast(SessionMsg::ObserveFailed {
+                    error: "observer output processing crashed".into(),
+                });
+                return;
+            };
+            if delta.calls != 0 || delta.failures != 0 || delta.reasks != 0 || delta.input_tokens != 0 || delta.output_tokens != 0 {
+                let now = now_ms();
+                if let Err(e) = store.write(move |c| record_usage(c, &delta, now)).await {
+                    tracing::warn!(error = %e, "cannot record provider usage");
+                }
+            }
+            let _ = reply_to.cast(SessionMsg::Observed {
+                batch,
+                result: Ok(Box::new(out)),
+            });
+        });
+    }
 }
 
 impl Actor for ProviderActor {
@@ -141,38 +408,47 @@ impl Actor for ProviderActor {
     type Arguments = ProviderArgs;
 
     async fn pre_start(&self, _myself: ActorRef<ProviderMsg>, args: ProviderArgs) -> Result<ProviderState, ActorProcessingErr> {
-        Ok(ProviderState::new(args))
+        let now = now_ms();
+        let tokens = args.store.read(move |c| tokens_today(c, now)).await.unwrap_or(0);
+        let prefix = BTreeMap::from([(args.setup.mode_id.clone(), part_a_sha256(&args.setup.mode))]);
+        tracing::info!(
+            provider = args.setup.backend.kind().name(),
+            model = args.setup.backend.model(),
+            "observer ready"
+        );
+        Ok(ProviderState {
+            setup: args.setup,
+            privacy: args.privacy,
+            store: args.store,
+            breakers: Breakers::default(),
+            next_call: 0,
+            day: day(now),
+            calls: 0,
+            failures: 0,
+            tokens,
+            latencies: VecDeque::new(),
+            prefix,
+        })
     }
 
     async fn handle(&self, myself: ActorRef<ProviderMsg>, msg: ProviderMsg, state: &mut ProviderState) -> Result<(), ActorProcessingErr> {
         match msg {
-            ProviderMsg::Observe { batch, reply_to } => {
-                let args = state.args.clone();
-                tokio::spawn(async move {
-                    let started = Instant::now();
-                    let joined = tokio::task::spawn_blocking(move || {
-                        let out = observe_extractive(&args, &batch);
-                        (batch, out)
-                    })
-                    .await;
-                    let latency_ms = started.elapsed().as_millis() as u64;
-                    let ok = joined.is_ok();
-                    let _ = myself.cast(ProviderMsg::CallDone { ok, latency_ms });
-                    let msg = match joined {
-                        Ok((batch, out)) => SessionMsg::Observed {
-                            batch,
-                            result: Ok(Box::new(out)),
-                        },
-                        Err(e) => SessionMsg::ObserveFailed {
-                            error: format!("extractive observer crashed: {e}"),
-                        },
-                    };
-                    let _ = reply_to.cast(msg);
-                });
-            }
-            ProviderMsg::CallDone { ok, latency_ms } => state.record(ok, latency_ms),
+            ProviderMsg::Observe { batch, reply_to } => self.observe(&myself, batch, reply_to, state),
+            ProviderMsg::Fallback { batch, reply_to } => self.extractive(batch, reply_to, state),
+            ProviderMsg::CallDone(done) => self.call_done(&myself, *done, state),
             ProviderMsg::Status(reply) => {
+                state.roll_day(now_ms());
                 let _ = reply.send(state.status());
+            }
+        }
+        Ok(())
+    }
+
+    async fn post_stop(&self, _myself: ActorRef<ProviderMsg>, state: &mut ProviderState) -> Result<(), ActorProcessingErr> {
+        if let Backend::ClaudeCli(cli) = &state.setup.backend {
+            let killed = cli.children.kill_all();
+            if killed > 0 {
+                tracing::info!(killed, "observer subprocesses stopped");
             }
         }
         Ok(())

@@ -13,7 +13,7 @@ use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 
 use super::Handles;
 use super::orphan_reaper::{OrphanReaper, ReaperArgs};
-use super::provider::{ProviderActor, ProviderArgs};
+use super::provider::{ObserverSetup, ProviderActor, ProviderArgs};
 use super::session::SessionContext;
 use super::session_manager::{ManagerArgs, SessionManager};
 use super::store::{StoreActor, StoreArgs};
@@ -24,12 +24,14 @@ pub struct RootSupervisor;
 pub struct RootArgs {
     pub ctx: Arc<SessionContext>,
     pub privacy: Arc<Privacy>,
-    pub type_ids: Vec<String>,
-    pub concept_ids: Vec<String>,
+    /// Backend, mode, budget and limits of the observer.
+    pub observer: ObserverSetup,
     pub data_dir: PathBuf,
     pub reaper_interval: Duration,
     pub idle_ms: i64,
     pub stale_pid_replaced: bool,
+    /// Observer process groups of a previous run killed at start (`<data>/children.json`).
+    pub children_reaped: u64,
 }
 
 pub enum RootMsg {}
@@ -69,9 +71,9 @@ impl RootSupervisor {
             }
             Child::Provider => {
                 let args = ProviderArgs {
-                    type_ids: a.type_ids.clone(),
-                    concept_ids: a.concept_ids.clone(),
+                    setup: a.observer.clone(),
                     privacy: a.privacy.clone(),
+                    store: a.ctx.store.clone(),
                 };
                 let (r, _) = Actor::spawn_linked(None, ProviderActor, args, cell).await?;
                 handles.set_provider(Some(r.clone()));
@@ -89,6 +91,7 @@ impl RootSupervisor {
                     interval: a.reaper_interval,
                     idle_ms: a.idle_ms,
                     stale_pid_replaced: a.stale_pid_replaced,
+                    children_reaped: a.children_reaped,
                 };
                 let (r, _) = Actor::spawn_linked(None, OrphanReaper, args, cell).await?;
                 handles.set_reaper(Some(r.clone()));

@@ -30,6 +30,8 @@ pub struct SessionContext {
     pub limits: BatchLimits,
     pub debounce_ms: u64,
     pub max_wait_ms: u64,
+    /// `MEMD_OBSERVER_MAX_ATTEMPTS`: failed provider attempts before the extractive observer.
+    pub max_attempts: u32,
     #[cfg(test)]
     pub faults: Arc<dashmap::DashMap<SessionKey, u32>>,
 }
@@ -59,6 +61,32 @@ pub enum SessionMsg {
     },
     /// The provider could not run the in-flight batch at all.
     ObserveFailed { error: String },
+    /// A quota/failure breaker is open: the rows go back to `pending` until `retry_at`
+    /// (attempts unchanged).
+    Deferred {
+        batch: Box<ClaimedBatch>,
+        retry_at: i64,
+        reason: String,
+    },
+}
+
+/// Backoff before retrying a batch after its `attempts`-th failed provider call:
+/// 5 s, 30 s, then 120 s, each ± 20 % jitter (spec/pipeline.md §13).
+pub fn retry_delay_ms(attempts: i64, jitter_unit: f64) -> i64 {
+    let base: f64 = match attempts {
+        ..=1 => 5_000.0,
+        2 => 30_000.0,
+        _ => 120_000.0,
+    };
+    (base * (0.8 + 0.4 * jitter_unit.clamp(0.0, 1.0))) as i64
+}
+
+/// A number in [0, 1) from the process's random hasher keys and the clock.
+fn jitter_unit() -> f64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_i64(now_ms());
+    (h.finish() % 1_000_000) as f64 / 1_000_000.0
 }
 
 /// What the batching policy wants done next.
@@ -243,30 +271,47 @@ impl SessionActor {
         self.act(myself, next, state, ctx).await
     }
 
+    /// A transient provider failure: retry with backoff, or hand the batch to the extractive
+    /// observer once it has used up its attempts (never dropped).
+    async fn failed_attempt(
+        &self,
+        myself: &ActorRef<SessionMsg>,
+        batch: Box<ClaimedBatch>,
+        error: String,
+        state: &mut SessionState,
+        ctx: &SessionContext,
+    ) -> Result<(), ActorProcessingErr> {
+        let attempts = batch.meta.attempts + 1;
+        if attempts >= i64::from(ctx.max_attempts) {
+            tracing::info!(session_id = %state.key, attempts, error = %error, "observer attempts used up; extractive observer");
+            ctx.registry
+                .update(&state.key, state.session_db_id, |s| s.last_error = Some(short_error(&error)));
+            let provider = ctx.handles.provider().ok_or_else(|| err("provider is not running"))?;
+            return provider
+                .cast(ProviderMsg::Fallback {
+                    batch,
+                    reply_to: myself.clone(),
+                })
+                .map_err(err);
+        }
+        let retry_at = now_ms() + retry_delay_ms(attempts, jitter_unit());
+        self.release(myself, error, retry_at, true, state, ctx).await
+    }
+
     async fn release(
         &self,
         myself: &ActorRef<SessionMsg>,
         error: String,
+        retry_at: i64,
+        count_attempt: bool,
         state: &mut SessionState,
         ctx: &SessionContext,
     ) -> Result<(), ActorProcessingErr> {
         let Some(ids) = state.in_flight.take() else { return Ok(()) };
         let now = now_ms();
-        let retry_at = now + 5_000;
         let e = error.clone();
         ctx.store
-            .write(move |c| {
-                pending::release_batch(
-                    c,
-                    &ids,
-                    &Release::Retry {
-                        retry_at,
-                        count_attempt: true,
-                    },
-                    &e,
-                    now,
-                )
-            })
+            .write(move |c| pending::release_batch(c, &ids, &Release::Retry { retry_at, count_attempt }, &e, now))
             .await
             .map_err(err)?;
         ctx.registry.update(&state.key, state.session_db_id, |s| {
@@ -274,7 +319,7 @@ impl SessionActor {
             s.next_retry_at = Some(iso(retry_at));
         });
         state.timer_armed = true;
-        myself.send_after(Duration::from_millis(5_000), || SessionMsg::Tick);
+        myself.send_after(Duration::from_millis((retry_at - now).max(1) as u64), || SessionMsg::Tick);
         Ok(())
     }
 }
@@ -344,9 +389,12 @@ impl Actor for SessionActor {
                 self.act(&myself, next, state, &ctx).await
             }
             SessionMsg::Observed { batch, result: Ok(out) } => self.stored(&myself, batch, out, state, &ctx).await,
-            SessionMsg::Observed { result: Err(e), .. } | SessionMsg::ObserveFailed { error: e } => {
-                self.release(&myself, e, state, &ctx).await
+            SessionMsg::Observed { batch, result: Err(e) } => self.failed_attempt(&myself, batch, e, state, &ctx).await,
+            SessionMsg::ObserveFailed { error } => {
+                let retry_at = now_ms() + retry_delay_ms(1, jitter_unit());
+                self.release(&myself, error, retry_at, true, state, &ctx).await
             }
+            SessionMsg::Deferred { retry_at, reason, .. } => self.release(&myself, reason, retry_at, false, state, &ctx).await,
         }
     }
 }
@@ -388,6 +436,14 @@ mod tests {
         s.on_claimed(vec![1, 2, 3], 0, 3);
         assert_eq!(s.on_poke(4), Next::Nothing);
         assert_eq!(s.on_tick(5_000), Next::Nothing);
+    }
+
+    #[test]
+    fn retry_delays_are_5_30_120_seconds_within_20_percent() {
+        assert_eq!(retry_delay_ms(1, 0.5), 5_000);
+        assert_eq!(retry_delay_ms(2, 0.0), 24_000);
+        assert_eq!(retry_delay_ms(3, 1.0), 144_000);
+        assert_eq!(retry_delay_ms(9, 0.5), 120_000);
     }
 
     #[test]

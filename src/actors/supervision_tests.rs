@@ -43,17 +43,18 @@ async fn tree() -> Tree {
         },
         debounce_ms: 10,
         max_wait_ms: 1_000,
+        max_attempts: 3,
         faults: Default::default(),
     });
     let args = RootArgs {
         ctx: ctx.clone(),
         privacy: Arc::new(Privacy::default()),
-        type_ids: vec!["discovery".into(), "change".into()],
-        concept_ids: vec![],
+        observer: Default::default(),
         data_dir: dir.path().to_path_buf(),
         reaper_interval: Duration::from_secs(3600),
         idle_ms: 600_000,
         stale_pid_replaced: false,
+        children_reaped: 0,
     };
     Actor::spawn(None, RootSupervisor, args).await.unwrap();
     Tree { _dir: dir, ctx }

@@ -1,9 +1,12 @@
 //! Command-line interface: one file per subcommand.
 
 pub mod client_context;
+pub mod doctor;
 pub mod forget;
 pub mod gc;
+pub mod hook;
 pub mod import_claude_mem;
+pub mod install;
 pub mod mcp;
 pub mod remember;
 pub mod search;
@@ -67,6 +70,16 @@ pub enum Command {
     },
     /// Import sessions, prompts, observations and summaries from a claude-mem database.
     ImportClaudeMem(import_claude_mem::ImportArgs),
+    /// A Claude Code hook: `memd hook claude-code <handler>` reads the event on stdin.
+    Hook {
+        /// `claude-code`, then the handler name.
+        #[arg(num_args = 0.., allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Register memd's hooks and MCP server with Claude Code (or write a plugin folder).
+    Install(install::InstallArgs),
+    /// Check the installation: binary, hooks, worker, token, versions.
+    Doctor,
 }
 
 pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
@@ -84,5 +97,8 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Search(a) => search::run(env, a),
         Command::Gc { dry_run, vacuum } => gc::run(env, dry_run, vacuum),
         Command::ImportClaudeMem(a) => import_claude_mem::run(env, a),
+        Command::Hook { args } => hook::run(&args, env),
+        Command::Install(args) => install::run(&args, env),
+        Command::Doctor => doctor::run(env),
     }
 }

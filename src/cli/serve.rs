@@ -17,6 +17,7 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     let (raw, file_warnings) = RawSettings::load(&dir.root, env);
     let mut settings = Settings::resolve(dir.root.clone(), &raw, env.get("HOME").map(PathBuf::from));
     settings.warnings.extend(file_warnings);
+    settings.path_env = env.get("PATH").cloned();
     crate::logging::init(Some(dir.logs()), "memd", &settings.log_filter);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

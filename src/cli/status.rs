@@ -81,13 +81,29 @@ pub fn render(d: &Value) -> String {
     let p = &d["provider"];
     let _ = writeln!(
         o,
-        "├─ ProviderActor: {} ({}) calls {} failures {} p50 {} ms",
+        "├─ ProviderActor: {} ({}){} calls {} failures {} p50 {} ms | tokens today {} / budget {}",
         s(&p["name"]),
         s(&p["model"]),
+        if p["using_fallback"] == true {
+            " [extractive fallback]"
+        } else {
+            ""
+        },
         s(&p["calls_today"]),
         s(&p["failures_today"]),
-        s(&p["latency_ms"]["p50"])
+        s(&p["latency_ms"]["p50"]),
+        s(&p["tokens_today"]),
+        s(&p["budget"])
     );
+    let breakers: Vec<String> = ["failure", "quota", "overflow", "auth"]
+        .iter()
+        .map(|k| {
+            let b = &p["breakers"][*k];
+            let reason = b["reason"].as_str().map(|r| format!(" ({r})")).unwrap_or_default();
+            format!("{k} {}{reason}", s(&b["state"]))
+        })
+        .collect();
+    let _ = writeln!(o, "│  └─ breakers: {}", breakers.join(", "));
     let st = &d["store"];
     let _ = writeln!(
         o,

@@ -3,6 +3,7 @@
 //! manual-memory path call these functions, so no path can bypass privacy processing.
 
 pub mod bounds;
+pub mod spool;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -1,4 +1,8 @@
 //! The four ingest routes (spec/api.md §3). Each answers 200 only after its rows committed.
+//!
+//! Each route is a thin axum adapter around a plain core fn `(&Services, body, platform) →
+//! Result<Value, ApiError>`; the spool ingester (`crate::ingest::spool`) calls the same cores, so
+//! a spooled event goes through exactly the validation and pipeline of its HTTP route.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -23,8 +27,32 @@ use crate::store::tool_events::{SummaryRequestOutcome, ToolEventOutcome, ingest_
 
 type Q = Query<HashMap<String, String>>;
 
-fn skipped(reason: &str) -> Json<Value> {
-    Json(json!({"status": "skipped", "reason": reason}))
+fn skipped(reason: &str) -> Value {
+    json!({"status": "skipped", "reason": reason})
+}
+
+/// Parses a JSON object body into a route's wire type (400 naming the field otherwise).
+fn typed<T: serde::de::DeserializeOwned>(body: Value) -> Result<T, ApiError> {
+    if !body.is_object() {
+        return Err(ApiError::bad_request("the body must be a JSON object"));
+    }
+    serde_json::from_value(body).map_err(|e| ApiError::bad_request(crate::protocol::api::describe_json_error(&e)))
+}
+
+/// The platform of a body as the HTTP route would see it without query or headers.
+pub fn body_platform(body: &Value) -> String {
+    let raw = ["platformSource", "platform_source"]
+        .iter()
+        .find_map(|k| body.get(*k).and_then(Value::as_str))
+        .filter(|s| !s.trim().is_empty());
+    crate::pipeline::platform::normalize_platform_source(raw)
+}
+
+fn route_platform(q: &HashMap<String, String>, headers: &HeaderMap, body: &Value) -> String {
+    let b = ["platformSource", "platform_source"]
+        .iter()
+        .find_map(|k| body.get(*k).and_then(Value::as_str));
+    platform_source(q, b, headers)
 }
 
 fn notify(svc: &Services, key: SessionKey, session_db_id: i64) {
@@ -37,19 +65,23 @@ fn notify(svc: &Services, key: SessionKey, session_db_id: i64) {
 }
 
 pub async fn init(State(app): State<Arc<AppState>>, Query(q): Q, headers: HeaderMap, body: Body) -> Result<Json<Value>, ApiError> {
-    let b: InitBody = json_body(body).await?;
+    let body: Value = json_body(body).await?;
+    let platform = route_platform(&q, &headers, &body);
+    Ok(Json(init_core(app.services()?, body, platform).await?))
+}
+
+pub async fn init_core(svc: &Services, body: Value, platform: String) -> Result<Value, ApiError> {
+    let b: InitBody = typed(body)?;
     b.validate()?;
-    let svc = app.services()?;
-    let platform = platform_source(&q, b.platform_source.as_deref(), &headers);
     let now = now_ms();
     let prompt = match svc.ingest.prompt(&b, platform, event_time(b.occurred_at_epoch, now)) {
         Ok(p) => p,
-        Err(skip) => return Ok(Json(json!({"skipped": true, "reason": skip.reason()}))),
+        Err(skip) => return Ok(json!({"skipped": true, "reason": skip.reason()})),
     };
     let key = prompt.seed.key.clone();
     let live = svc.registry.sessions.contains_key(&key);
     let out = svc.store.write(move |c| ingest_prompt(c, &prompt)).await?;
-    Ok(Json(match out {
+    Ok(match out {
         PromptOutcome::Stored {
             session_db_id,
             prompt_number,
@@ -69,14 +101,18 @@ pub async fn init(State(app): State<Arc<AppState>>, Query(q): Q, headers: Header
         } => {
             json!({"sessionDbId": session_db_id, "promptNumber": prompt_number, "skipped": true, "reason": "duplicate", "contextInjected": true})
         }
-    }))
+    })
 }
 
 pub async fn observations(State(app): State<Arc<AppState>>, Query(q): Q, headers: HeaderMap, body: Body) -> Result<Json<Value>, ApiError> {
-    let b: ObservationBody = json_body(body).await?;
+    let body: Value = json_body(body).await?;
+    let platform = route_platform(&q, &headers, &body);
+    Ok(Json(observations_core(app.services()?, body, platform).await?))
+}
+
+pub async fn observations_core(svc: &Services, body: Value, platform: String) -> Result<Value, ApiError> {
+    let b: ObservationBody = typed(body)?;
     b.validate()?;
-    let svc = app.services()?;
-    let platform = platform_source(&q, b.platform_source.as_deref(), &headers);
     let now = now_ms();
     let at = event_time(b.occurred_at_epoch, now);
     let ingest = svc.ingest.clone();
@@ -96,21 +132,25 @@ pub async fn observations(State(app): State<Arc<AppState>>, Query(q): Q, headers
     };
     let key = event.seed.key.clone();
     let out = svc.store.write(move |c| ingest_tool_event(c, &event)).await?;
-    Ok(Json(match out {
+    Ok(match out {
         ToolEventOutcome::Queued { pending_id, session_db_id } => {
             notify(svc, key, session_db_id);
             json!({"status": "queued", "pendingId": pending_id})
         }
         ToolEventOutcome::Duplicate => json!({"status": "duplicate"}),
         ToolEventOutcome::Private => json!({"status": "skipped", "reason": "private"}),
-    }))
+    })
 }
 
 pub async fn summarize(State(app): State<Arc<AppState>>, Query(q): Q, headers: HeaderMap, body: Body) -> Result<Json<Value>, ApiError> {
-    let b: SummarizeBody = json_body(body).await?;
+    let body: Value = json_body(body).await?;
+    let platform = route_platform(&q, &headers, &body);
+    Ok(Json(summarize_core(app.services()?, body, platform).await?))
+}
+
+pub async fn summarize_core(svc: &Services, body: Value, platform: String) -> Result<Value, ApiError> {
+    let b: SummarizeBody = typed(body)?;
     b.validate()?;
-    let svc = app.services()?;
-    let platform = platform_source(&q, b.platform_source.as_deref(), &headers);
     let now = now_ms();
     let req = match svc.ingest.summary_request(&b, platform, event_time(b.occurred_at_epoch, now)) {
         Ok(r) => r,
@@ -118,7 +158,7 @@ pub async fn summarize(State(app): State<Arc<AppState>>, Query(q): Q, headers: H
     };
     let key = req.seed.key.clone();
     let out = svc.store.write(move |c| ingest_summary_request(c, &req)).await?;
-    Ok(Json(match out {
+    Ok(match out {
         SummaryRequestOutcome::Queued {
             pending_id,
             session_db_id,
@@ -133,14 +173,18 @@ pub async fn summarize(State(app): State<Arc<AppState>>, Query(q): Q, headers: H
         }
         SummaryRequestOutcome::Duplicate => json!({"status": "duplicate"}),
         SummaryRequestOutcome::Private => json!({"status": "skipped", "reason": "private"}),
-    }))
+    })
 }
 
 pub async fn complete(State(app): State<Arc<AppState>>, Query(q): Q, headers: HeaderMap, body: Body) -> Result<Json<Value>, ApiError> {
-    let b: CompleteBody = json_body(body).await?;
+    let body: Value = json_body(body).await?;
+    let platform = route_platform(&q, &headers, &body);
+    Ok(Json(complete_core(app.services()?, body, platform).await?))
+}
+
+pub async fn complete_core(svc: &Services, body: Value, platform: String) -> Result<Value, ApiError> {
+    let b: CompleteBody = typed(body)?;
     b.validate()?;
-    let svc = app.services()?;
-    let platform = platform_source(&q, b.platform_source.as_deref(), &headers);
     let key = SessionKey::new(platform, b.content_session_id.clone());
     let reason = b.reason.clone().unwrap_or_else(|| "other".into());
     let (k, event_id) = (key.clone(), b.event_id.clone());
@@ -158,7 +202,7 @@ pub async fn complete(State(app): State<Arc<AppState>>, Query(q): Q, headers: He
             Ok(Some(out))
         })
         .await?;
-    Ok(Json(match out {
+    Ok(match out {
         None => json!({"status": "duplicate"}),
         Some(CompleteOutcome::Unknown) => json!({"status": "unknown_session"}),
         Some(CompleteOutcome::Completing { session_db_id, pending }) => {
@@ -166,5 +210,5 @@ pub async fn complete(State(app): State<Arc<AppState>>, Query(q): Q, headers: He
             json!({"status": "completing", "pending": pending})
         }
         Some(CompleteOutcome::Completed { .. }) => json!({"status": "completed", "pending": 0}),
-    }))
+    })
 }

@@ -55,6 +55,8 @@ pub struct AppState {
     pub import: Arc<crate::import::ImportProgress>,
     /// POST requests between arrival and answer; lets the store's group commit wait only when useful.
     pub arrivals: Arc<std::sync::atomic::AtomicUsize>,
+    /// Spool ingestion counters (`GET /api/status` → `spool`).
+    pub spool: Arc<crate::ingest::spool::SpoolStats>,
 }
 
 impl AppState {
@@ -69,6 +71,7 @@ impl AppState {
             shutdown: CancellationToken::new(),
             import: Default::default(),
             arrivals: Arc::default(),
+            spool: Arc::default(),
         }
     }
 

@@ -117,6 +117,48 @@ pub fn store_batch(conn: &Connection, meta: &BatchMeta, out: &BatchOutput, now: 
     Ok(stored)
 }
 
+/// Provider calls whose tokens are not carried by a stored [`BatchOutput`] (failed calls,
+/// re-asks, calls whose batch went to the extractive observer), added to today's `token_usage`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UsageDelta {
+    pub provider: String,
+    pub model: String,
+    pub calls: i64,
+    pub failures: i64,
+    pub reasks: i64,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+}
+
+pub fn record_usage(conn: &Connection, d: &UsageDelta, now: i64) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO token_usage(day, provider, model, calls, failures, reasks, input_tokens, output_tokens, budget_tokens)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?7 + ?8)
+         ON CONFLICT(day, provider, model) DO UPDATE SET calls = calls + ?4, failures = failures + ?5, reasks = reasks + ?6,
+           input_tokens = input_tokens + ?7, output_tokens = output_tokens + ?8, budget_tokens = budget_tokens + ?7 + ?8",
+        params![
+            day(now),
+            d.provider,
+            d.model,
+            d.calls,
+            d.failures,
+            d.reasks,
+            d.input_tokens,
+            d.output_tokens
+        ],
+    )?;
+    Ok(())
+}
+
+/// Budget tokens spent today by every provider (spec/storage.md `token_usage`).
+pub fn tokens_today(conn: &Connection, now: i64) -> Result<i64, StoreError> {
+    Ok(conn.query_row(
+        "SELECT coalesce(sum(budget_tokens), 0) FROM token_usage WHERE day = ?1",
+        [day(now)],
+        |r| r.get(0),
+    )?)
+}
+
 /// A `completing` session whose queue is now empty becomes `completed`.
 pub fn complete_if_drained(conn: &Connection, session_db_id: i64, now: i64) -> Result<bool, StoreError> {
     let changed = conn.execute(

@@ -26,6 +26,12 @@ pub struct BatchMeta {
     pub agent_id: Option<String>,
     pub agent_type: Option<String>,
     pub pending_ids: Vec<i64>,
+    /// The prompt is private: the observer sees `[private]` instead of its text.
+    pub prompt_private: bool,
+    /// When the prompt was submitted (epoch ms; the batch's oldest row when unknown).
+    pub prompt_epoch: i64,
+    /// Highest `attempts` among the batch's rows (failed provider calls so far).
+    pub attempts: i64,
     /// Smallest `created_at_epoch` of the batch's rows: the observations' time.
     pub oldest_epoch: i64,
 }
@@ -36,6 +42,8 @@ pub enum BatchWork {
     Summary {
         last_assistant_message: String,
         observation_titles: Vec<String>,
+        /// Types of `observation_titles`, same order.
+        observation_types: Vec<String>,
     },
 }
 
@@ -67,12 +75,13 @@ struct Row {
     created: i64,
     due: i64,
     processing: bool,
+    attempts: i64,
 }
 
 fn rows(conn: &Connection, session_db_id: i64) -> Result<Vec<Row>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, message_type, tool_use_row_id, prompt_number, project, agent_id, agent_type, last_assistant_message,
-                created_at_epoch, next_attempt_epoch, status = 'processing'
+                created_at_epoch, next_attempt_epoch, status = 'processing', attempts
          FROM pending_messages WHERE session_db_id = ?1 AND status != 'failed' ORDER BY id LIMIT 1000",
     )?;
     let it = stmt.query_map([session_db_id], |r| {
@@ -88,6 +97,7 @@ fn rows(conn: &Connection, session_db_id: i64) -> Result<Vec<Row>, StoreError> {
             created: r.get(8)?,
             due: r.get(9)?,
             processing: r.get(10)?,
+            attempts: r.get(11)?,
         })
     })?;
     Ok(it.collect::<Result<_, _>>()?)
@@ -147,13 +157,23 @@ pub fn claim_batch(conn: &Connection, session_db_id: i64, now: i64, limits: Batc
         agent_id: head.agent_id.clone(),
         agent_type: head.agent_type.clone(),
         pending_ids: Vec::new(),
+        prompt_private: false,
+        prompt_epoch: head.created,
+        attempts: 0,
         oldest_epoch: head.created,
     };
+    if let Some((private, at)) = prompt_flags(conn, session_db_id, head.prompt_number)? {
+        meta.prompt_private = private;
+        meta.prompt_epoch = at;
+    }
     let work = if head.kind == "summarize" {
         meta.pending_ids.push(head.id);
+        meta.attempts = head.attempts;
+        let (observation_types, observation_titles) = titles(conn, &meta)?.into_iter().unzip();
         BatchWork::Summary {
             last_assistant_message: head.last_message.clone().unwrap_or_default(),
-            observation_titles: titles(conn, &meta)?,
+            observation_titles,
+            observation_types,
         }
     } else {
         let mut events = Vec::new();
@@ -170,6 +190,7 @@ pub fn claim_batch(conn: &Connection, session_db_id: i64, now: i64, limits: Batc
             }
             chars += size;
             meta.pending_ids.push(r.id);
+            meta.attempts = meta.attempts.max(r.attempts);
             meta.oldest_epoch = meta.oldest_epoch.min(r.created);
             events.push(ev);
         }
@@ -194,14 +215,26 @@ fn session_meta(conn: &Connection, id: i64) -> Result<SessionMetaRow, StoreError
     )?)
 }
 
-fn titles(conn: &Connection, meta: &BatchMeta) -> Result<Vec<String>, StoreError> {
+fn prompt_flags(conn: &Connection, session_db_id: i64, prompt_number: i64) -> Result<Option<(bool, i64)>, StoreError> {
+    use rusqlite::OptionalExtension;
+    Ok(conn
+        .query_row(
+            "SELECT is_private, created_at_epoch FROM user_prompts WHERE session_db_id = ?1 AND prompt_number = ?2",
+            params![session_db_id, prompt_number],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?)
+}
+
+/// (type, title) of the newest 50 observations of the batch's prompt, oldest first.
+fn titles(conn: &Connection, meta: &BatchMeta) -> Result<Vec<(String, String)>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT title FROM (SELECT coalesce(title, 'Untitled') AS title, created_at_epoch, id FROM observations
+        "SELECT type, title FROM (SELECT type, coalesce(title, 'Untitled') AS title, created_at_epoch, id FROM observations
            WHERE memory_session_id = ?1 AND prompt_number IS ?2 ORDER BY created_at_epoch DESC, id DESC LIMIT 50)
          ORDER BY created_at_epoch, id",
     )?;
     let prompt = (meta.prompt_number > 0).then_some(meta.prompt_number);
-    let it = stmt.query_map(params![meta.memory_session_id, prompt], |r| r.get(0))?;
+    let it = stmt.query_map(params![meta.memory_session_id, prompt], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(it.collect::<Result<_, _>>()?)
 }
 

@@ -1,6 +1,8 @@
 //! Test harness: a real `memd serve` process in a temp data dir on 127.0.0.1 port 0.
 #![allow(dead_code)]
 
+pub mod fake_llm;
+
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -38,6 +40,10 @@ impl TestWorker {
         let mut env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         if !env.iter().any(|(k, _)| k == "MEMD_OBSERVER_BATCH_DEBOUNCE_MS") {
             env.push(("MEMD_OBSERVER_BATCH_DEBOUNCE_MS".into(), "50".into()));
+        }
+        // `auto` would pick a real `claude` found on PATH: tests choose their provider explicitly.
+        if !env.iter().any(|(k, _)| k == "MEMD_PROVIDER") {
+            env.push(("MEMD_PROVIDER".into(), "extractive".into()));
         }
         let mut w = Self {
             dir,

@@ -1,0 +1,48 @@
+//! The extractive observer as a provider: deterministic observations from the tool events
+//! themselves (spec/pipeline.md §16), bounded and re-redacted like any observer output.
+
+use crate::ingest::bounds::finish_output;
+use crate::observer::extractive;
+use crate::observer::types::ToolEvent;
+use crate::pipeline::privacy::Privacy;
+use crate::store::batch::BatchOutput;
+use crate::store::pending::{BatchWork, ClaimedBatch};
+
+/// Extractive output for a whole claimed batch.
+pub fn observe_batch(batch: &ClaimedBatch, types: &[&str], concepts: &[&str], privacy: &Privacy) -> BatchOutput {
+    match &batch.work {
+        BatchWork::Observations(events) => observe_events(events, &batch.meta.project_root, types, concepts, privacy),
+        BatchWork::Summary {
+            last_assistant_message,
+            observation_titles,
+            ..
+        } => {
+            let summary = extractive::summarize(batch.meta.prompt_text.as_deref(), observation_titles, last_assistant_message);
+            finish_output(output(Vec::new(), summary, Vec::new()), privacy)
+        }
+    }
+}
+
+/// Extractive output for some events of a batch.
+pub fn observe_events(events: &[ToolEvent], project_root: &str, types: &[&str], concepts: &[&str], privacy: &Privacy) -> BatchOutput {
+    let observations = extractive::observe(events, project_root, types, concepts);
+    let rows = events.iter().map(|e| e.row_id).collect();
+    finish_output(output(observations, None, rows), privacy)
+}
+
+fn output(
+    observations: Vec<crate::observer::types::ObservationDraft>,
+    summary: Option<crate::observer::types::SummaryDraft>,
+    source_rows: Vec<i64>,
+) -> BatchOutput {
+    BatchOutput {
+        observations,
+        summary,
+        origin: "extractive",
+        provider: "extractive".into(),
+        model: "extractive".into(),
+        input_tokens: 0,
+        output_tokens: 0,
+        source_rows,
+    }
+}

@@ -1,0 +1,102 @@
+//! `memd install`: twice gives the same file as once; `--uninstall` gives the original file back
+//! byte for byte, foreign hooks untouched; `CLAUDE_CONFIG_DIR` is respected; plugin folder.
+
+use std::path::Path;
+use std::process::Command;
+
+const ORIGINAL: &str = r#"{
+  "model": "opus",
+  "hooks": {
+    "PostToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/lint-hook"
+          }
+        ]
+      }
+    ]
+  },
+  "permissions": {
+    "allow": [
+      "Bash(cargo test:*)"
+    ]
+  }
+}
+"#;
+
+fn install(home: &Path, config_dir: Option<&Path>, args: &[&str]) -> std::process::Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_memd"));
+    cmd.env_clear()
+        .env("HOME", home)
+        .env("MEMD_DATA_DIR", home.join("data"))
+        .arg("install")
+        .args(args);
+    if let Some(d) = config_dir {
+        cmd.env("CLAUDE_CONFIG_DIR", d);
+    }
+    let out = cmd.output().expect("run memd install");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+#[test]
+fn install_is_idempotent_and_uninstall_restores_the_original() {
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, ORIGINAL).unwrap();
+    install(home.path(), None, &[]);
+    let once = std::fs::read_to_string(&settings).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&once).unwrap();
+    let events = doc["hooks"].as_object().unwrap();
+    assert_eq!(events.len(), 7);
+    assert_eq!(doc["hooks"]["PostToolUse"][0]["hooks"][0]["command"], "/usr/local/bin/lint-hook");
+    let obs = &doc["hooks"]["PostToolUse"][1];
+    assert_eq!(obs["matcher"], "*");
+    assert_eq!(obs["hooks"][0]["async"], true);
+    assert_eq!(obs["hooks"][0]["timeout"], 30);
+    assert!(
+        obs["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .ends_with("\" hook claude-code observation")
+    );
+    assert!(doc["hooks"]["Stop"][0].get("matcher").is_none());
+    assert_eq!(doc["hooks"]["PreToolUse"][0]["matcher"], "Read");
+    let mcp: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(home.path().join(".claude.json")).unwrap()).unwrap();
+    assert_eq!(mcp["mcpServers"]["memd"]["args"][0], "mcp");
+
+    let second = install(home.path(), None, &[]);
+    assert!(second.stdout.is_empty(), "a second install changes nothing");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), once);
+
+    install(home.path(), None, &["--uninstall"]);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), ORIGINAL);
+    assert!(!home.path().join(".claude.json").exists(), "the file memd created is gone again");
+    let again = install(home.path(), None, &["--uninstall"]);
+    assert_eq!(String::from_utf8_lossy(&again.stdout).trim(), "nothing to remove");
+}
+
+#[test]
+fn claude_config_dir_and_plugin_folder() {
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("cfg");
+    install(home.path(), Some(&config), &[]);
+    assert!(config.join("settings.json").exists());
+    assert!(config.join(".claude.json").exists());
+    assert!(!home.path().join(".claude/settings.json").exists());
+    install(home.path(), Some(&config), &["--uninstall"]);
+    assert!(!config.join("settings.json").exists() || std::fs::read_to_string(config.join("settings.json")).unwrap().trim() == "{}");
+
+    let plugin = home.path().join("plugin");
+    install(home.path(), None, &["--plugin", plugin.to_str().unwrap()]);
+    let hooks: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(plugin.join("hooks/hooks.json")).unwrap()).unwrap();
+    assert_eq!(hooks["hooks"].as_object().unwrap().len(), 7);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(plugin.join(".claude-plugin/plugin.json")).unwrap()).unwrap();
+    assert_eq!(manifest["name"], "memd");
+    assert!(plugin.join(".mcp.json").exists());
+}
