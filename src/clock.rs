@@ -10,7 +10,7 @@ pub fn now_ms() -> i64 {
 }
 
 /// (year, month 1..=12, day 1..=31) of a count of days since 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

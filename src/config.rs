@@ -121,21 +121,44 @@ pub const DEFAULTS: &[(&str, &str, &str)] = &[
     ("MEMD_AUTOSTART", "true", "hooks start the worker when it is not running"),
     ("MEMD_SPOOL_MAX_FILES", "50000", "spool files beyond which hooks drop events"),
     (
-        "MEMD_CONTEXT_MAX_CHARS",
-        "10000",
-        "cap of injected context, in UTF-16 units (max 10000)",
-    ),
-    (
         "MEMD_CONTEXT_SHOW_TERMINAL_OUTPUT",
         "false",
         "SessionStart also prints a one-line systemMessage",
     ),
     ("MEMD_SEMANTIC_INJECT", "false", "UserPromptSubmit injects related memories"),
-    ("MEMD_SEMANTIC_INJECT_LIMIT", "5", "memories per semantic injection"),
     (
         "MEMD_FILE_CONTEXT",
         "true",
         "PreToolUse(Read) injects what memd knows about the file",
+    ),
+    (
+        "MEMD_CONTEXT_OBSERVATIONS",
+        "50",
+        "observations in the SessionStart context (1-200)",
+    ),
+    (
+        "MEMD_CONTEXT_SESSION_COUNT",
+        "10",
+        "session summaries in the SessionStart context (0-50)",
+    ),
+    (
+        "MEMD_CONTEXT_FULL_COUNT",
+        "0",
+        "newest observations shown with their narrative (0-20)",
+    ),
+    ("MEMD_CONTEXT_FULL_FIELD", "narrative", "what full rows show: narrative or facts"),
+    ("MEMD_CONTEXT_SHOW_STATS", "true", "stats line and token economics in the context"),
+    (
+        "MEMD_CONTEXT_SHOW_LAST_SUMMARY",
+        "true",
+        "last session summary block in the context",
+    ),
+    ("MEMD_CONTEXT_MAX_CHARS", "10000", "context length cap in UTF-16 units (1-100000)"),
+    ("MEMD_REINFORCE_ALPHA", "0", "ACT-R reinforcement weight of context ranking (0-10)"),
+    (
+        "MEMD_SEMANTIC_INJECT_LIMIT",
+        "5",
+        "hits of the UserPromptSubmit semantic injection (1-20)",
     ),
 ];
 
@@ -295,6 +318,7 @@ pub struct Settings {
     pub daily_token_budget: u64,
     pub retention: RetentionSettings,
     pub spool_scan_ms: u64,
+    pub context: ContextSettings,
     pub home: Option<PathBuf>,
     /// `PATH` of the worker's environment (where `auto` / `claude-cli` look for `claude`).
     pub path_env: Option<String>,
@@ -362,6 +386,19 @@ impl Settings {
             field_max_chars,
         };
         let spool_scan_ms = num("MEMD_SPOOL_SCAN_MS", 50, 3_600_000);
+        let context_observations = num("MEMD_CONTEXT_OBSERVATIONS", 1, 200) as usize;
+        let context_summaries = num("MEMD_CONTEXT_SESSION_COUNT", 0, 50) as usize;
+        let context_full_count = num("MEMD_CONTEXT_FULL_COUNT", 0, 20) as usize;
+        let context_max_chars = num("MEMD_CONTEXT_MAX_CHARS", 1, 100_000) as usize;
+        let semantic_limit = num("MEMD_SEMANTIC_INJECT_LIMIT", 1, 20) as usize;
+        let reinforce_alpha = match raw.get("MEMD_REINFORCE_ALPHA").map(|v| v.trim().parse::<f64>()) {
+            None => 0.0,
+            Some(Ok(a)) if (0.0..=10.0).contains(&a) => a,
+            Some(_) => {
+                warnings.push("MEMD_REINFORCE_ALPHA is not in 0..=10; using 0".to_string());
+                0.0
+            }
+        };
         let flag = |key: &str| {
             !matches!(
                 raw.get_or_default(key).trim().to_ascii_lowercase().as_str(),
@@ -400,10 +437,42 @@ impl Settings {
             daily_token_budget,
             retention,
             spool_scan_ms,
+            context: ContextSettings {
+                observations: context_observations,
+                summaries: context_summaries,
+                full_count: context_full_count,
+                full_field_facts: raw.get_or_default("MEMD_CONTEXT_FULL_FIELD").trim().eq_ignore_ascii_case("facts"),
+                show_stats: flag("MEMD_CONTEXT_SHOW_STATS"),
+                show_last_summary: flag("MEMD_CONTEXT_SHOW_LAST_SUMMARY"),
+                max_chars: context_max_chars,
+                reinforce_alpha,
+                semantic_limit,
+            },
             home,
             path_env: None,
             warnings,
         }
+    }
+}
+
+/// Retrieval settings of spec/retrieval.md §9 used by the worker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextSettings {
+    pub observations: usize,
+    pub summaries: usize,
+    pub full_count: usize,
+    pub full_field_facts: bool,
+    pub show_stats: bool,
+    pub show_last_summary: bool,
+    pub max_chars: usize,
+    pub reinforce_alpha: f64,
+    pub semantic_limit: usize,
+}
+
+impl Default for ContextSettings {
+    /// The values of [`DEFAULTS`].
+    fn default() -> Self {
+        Settings::resolve(PathBuf::new(), &RawSettings::default(), None).context
     }
 }
 

@@ -19,6 +19,7 @@
 //! | [`modes`] | observer modes (`modes/*.json`), lookup and deep merge |
 //! | [`providers`] | observer backends: anthropic, openai, gemini, claude-cli subprocess, extractive |
 //! | [`protocol`] | wire types: HTTP bodies, observer XML parser and classifier, observer prompt builder |
+//! | [`retrieval`] | context injection, file context, search, timeline, records by id: the read side |
 //! | [`client`] | a blocking loopback HTTP client and worker discovery (hook, CLI, tests) |
 //! | [`import`] | `memd import-claude-mem`: reading, cleaning and chunking a claude-mem database |
 //! | [`mcp`] | `memd mcp`: the stdio MCP server, a client of the worker's HTTP API |
@@ -44,6 +45,7 @@ pub mod observer;
 pub mod pipeline;
 pub mod protocol;
 pub mod providers;
+pub mod retrieval;
 pub mod server;
 pub mod status;
 pub mod store;

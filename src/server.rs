@@ -126,6 +126,8 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
     });
     let children_reaped = crate::providers::children::reap_leftovers(&dir.root);
     let observer = observer_setup(&mut settings, &dir);
+    // One loaded mode serves the observer and the renderers.
+    let mode = observer.mode.clone();
     let root_args = RootArgs {
         ctx,
         privacy,
@@ -142,6 +144,7 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
     let spool_scan_ms = settings.spool_scan_ms;
     let settings = Arc::new(settings);
     let _ = app.services.set(Services {
+        mode,
         store: store.clone(),
         handles: handles.clone(),
         registry,

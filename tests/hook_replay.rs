@@ -13,9 +13,7 @@ use support::{DEADLINE, TestWorker, wait_until};
 const TRANSCRIPT: &str = "marot__spotter__short.jsonl";
 
 fn transcript_path() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data/transcripts")
-        .join(TRANSCRIPT)
+    support::transcript(TRANSCRIPT).expect("../shared/data/transcripts beside the repository")
 }
 
 fn text_blocks(content: &Value) -> String {
@@ -132,7 +130,7 @@ fn replaying_a_transcript_stores_every_tool_call() {
 }
 
 #[test]
-#[ignore = "needs /api/context/inject from the retrieval branch"]
+
 fn the_next_session_start_injects_a_non_empty_index() {
     let w = TestWorker::start(&[("MEMD_SKIP_TOOLS", "")]);
     replay(&w);

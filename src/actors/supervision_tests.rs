@@ -108,6 +108,7 @@ async fn status_doc(ctx: &Arc<SessionContext>) -> serde_json::Value {
         registry: ctx.registry.clone(),
         ingest: Arc::new(ingest),
         settings: Arc::new(settings),
+        mode: Arc::new(crate::modes::load_mode("code", &[]).0),
     };
     let app = crate::ingress::AppState::new("t".into(), 0);
     crate::status::document(&app, &svc, 1).await

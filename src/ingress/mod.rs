@@ -10,6 +10,9 @@ pub mod ingest_routes;
 pub mod memory_routes;
 pub mod ops_routes;
 pub mod platform;
+pub mod read_params;
+pub mod retrieval_routes;
+pub mod search_routes;
 
 use std::sync::atomic::{AtomicU8, AtomicU16, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -24,6 +27,7 @@ use crate::actors::Handles;
 use crate::actors::registry::Registry;
 use crate::config::Settings;
 use crate::ingest::Ingest;
+use crate::modes::Mode;
 use crate::store::Store;
 use error::ApiError;
 
@@ -41,6 +45,8 @@ pub struct Services {
     pub registry: Arc<Registry>,
     pub ingest: Arc<Ingest>,
     pub settings: Arc<Settings>,
+    /// The active mode (types, glyphs), loaded once at start.
+    pub mode: Arc<Mode>,
 }
 
 pub struct AppState {
@@ -117,6 +123,15 @@ pub fn router(app: Arc<AppState>) -> Router {
         .route("/api/pending/retry", post(admin_routes::pending_retry))
         .route("/api/admin/import-claude-mem", post(admin_routes::import_claude_mem))
         .route("/api/admin/gc", post(admin_routes::gc))
+        .route("/api/context/inject", get(retrieval_routes::context_inject))
+        .route("/api/context/semantic", post(retrieval_routes::context_semantic))
+        .route("/api/observations/by-file", get(retrieval_routes::by_file))
+        .route("/api/observations/batch", post(retrieval_routes::batch))
+        .route("/api/observation/{id}", get(retrieval_routes::observation))
+        .route("/api/projects", get(retrieval_routes::projects))
+        .route("/api/stats", get(retrieval_routes::stats))
+        .route("/api/search", get(search_routes::search))
+        .route("/api/timeline", get(search_routes::timeline))
         .route("/api/health", get(ops_routes::health))
         .route("/api/readiness", get(ops_routes::readiness))
         .route("/api/status", get(ops_routes::status))

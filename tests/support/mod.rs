@@ -197,3 +197,16 @@ pub fn observation_body(session: &str, i: usize) -> Value {
         "cwd": "/tmp/proj",
     })
 }
+
+/// `../shared` beside the repository (CI lays it there); worktrees one level deeper also work.
+pub fn shared_dir() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    [root.join("../shared"), root.join("../../shared")]
+        .into_iter()
+        .find(|p| p.join("data/transcripts").is_dir())
+}
+
+/// A recorded transcript from `../shared/data/transcripts/`.
+pub fn transcript(name: &str) -> Option<PathBuf> {
+    shared_dir().map(|d| d.join("data/transcripts").join(name)).filter(|p| p.is_file())
+}

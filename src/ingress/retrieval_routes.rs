@@ -1,0 +1,250 @@
+//! Read routes: context injection, semantic context, file context, records by id, projects and
+//! stats (spec/api.md §4.1, §4.2, §4.5–§4.7, §6.1–§6.2). Every read runs on the read-only pool.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use rusqlite::Connection;
+use serde_json::{Map, Value, json};
+
+use super::checks::json_body;
+use super::error::ApiError;
+use super::read_params::Params;
+use super::{AppState, Services};
+use crate::clock::now_ms;
+use crate::retrieval::file_context::{FileContextRequest, file_context, observations_by_file};
+use crate::retrieval::ids::{RecordId, fetch_records, parse_ids};
+use crate::retrieval::overview::{database_figures, projects as project_list};
+use crate::retrieval::scope::parse_chain;
+use crate::retrieval::semantic::{SemanticRequest, semantic_context};
+use crate::retrieval::{ContextRequest, Kind, RetrievalError, Scope, Zone, context_inject as render_context};
+
+type Q = Query<Vec<(String, String)>>;
+
+const BATCH_MAX: usize = 500;
+const PATH_MAX: usize = 4_096;
+
+pub fn api_error(e: RetrievalError) -> ApiError {
+    match e {
+        RetrievalError::Invalid(m) => ApiError::bad_request(m),
+        RetrievalError::NotFound(m) => ApiError::not_found(m),
+        RetrievalError::Sqlite(e) => {
+            tracing::error!(error = %e, "retrieval query failed");
+            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "retrieval query failed")
+        }
+    }
+}
+
+/// Runs `f` on a read-only connection.
+pub async fn read<T, F>(svc: &Services, f: F) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce(&Connection) -> Result<T, RetrievalError> + Send + 'static,
+{
+    svc.store.read(move |c| Ok(f(c))).await?.map_err(api_error)
+}
+
+pub fn text(body: String) -> Response {
+    ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], body).into_response()
+}
+
+/// `GET /api/context/inject` (§4.1).
+pub async fn context_inject(State(app): State<Arc<AppState>>, Query(q): Q, headers: HeaderMap) -> Result<Response, ApiError> {
+    let p = Params(q);
+    let svc = app.services()?;
+    let chain = parse_chain(p.get(&["projects", "project"])).ok_or_else(|| ApiError::bad_request("missing field projects"))?;
+    let _colors = p.flag(&["colors"], false)?;
+    let req = ContextRequest {
+        chain,
+        platform: p.platform(&headers).unwrap_or_else(|| "claude".into()),
+        full: p.flag(&["full"], false)?,
+        max_chars: p.int(&["maxChars"], 1, 100_000)?.map(|n| n as usize),
+    };
+    if let Some(session) = p.get(&["sessionId"]) {
+        tracing::debug!(session_id = %session, source = p.get(&["source"]).unwrap_or(""), "context requested");
+    }
+    let (cfg, mode) = (svc.settings.context.clone(), svc.mode.clone());
+    let out = read(svc, move |c| render_context(c, &req, &cfg, &mode, &Zone::Local, now_ms())).await?;
+    let mut resp = text(out.text);
+    let h = resp.headers_mut();
+    h.insert("x-memd-observations", out.observations.into());
+    h.insert("x-memd-summaries", out.summaries.into());
+    Ok(resp)
+}
+
+/// `POST /api/context/semantic` (§4.2): never 5xx; failures answer an empty context.
+pub async fn context_semantic(
+    State(app): State<Arc<AppState>>,
+    Query(q): Q,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Json<Value>, ApiError> {
+    let p = Params(q);
+    let b: Map<String, Value> = json_body(body).await?;
+    let field = |names: &[&str]| -> Option<Value> {
+        names
+            .iter()
+            .find_map(|n| b.get(*n).cloned())
+            .or_else(|| p.get(names).map(|v| Value::from(v.to_string())))
+    };
+    let raw_q = match field(&["q", "query"]) {
+        Some(Value::String(s)) => s,
+        Some(_) => return Err(ApiError::bad_request("q must be a string")),
+        None => return Err(ApiError::bad_request("missing field q")),
+    };
+    let svc = app.services()?;
+    let empty = || Json(json!({"context": "", "count": 0}));
+    let chain = field(&["projects", "project"]).and_then(|v| v.as_str().and_then(|s| parse_chain(Some(s))));
+    let platform = field(&["platformSource", "platform_source"])
+        .and_then(|v| v.as_str().map(|s| crate::pipeline::platform::normalize_platform_source(Some(s))))
+        .or_else(|| p.platform(&headers));
+    let limit = match field(&["limit"]) {
+        Some(Value::Number(n)) => n.as_i64().unwrap_or(5).clamp(1, 20) as usize,
+        Some(Value::String(s)) => s.trim().parse::<i64>().unwrap_or(5).clamp(1, 20) as usize,
+        _ => svc.settings.context.semantic_limit,
+    };
+    let cleaned = svc.ingest.privacy.clean_text(&raw_q);
+    if cleaned.private {
+        return Ok(empty());
+    }
+    let req = SemanticRequest {
+        q: cleaned.text,
+        scope: Scope::new(chain, platform),
+        limit,
+        content_session_id: field(&["contentSessionId"]).and_then(|v| v.as_str().map(str::to_string)),
+    };
+    match read(svc, move |c| semantic_context(c, &req, &Zone::Local)).await {
+        Ok((context, count)) => Ok(Json(json!({"context": context, "count": count}))),
+        Err(e) => {
+            tracing::warn!(error = %e.detail, "semantic context failed; answering empty");
+            Ok(empty())
+        }
+    }
+}
+
+/// `GET /api/observations/by-file` (§4.6).
+pub async fn by_file(State(app): State<Arc<AppState>>, Query(q): Q, headers: HeaderMap) -> Result<Response, ApiError> {
+    let p = Params(q);
+    let paths: Vec<String> = p.all("path").into_iter().filter(|s| !s.trim().is_empty()).collect();
+    if paths.is_empty() {
+        return Err(ApiError::bad_request("missing field path"));
+    }
+    if paths.iter().any(|s| s.chars().count() > PATH_MAX) {
+        return Err(ApiError::bad_request("path longer than 4096 characters"));
+    }
+    let svc = app.services()?;
+    let req = FileContextRequest {
+        paths,
+        scope: Scope::new(parse_chain(p.get(&["projects", "project"])), p.platform(&headers)),
+        limit: p.int(&["limit"], 1, 100)?.unwrap_or(15) as usize,
+        file_mtime_ms: p.int(&["fileMtimeMs"], i64::MIN, i64::MAX)?,
+    };
+    if p.get(&["format"]) == Some("context") {
+        let mode = svc.mode.clone();
+        let block = read(svc, move |c| file_context(c, &req, &mode, &Zone::Local, now_ms())).await?;
+        return Ok(text(block));
+    }
+    let rows = read(svc, move |c| observations_by_file(c, &req)).await?;
+    let rows: Vec<Value> = rows.iter().map(|o| o.to_json()).collect();
+    Ok(Json(json!({"count": rows.len(), "observations": rows})).into_response())
+}
+
+/// `POST /api/observations/batch` (§4.5): rows with `kind`, out-of-scope and missing ids left out.
+pub async fn batch(State(app): State<Arc<AppState>>, Query(q): Q, headers: HeaderMap, body: Body) -> Result<Json<Value>, ApiError> {
+    let p = Params(q);
+    let b: Map<String, Value> = json_body(body).await?;
+    let ids = match b.get("ids") {
+        Some(v) => parse_ids(v).map_err(api_error)?,
+        None => return Err(ApiError::bad_request("missing field ids")),
+    };
+    if ids.len() > BATCH_MAX {
+        return Err(ApiError::bad_request("more than 500 ids"));
+    }
+    let asc = match b.get("orderBy").and_then(Value::as_str) {
+        None | Some("date_desc") => false,
+        Some("date_asc") => true,
+        Some(_) => return Err(ApiError::bad_request("orderBy must be date_desc or date_asc")),
+    };
+    let limit = match b.get("limit") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_u64()
+                .filter(|n| *n >= 1)
+                .ok_or_else(|| ApiError::bad_request("limit must be an integer ≥ 1"))? as usize,
+        ),
+    };
+    let chain = b.get("project").and_then(Value::as_str).and_then(|s| parse_chain(Some(s)));
+    let platform = b
+        .get("platformSource")
+        .and_then(Value::as_str)
+        .map(|s| crate::pipeline::platform::normalize_platform_source(Some(s)))
+        .or_else(|| p.platform(&headers));
+    let svc = app.services()?;
+    let scope = Scope::new(chain, platform);
+    let found = read(svc, move |c| fetch_records(c, &ids, &scope)).await?;
+    let mut records: Vec<_> = found.into_values().collect();
+    records.sort_by_key(|r| (r.at_ms(), r.kind(), r.id()));
+    if !asc {
+        records.reverse();
+    }
+    records.truncate(limit.unwrap_or(usize::MAX));
+    Ok(Json(Value::Array(records.iter().map(|r| r.to_json_with_kind()).collect())))
+}
+
+/// `GET /api/observation/:id` (§4.7).
+pub async fn observation(
+    State(app): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    Query(q): Q,
+    headers: HeaderMap,
+) -> Result<Json<Value>, ApiError> {
+    let p = Params(q);
+    let id: i64 = id
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| ApiError::bad_request("bad observation id"))?;
+    let svc = app.services()?;
+    let rid = RecordId {
+        kind: Kind::Observation,
+        id,
+    };
+    let scope = Scope::new(parse_chain(p.get(&["project", "projects"])), p.platform(&headers));
+    let mut found = read(svc, move |c| fetch_records(c, &[rid], &scope)).await?;
+    match found.remove(&rid) {
+        Some(crate::retrieval::Record::Observation(o)) => Ok(Json(o.to_json())),
+        _ => Err(ApiError::not_found(format!("Observation #{id} not found"))),
+    }
+}
+
+/// `GET /api/projects` (§6.1).
+pub async fn projects(State(app): State<Arc<AppState>>, Query(q): Q, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
+    let platform = Params(q).platform(&headers);
+    let svc = app.services()?;
+    Ok(Json(read(svc, move |c| project_list(c, platform.as_deref())).await?))
+}
+
+/// `GET /api/stats` (§6.2).
+pub async fn stats(State(app): State<Arc<AppState>>) -> Result<Json<Value>, ApiError> {
+    let svc = app.services()?;
+    let figures = read(svc, database_figures).await?;
+    let path = svc.store.path.clone();
+    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    Ok(Json(json!({
+        "worker": {
+            "version": super::ops_routes::VERSION, "uptime": app.started.elapsed().as_secs(),
+            "activeSessions": svc.registry.sessions.len(), "sseClients": 0,
+            "port": app.port.load(std::sync::atomic::Ordering::Relaxed),
+        },
+        "database": {
+            "path": path.display().to_string(), "size": size, "observations": figures.observations,
+            "sessions": figures.sessions, "summaries": figures.summaries, "prompts": figures.prompts,
+            "firstObservationAt": figures.first_observation_at,
+        },
+    })))
+}

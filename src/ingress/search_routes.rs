@@ -1,0 +1,122 @@
+//! `GET /api/search` and `GET /api/timeline` (spec/api.md §4.3–§4.4): MCP text by default,
+//! `format=json` on request. A malformed query is never an error: it finds what its terms find.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Query, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+
+use super::AppState;
+use super::error::ApiError;
+use super::read_params::Params;
+use super::retrieval_routes::{read, text};
+use crate::retrieval::ids::parse_id;
+use crate::retrieval::scope::parse_chain;
+use crate::retrieval::search_render::{render_index, render_json};
+use crate::retrieval::search_sql::Filters;
+use crate::retrieval::timeline::{DEPTH_MAX, render_timeline, timeline_json};
+use crate::retrieval::zone::parse_time;
+use crate::retrieval::{Anchor, Kind, Order, Scope, SearchRequest, TimelineRequest, Zone, search as run_search, timeline as run_timeline};
+
+type Q = Query<Vec<(String, String)>>;
+
+fn search_request(p: &Params, headers: &HeaderMap) -> Result<SearchRequest, ApiError> {
+    let zone = Zone::Local;
+    let query = p.get(&["query", "q"]).unwrap_or_default().to_string();
+    let mut obs_types = p.list(&["obs_type"]);
+    let kinds = match p.get(&["type"]).map(str::trim) {
+        None => vec![Kind::Observation, Kind::Summary, Kind::Prompt],
+        Some("observations") => vec![Kind::Observation],
+        Some("sessions") => vec![Kind::Summary],
+        Some("prompts") => vec![Kind::Prompt],
+        Some(other) => {
+            obs_types.extend(other.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from));
+            vec![Kind::Observation]
+        }
+    };
+    let filters = Filters {
+        scope: Scope::new(parse_chain(p.get(&["project", "projects"])), p.platform(headers)),
+        obs_types,
+        concepts: p.list(&["concepts", "concept"]),
+        files: p.list(&["files", "filePath"]),
+        date_start: p.time(&["dateStart", "date_start", "date_from"], &zone, false)?,
+        date_end: p.time(&["dateEnd", "date_end", "date_to"], &zone, true)?,
+    };
+    let has_filter = p.get(&["type"]).is_some()
+        || filters != Filters::default()
+        || p.get(&["project", "projects"]).is_some()
+        || p.get(&["platformSource", "platform_source"]).is_some();
+    if query.trim().is_empty() && !has_filter {
+        return Err(ApiError::bad_request("missing search input"));
+    }
+    let order = match p.get(&["orderBy"]) {
+        None => None,
+        Some(o) => Some(Order::parse(o).ok_or_else(|| ApiError::bad_request("orderBy must be relevance, date_desc or date_asc"))?),
+    };
+    Ok(SearchRequest {
+        query,
+        kinds,
+        filters,
+        limit: p.int(&["limit"], 1, 100)?.unwrap_or(20) as usize,
+        offset: p.int(&["offset"], 0, i64::from(u32::MAX))?.unwrap_or(0) as usize,
+        order,
+    })
+}
+
+/// `GET /api/search`.
+pub async fn search(State(app): State<Arc<AppState>>, Query(q): Q, headers: HeaderMap) -> Result<Response, ApiError> {
+    let p = Params(q);
+    let req = search_request(&p, &headers)?;
+    let svc = app.services()?;
+    let json = p.get(&["format"]) == Some("json");
+    let mode = svc.mode.clone();
+    let r = req.clone();
+    let res = read(svc, move |c| run_search(c, &r)).await?;
+    if json {
+        return Ok(Json(render_json(&req, &res)).into_response());
+    }
+    Ok(text(render_index(&req, &res, &mode, &Zone::Local)))
+}
+
+/// `GET /api/timeline`.
+pub async fn timeline(State(app): State<Arc<AppState>>, Query(q): Q, headers: HeaderMap) -> Result<Response, ApiError> {
+    let p = Params(q);
+    let anchor = match (p.get(&["anchor"]), p.get(&["query", "q"])) {
+        (Some(a), None) => match parse_id(a) {
+            Some(rid) => Anchor::Record(rid),
+            None => Anchor::Time(
+                parse_time(a, &Zone::Local, false).ok_or_else(|| ApiError::bad_request("anchor must be an id or an ISO-8601 time"))?,
+            ),
+        },
+        (None, Some(query)) => Anchor::Query(query.to_string()),
+        _ => return Err(ApiError::bad_request("exactly one of anchor and query is required")),
+    };
+    let depth = DEPTH_MAX as i64;
+    let req = TimelineRequest {
+        anchor,
+        depth_before: p.int(&["depth_before", "depthBefore"], 0, depth)?.unwrap_or(5) as usize,
+        depth_after: p.int(&["depth_after", "depthAfter"], 0, depth)?.unwrap_or(5) as usize,
+        projects: parse_chain(p.get(&["project", "projects"])),
+        platform: p.platform(&headers),
+    };
+    let svc = app.services()?;
+    let json = p.get(&["format"]) == Some("json");
+    let mode = svc.mode.clone();
+    let query = match &req.anchor {
+        Anchor::Query(q) => q.clone(),
+        _ => String::new(),
+    };
+    let res = read(svc, move |c| run_timeline(c, &req)).await?;
+    let Some(res) = res else {
+        if json {
+            return Ok(Json(serde_json::json!({"anchor": null, "items": []})).into_response());
+        }
+        return Ok(text(format!("No results found matching \"{query}\"")));
+    };
+    if json {
+        return Ok(Json(timeline_json(&res)).into_response());
+    }
+    Ok(text(render_timeline(&res, &mode, &Zone::Local)))
+}

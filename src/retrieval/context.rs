@@ -1,0 +1,138 @@
+//! SessionStart context injection (spec/retrieval.md §1): selection of observations and
+//! summaries in scope (chain × platform), optional ACT-R ranking, then [`render_context`].
+
+use rusqlite::{Connection, params_from_iter};
+
+use super::RetrievalError;
+use super::context_render::{ContextData, RenderOptions, RenderedContext, has_summary_fields, render_context};
+use super::records::{OBS_COLS, Observation, SUMMARY_COLS, Summary, json_list};
+use super::reinforce::{Candidate, select};
+use super::scope::{Conditions, Scope, placeholders, text_params};
+use super::zone::Zone;
+use crate::config::ContextSettings;
+use crate::modes::Mode;
+
+/// Counts of a `full=true` request.
+const FULL_OBSERVATIONS: usize = 200;
+const FULL_SUMMARIES: usize = 50;
+const POOL_MAX: usize = 500;
+
+/// One context request (spec/api.md §4.1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextRequest {
+    /// Project chain, primary last (never empty).
+    pub chain: Vec<String>,
+    /// Normalised platform source (absent → `claude`).
+    pub platform: String,
+    pub full: bool,
+    /// Explicit `maxChars`; else the setting.
+    pub max_chars: Option<usize>,
+}
+
+fn scope_of(req: &ContextRequest) -> Scope {
+    Scope::new(Some(req.chain.clone()), Some(req.platform.clone()))
+}
+
+/// Selects and renders the context text.
+pub fn context_inject(
+    conn: &Connection,
+    req: &ContextRequest,
+    cfg: &ContextSettings,
+    mode: &Mode,
+    zone: &Zone,
+    now_ms: i64,
+) -> Result<RenderedContext, RetrievalError> {
+    let scope = scope_of(req);
+    let (n, n_summaries) = if req.full {
+        (FULL_OBSERVATIONS, FULL_SUMMARIES)
+    } else {
+        (cfg.observations, cfg.summaries)
+    };
+    let pool_size = if cfg.reinforce_alpha > 0.0 { (5 * n).min(POOL_MAX) } else { n };
+    let pool = newest_observations(conn, &scope, mode, pool_size)?;
+    let observations = if cfg.reinforce_alpha > 0.0 {
+        let candidates: Vec<Candidate> = pool
+            .iter()
+            .map(|o| Candidate {
+                id: o.id,
+                created_at_epoch: o.created_at_epoch,
+                reinforcement_dates: json_list(&o.reinforcement_dates),
+            })
+            .collect();
+        let chosen = select(&candidates, n, now_ms, cfg.reinforce_alpha);
+        pool.into_iter().filter(|o| chosen.contains(&o.id)).collect()
+    } else {
+        pool
+    };
+    let summaries = newest_summaries(conn, &scope, n_summaries)?;
+    let last_summary = if cfg.show_last_summary {
+        last_summary(conn, &scope, &summaries)?
+    } else {
+        None
+    };
+    let data = ContextData {
+        primary: req.chain.last().cloned().unwrap_or_default(),
+        observations,
+        summaries,
+        last_summary,
+        degraded: degraded_reason(conn)?,
+    };
+    let opts = RenderOptions {
+        full_count: cfg.full_count,
+        full_field_facts: cfg.full_field_facts,
+        show_stats: cfg.show_stats,
+        max_chars: req.max_chars.unwrap_or(cfg.max_chars),
+    };
+    Ok(render_context(&data, mode, &opts, zone, now_ms))
+}
+
+fn newest_observations(conn: &Connection, scope: &Scope, mode: &Mode, limit: usize) -> Result<Vec<Observation>, RetrievalError> {
+    let mut c = Conditions::default();
+    scope.conditions("o", true, &mut c);
+    let types: Vec<String> = mode.type_ids().into_iter().map(String::from).collect();
+    c.push(&format!("o.type IN ({})", placeholders(types.len())), text_params(&types));
+    let sql = format!(
+        "SELECT {OBS_COLS} FROM observations o WHERE 1=1{} ORDER BY o.created_at_epoch DESC, o.id DESC LIMIT {limit}",
+        c.sql
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(params_from_iter(c.params.iter()), Observation::from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+fn newest_summaries(conn: &Connection, scope: &Scope, limit: usize) -> Result<Vec<Summary>, RetrievalError> {
+    if limit == 0 {
+        return Ok(Vec::new());
+    }
+    let mut c = Conditions::default();
+    scope.conditions("s", true, &mut c);
+    let sql = format!(
+        "SELECT {SUMMARY_COLS} FROM session_summaries s WHERE 1=1{} ORDER BY s.created_at_epoch DESC, s.id DESC LIMIT {limit}",
+        c.sql
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(params_from_iter(c.params.iter()), Summary::from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The newest summary in scope, when it has content and is newer than every observation in scope.
+fn last_summary(conn: &Connection, scope: &Scope, selected: &[Summary]) -> Result<Option<Summary>, RetrievalError> {
+    let newest = match selected.first() {
+        Some(s) => Some(s.clone()),
+        None => newest_summaries(conn, scope, 1)?.into_iter().next(),
+    };
+    let Some(summary) = newest.filter(has_summary_fields) else {
+        return Ok(None);
+    };
+    let mut c = Conditions::default();
+    scope.conditions("o", true, &mut c);
+    let sql = format!("SELECT max(o.created_at_epoch) FROM observations o WHERE 1=1{}", c.sql);
+    let newest_obs: Option<i64> = conn.query_row(&sql, params_from_iter(c.params.iter()), |r| r.get(0))?;
+    Ok(newest_obs.is_none_or(|t| summary.created_at_epoch > t).then_some(summary))
+}
+
+/// `failed rows: <n>` when failed pending rows exist (the breaker states come with the LLM provider).
+fn degraded_reason(conn: &Connection) -> Result<Option<String>, RetrievalError> {
+    let failed: i64 = conn.query_row("SELECT count(*) FROM pending_messages WHERE status = 'failed'", [], |r| r.get(0))?;
+    Ok((failed > 0).then(|| format!("failed rows: {failed}")))
+}

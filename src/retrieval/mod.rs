@@ -1,0 +1,65 @@
+//! Retrieval: how stored memories reach the agent (spec/retrieval.md). Every surface is one
+//! function over a read-only `&Connection`, used alike by the HTTP routes, the MCP server and the
+//! CLI. Reads never write.
+//!
+//! | file | concern |
+//! |---|---|
+//! | [`zone`] | time zones and the time formats of every text |
+//! | [`render`] | shared rendering: titles, tokens, separators, day groups with ditto marks |
+//! | [`records`] | observation / summary / prompt rows, read tokens, JSON rows |
+//! | [`record_kind`] | record kinds and mixed-kind records |
+//! | [`scope`] | project chain × platform as SQL conditions |
+//! | [`ids`] | id forms (`412`, `#412`, `S12`, `P7`) and fetching records by id |
+//! | [`reinforce`] | ACT-R ranking of context candidates |
+//! | [`context`], [`context_render`] | SessionStart context injection (§1) |
+//! | [`semantic`] | UserPromptSubmit related-work text (§2, keyword only for now) |
+//! | [`file_context`] | observations of a file being read (§3) |
+//! | [`words`] | stopwords and the light English stemmer |
+//! | [`query`] | user query parsing and FTS5 expression building (§4.2–§4.4) |
+//! | [`search_sql`] | per-kind keyword candidate queries with filters |
+//! | [`search`] | search execution: AND tier, natural fill, paging, totals |
+//! | [`search_render`] | the text index and JSON answer of a search (§4.6) |
+//! | [`timeline`] | items around an anchor (§5) |
+//! | [`overview`] | project list and database figures |
+
+pub mod context;
+pub mod context_render;
+pub mod file_context;
+pub mod ids;
+pub mod overview;
+pub mod query;
+pub mod record_kind;
+pub mod records;
+pub mod reinforce;
+pub mod render;
+pub mod scope;
+pub mod search;
+pub mod search_render;
+pub mod search_sql;
+pub mod semantic;
+pub mod timeline;
+pub mod words;
+pub mod zone;
+
+pub use context::{ContextRequest, context_inject};
+pub use context_render::{RenderedContext, WELCOME};
+pub use file_context::{FileContextRequest, file_context, observations_by_file};
+pub use ids::{RecordId, fetch_records, parse_id, parse_ids};
+pub use query::{ParsedQuery, Term, parse_query};
+pub use records::{Kind, Observation, Prompt, Record, Summary};
+pub use scope::Scope;
+pub use search::{Order, SearchRequest, SearchResult, search};
+pub use timeline::{Anchor, TimelineRequest, TimelineResult, timeline};
+pub use zone::Zone;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RetrievalError {
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// A request value out of range or malformed (HTTP 400, MCP −32602).
+    #[error("{0}")]
+    Invalid(String),
+    /// The anchor or record is not in scope (HTTP 404).
+    #[error("{0}")]
+    NotFound(String),
+}

@@ -1,0 +1,199 @@
+//! Search execution (spec/retrieval.md §4): per kind, records matching all terms first (bm25),
+//! then the natural-mode fill (stopwords dropped, stems as prefixes, OR-ed); kinds interleave by
+//! rank within a tier (no vectors yet); `orderBy` date re-sorts the matched set; paging last.
+
+use rusqlite::Connection;
+
+use super::RetrievalError;
+use super::ids::{RecordId, fetch_records};
+use super::query::{ParsedQuery, natural, parse_query};
+use super::records::{Kind, Record};
+use super::search_sql::{CANDIDATES, Candidate, Filters, MatchSpec, candidates, count};
+
+/// Result order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    Relevance,
+    DateDesc,
+    DateAsc,
+}
+
+impl Order {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim() {
+            "relevance" => Some(Order::Relevance),
+            "date_desc" => Some(Order::DateDesc),
+            "date_asc" => Some(Order::DateAsc),
+            _ => None,
+        }
+    }
+    /// `by relevance`, `newest first`, `oldest first`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Order::Relevance => "by relevance",
+            Order::DateDesc => "newest first",
+            Order::DateAsc => "oldest first",
+        }
+    }
+}
+
+/// A search request (spec/retrieval.md §4.1), already validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchRequest {
+    /// The query text (empty → filter-only listing).
+    pub query: String,
+    /// Kinds searched (observation filters imply observations only; files exclude prompts).
+    pub kinds: Vec<Kind>,
+    pub filters: Filters,
+    pub limit: usize,
+    pub offset: usize,
+    /// None → relevance with a query, else newest first.
+    pub order: Option<Order>,
+}
+
+impl SearchRequest {
+    /// Kinds left after the filters that exclude some (§4.1).
+    pub fn effective_kinds(&self) -> Vec<Kind> {
+        let f = &self.filters;
+        self.kinds
+            .iter()
+            .copied()
+            .filter(|k| *k == Kind::Observation || (f.obs_types.is_empty() && f.concepts.is_empty()))
+            .filter(|k| *k != Kind::Prompt || f.files.is_empty())
+            .collect()
+    }
+}
+
+/// One page of results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchResult {
+    pub records: Vec<Record>,
+    /// Matches per kind (each capped at 10,001).
+    pub totals: [usize; 3],
+    pub order: Order,
+    pub filter_only: bool,
+}
+
+impl SearchResult {
+    pub fn total(&self) -> usize {
+        self.totals.iter().sum()
+    }
+}
+
+fn kind_index(k: Kind) -> usize {
+    match k {
+        Kind::Observation => 0,
+        Kind::Summary => 1,
+        Kind::Prompt => 2,
+    }
+}
+
+struct Ranked {
+    rid: RecordId,
+    at_ms: i64,
+    tier: u8,
+    rank: usize,
+}
+
+/// Runs a search on a read connection.
+pub fn search(conn: &Connection, req: &SearchRequest) -> Result<SearchResult, RetrievalError> {
+    let parsed: ParsedQuery = parse_query(&req.query);
+    let filter_only = req.query.trim().is_empty();
+    let order = req.order.unwrap_or(if filter_only { Order::DateDesc } else { Order::Relevance });
+    let mut totals = [0usize; 3];
+    let mut all: Vec<Ranked> = Vec::new();
+    if !filter_only && parsed.is_empty() {
+        return Ok(SearchResult {
+            records: Vec::new(),
+            totals,
+            order,
+            filter_only,
+        });
+    }
+    let exact = MatchSpec {
+        words: parsed.words_expr(),
+        trigrams: parsed.trigram_expr(),
+        likes: parsed.like_patterns(),
+    };
+    let nat = natural(&req.query);
+    let fill = [
+        MatchSpec {
+            words: nat.words.clone(),
+            ..MatchSpec::default()
+        },
+        MatchSpec {
+            trigrams: nat.trigrams.clone(),
+            ..MatchSpec::default()
+        },
+    ];
+    let fill: Vec<&MatchSpec> = if filter_only {
+        Vec::new()
+    } else {
+        fill.iter().filter(|m| !m.is_empty()).collect()
+    };
+    let want = req.offset + req.limit;
+    for kind in req.effective_kinds() {
+        let mut seen = std::collections::HashSet::new();
+        let mut push = |list: Vec<Candidate>, tier: u8, all: &mut Vec<Ranked>| {
+            let mut rank = 0;
+            for c in list {
+                if seen.insert(c.id) {
+                    rank += 1;
+                    all.push(Ranked {
+                        rid: RecordId { kind, id: c.id },
+                        at_ms: c.at_ms,
+                        tier,
+                        rank,
+                    });
+                }
+            }
+        };
+        let first_limit = if filter_only { want } else { CANDIDATES.max(want) };
+        let exact_hits = candidates(conn, kind, &exact, &req.filters, first_limit)?;
+        // The fill only matters when this kind's AND tier cannot fill the page by itself; when it
+        // can, the total counts the AND matches (a later page may then count fill rows too).
+        let needs_fill = exact_hits.len() < want;
+        push(exact_hits, 0, &mut all);
+        let mut matches: Vec<&MatchSpec> = vec![&exact];
+        if needs_fill {
+            for (i, m) in fill.iter().enumerate() {
+                push(
+                    candidates(conn, kind, m, &req.filters, CANDIDATES.max(want))?,
+                    1 + i as u8,
+                    &mut all,
+                );
+            }
+            matches.extend(fill.iter().copied());
+        }
+        totals[kind_index(kind)] = count(conn, kind, &matches, &req.filters)?;
+    }
+    match order {
+        Order::Relevance => all.sort_by(|a, b| {
+            (a.tier.min(1), a.rank, a.tier)
+                .cmp(&(b.tier.min(1), b.rank, b.tier))
+                .then(b.at_ms.cmp(&a.at_ms))
+                .then(a.rid.kind.cmp(&b.rid.kind))
+        }),
+        Order::DateDesc => all.sort_by(|a, b| {
+            b.at_ms
+                .cmp(&a.at_ms)
+                .then(a.rid.kind.cmp(&b.rid.kind))
+                .then(b.rid.id.cmp(&a.rid.id))
+        }),
+        Order::DateAsc => all.sort_by(|a, b| {
+            a.at_ms
+                .cmp(&b.at_ms)
+                .then(a.rid.kind.cmp(&b.rid.kind))
+                .then(a.rid.id.cmp(&b.rid.id))
+        }),
+    }
+    let page: Vec<RecordId> = all.iter().skip(req.offset).take(req.limit).map(|r| r.rid).collect();
+    let mut found = fetch_records(conn, &page, &super::scope::Scope::default())?;
+    let records = page.iter().filter_map(|rid| found.remove(rid)).collect();
+    Ok(SearchResult {
+        records,
+        totals,
+        order,
+        filter_only,
+    })
+}

@@ -1,0 +1,228 @@
+//! Keyword candidate queries of one record kind (spec/retrieval.md §4.3): the FTS5 match (word
+//! and/or trigram index, intersected on rowid), LIKE for short CJK terms, and every filter as SQL
+//! conditions of the same query, so ranks are within the filtered set.
+
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, params_from_iter};
+
+use super::RetrievalError;
+use super::records::Kind;
+use super::scope::{Conditions, Scope, placeholders, text_params};
+
+/// Keyword candidates per kind and tier.
+pub const CANDIDATES: usize = 100;
+/// Totals are counted up to this many (shown as `10,000+` above).
+pub const COUNT_CAP: usize = 10_000;
+
+/// Table facts of one kind.
+pub struct KindSpec {
+    pub table: &'static str,
+    pub alias: &'static str,
+    pub fts: &'static str,
+    pub tri: &'static str,
+    pub weights: &'static str,
+    pub columns: &'static [&'static str],
+    pub merged: bool,
+}
+
+pub fn spec(kind: Kind) -> &'static KindSpec {
+    const OBS: KindSpec = KindSpec {
+        table: "observations",
+        alias: "o",
+        fts: "observations_fts",
+        tri: "observations_tri",
+        weights: "10.0, 5.0, 3.0, 3.0, 1.0",
+        columns: &["title", "subtitle", "narrative", "facts", "concepts"],
+        merged: true,
+    };
+    const SUM: KindSpec = KindSpec {
+        table: "session_summaries",
+        alias: "s",
+        fts: "session_summaries_fts",
+        tri: "session_summaries_tri",
+        weights: "5.0, 2.0, 3.0, 3.0, 2.0, 1.0",
+        columns: &["request", "investigated", "learned", "completed", "next_steps", "notes"],
+        merged: true,
+    };
+    const PROMPT: KindSpec = KindSpec {
+        table: "user_prompts",
+        alias: "p",
+        fts: "user_prompts_fts",
+        tri: "user_prompts_tri",
+        weights: "1.0",
+        columns: &["prompt_text"],
+        merged: false,
+    };
+    match kind {
+        Kind::Observation => &OBS,
+        Kind::Summary => &SUM,
+        Kind::Prompt => &PROMPT,
+    }
+}
+
+/// The match part of a candidate query.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MatchSpec {
+    pub words: Option<String>,
+    pub trigrams: Option<String>,
+    pub likes: Vec<String>,
+}
+
+impl MatchSpec {
+    pub fn is_empty(&self) -> bool {
+        self.words.is_none() && self.trigrams.is_none() && self.likes.is_empty()
+    }
+}
+
+/// SQL filters other than the match.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filters {
+    pub scope: Scope,
+    pub obs_types: Vec<String>,
+    pub concepts: Vec<String>,
+    pub files: Vec<String>,
+    pub date_start: Option<i64>,
+    pub date_end: Option<i64>,
+}
+
+impl Filters {
+    /// The conditions for kind `k` on its alias.
+    pub fn conditions(&self, k: Kind, out: &mut Conditions) {
+        let s = spec(k);
+        let a = s.alias;
+        self.scope.conditions(a, s.merged, out);
+        if let Some(t) = self.date_start {
+            out.push(&format!("{a}.created_at_epoch >= ?"), [SqlValue::Integer(t)]);
+        }
+        if let Some(t) = self.date_end {
+            out.push(&format!("{a}.created_at_epoch <= ?"), [SqlValue::Integer(t)]);
+        }
+        if k == Kind::Observation && !self.obs_types.is_empty() {
+            out.push(
+                &format!("{a}.type IN ({})", placeholders(self.obs_types.len())),
+                text_params(&self.obs_types),
+            );
+        }
+        if k == Kind::Observation && !self.concepts.is_empty() {
+            out.push(
+                &format!(
+                    "EXISTS (SELECT 1 FROM json_each({a}.concepts) WHERE value IN ({}))",
+                    placeholders(self.concepts.len())
+                ),
+                text_params(&self.concepts),
+            );
+        }
+        if !self.files.is_empty() {
+            let cols: [&str; 2] = match k {
+                Kind::Summary => ["files_read", "files_edited"],
+                _ => ["files_read", "files_modified"],
+            };
+            let any = vec!["instr(value, ?) > 0"; self.files.len()].join(" OR ");
+            let sql = format!(
+                "(EXISTS (SELECT 1 FROM json_each({a}.{}) WHERE {any}) OR EXISTS (SELECT 1 FROM json_each({a}.{}) WHERE {any}))",
+                cols[0], cols[1]
+            );
+            out.push(&sql, text_params(&self.files).chain(text_params(&self.files)));
+        }
+    }
+}
+
+/// `FROM … WHERE …` of a candidate query and the rank expression.
+fn from_where(k: Kind, m: &MatchSpec, f: &Filters) -> (String, String, Vec<SqlValue>) {
+    let s = spec(k);
+    let a = s.alias;
+    let mut params = Vec::new();
+    let (from, rank) = match (&m.words, &m.trigrams) {
+        (Some(w), _) => {
+            params.push(SqlValue::Text(w.clone()));
+            (
+                format!(
+                    "{fts} JOIN {t} {a} ON {a}.id = {fts}.rowid WHERE {fts} MATCH ?",
+                    fts = s.fts,
+                    t = s.table
+                ),
+                format!("bm25({}, {})", s.fts, s.weights),
+            )
+        }
+        (None, Some(t)) => {
+            params.push(SqlValue::Text(t.clone()));
+            (
+                format!(
+                    "{tri} JOIN {tb} {a} ON {a}.id = {tri}.rowid WHERE {tri} MATCH ?",
+                    tri = s.tri,
+                    tb = s.table
+                ),
+                format!("bm25({}, {})", s.tri, s.weights),
+            )
+        }
+        (None, None) => (format!("{} {a} WHERE 1=1", s.table), "0.0".to_string()),
+    };
+    let mut c = Conditions::default();
+    if let (Some(_), Some(t)) = (&m.words, &m.trigrams) {
+        c.push(
+            &format!("{a}.id IN (SELECT rowid FROM {tri} WHERE {tri} MATCH ?)", tri = s.tri),
+            [SqlValue::Text(t.clone())],
+        );
+    }
+    for pattern in &m.likes {
+        let any = s
+            .columns
+            .iter()
+            .map(|col| format!("{a}.{col} LIKE ? ESCAPE '\\'"))
+            .collect::<Vec<_>>()
+            .join(" OR ");
+        c.push(
+            &format!("({any})"),
+            std::iter::repeat_n(SqlValue::Text(pattern.clone()), s.columns.len()),
+        );
+    }
+    f.conditions(k, &mut c);
+    params.extend(c.params);
+    (format!("{from}{}", c.sql), rank, params)
+}
+
+/// One candidate: id and time (rank order is the list order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Candidate {
+    pub id: i64,
+    pub at_ms: i64,
+}
+
+/// Top `limit` candidates of kind `k`: by bm25 when there is a match, else newest first.
+pub fn candidates(conn: &Connection, k: Kind, m: &MatchSpec, f: &Filters, limit: usize) -> Result<Vec<Candidate>, RetrievalError> {
+    let (fw, rank, params) = from_where(k, m, f);
+    let a = spec(k).alias;
+    let order = if m.words.is_some() || m.trigrams.is_some() {
+        format!("{rank}, {a}.created_at_epoch DESC, {a}.id DESC")
+    } else {
+        format!("{a}.created_at_epoch DESC, {a}.id DESC")
+    };
+    let sql = format!("SELECT {a}.id, {a}.created_at_epoch FROM {fw} ORDER BY {order} LIMIT {limit}");
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(params_from_iter(params.iter()), |r| {
+        Ok(Candidate {
+            id: r.get(0)?,
+            at_ms: r.get(1)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Number of distinct rows matching any of `matches` (an empty match = filters only), up to
+/// [`COUNT_CAP`] + 1.
+pub fn count(conn: &Connection, k: Kind, matches: &[&MatchSpec], f: &Filters) -> Result<usize, RetrievalError> {
+    let a = spec(k).alias;
+    let mut parts = Vec::new();
+    let mut params = Vec::new();
+    for m in matches {
+        let (fw, _, p) = from_where(k, m, f);
+        parts.push(format!("SELECT {a}.id FROM {fw}"));
+        params.extend(p);
+    }
+    if parts.is_empty() {
+        return Ok(0);
+    }
+    let sql = format!("SELECT count(*) FROM ({} LIMIT {})", parts.join(" UNION "), COUNT_CAP + 1);
+    let n: i64 = conn.query_row(&sql, params_from_iter(params.iter()), |r| r.get(0))?;
+    Ok(n as usize)
+}

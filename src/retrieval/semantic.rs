@@ -1,0 +1,107 @@
+//! UserPromptSubmit related-work text (spec/retrieval.md §2, spec/api.md §4.2): natural-mode
+//! keyword search over observations (vectors join later), leaving out the current session.
+
+use rusqlite::{Connection, OptionalExtension};
+
+use super::RetrievalError;
+use super::ids::{RecordId, fetch_records};
+use super::query::natural;
+use super::records::{Kind, Record};
+use super::render::utf16_len;
+use super::scope::Scope;
+use super::search_sql::{CANDIDATES, Filters, MatchSpec, candidates};
+use super::zone::{Zone, local_date};
+
+/// Prompts shorter than this (trimmed) get nothing.
+pub const MIN_PROMPT_CHARS: usize = 20;
+const MAX_CHARS: usize = 10_000;
+const HEADING: &str = "## Relevant Past Work (semantic match)";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SemanticRequest {
+    /// The prompt, already tag-stripped and redacted.
+    pub q: String,
+    pub scope: Scope,
+    pub limit: usize,
+    /// The current session (its rows are left out).
+    pub content_session_id: Option<String>,
+}
+
+/// `(context, count)`; empty for short prompts or no hits.
+pub fn semantic_context(conn: &Connection, req: &SemanticRequest, zone: &Zone) -> Result<(String, usize), RetrievalError> {
+    if req.q.trim().chars().count() < MIN_PROMPT_CHARS {
+        return Ok((String::new(), 0));
+    }
+    let nat = natural(&req.q);
+    let filters = Filters {
+        scope: req.scope.clone(),
+        ..Filters::default()
+    };
+    let mut ids: Vec<RecordId> = Vec::new();
+    for m in [
+        MatchSpec {
+            words: nat.words,
+            ..MatchSpec::default()
+        },
+        MatchSpec {
+            trigrams: nat.trigrams,
+            ..MatchSpec::default()
+        },
+    ] {
+        if m.is_empty() {
+            continue;
+        }
+        for c in candidates(conn, Kind::Observation, &m, &filters, CANDIDATES)? {
+            let rid = RecordId {
+                kind: Kind::Observation,
+                id: c.id,
+            };
+            if !ids.contains(&rid) {
+                ids.push(rid);
+            }
+        }
+    }
+    let excluded: Option<String> = match &req.content_session_id {
+        Some(cs) => conn
+            .query_row(
+                "SELECT memory_session_id FROM sdk_sessions WHERE content_session_id = ?1 ORDER BY id DESC LIMIT 1",
+                [cs],
+                |r| r.get(0),
+            )
+            .optional()?,
+        None => None,
+    };
+    let mut found = fetch_records(conn, &ids, &Scope::default())?;
+    let mut hits = Vec::new();
+    for rid in &ids {
+        if let Some(Record::Observation(o)) = found.remove(rid) {
+            if excluded.as_deref() != Some(o.memory_session_id.as_str()) {
+                hits.push(o);
+            }
+        }
+        if hits.len() >= req.limit {
+            break;
+        }
+    }
+    let mut blocks: Vec<String> = hits
+        .iter()
+        .map(|o| {
+            let title = o.title.as_deref().map(str::trim).filter(|t| !t.is_empty()).unwrap_or("Observation");
+            let body = match o.narrative.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
+                Some(n) => n.to_string(),
+                None => super::records::json_list(&o.facts).join("; "),
+            };
+            format!("### {title} ({})\n{body}\n", local_date(zone, o.created_at_epoch))
+        })
+        .collect();
+    loop {
+        if blocks.is_empty() {
+            return Ok((String::new(), 0));
+        }
+        let text = format!("{HEADING}\n\n{}", blocks.join("\n"));
+        if utf16_len(&text) <= MAX_CHARS {
+            return Ok((text, blocks.len()));
+        }
+        blocks.pop();
+    }
+}
