@@ -148,6 +148,12 @@ fn import_through_a_running_worker_is_idempotent_and_searchable() {
     assert_eq!((again["observations"].as_i64(), again["sessions"].as_i64()), (Some(0), Some(0)));
     assert_eq!(again["skipped"].as_i64(), Some(2 + 4 + 6 + 3));
     assert_eq!(counts(&w.db_path()), c1);
+    // Imported memories appear in search and in context injection.
+    let search = w.get("/api/search?query=upload%20retry&project=acme&format=json").json().unwrap();
+    assert_eq!(search["observations"].as_array().map(Vec::len), Some(6), "{search}");
+    let context = w.get("/api/context/inject?projects=acme").text();
+    assert!(context.contains("Upload retry observation 6"), "{context}");
+    assert!(context.contains("make uploads reliable"), "{context}");
     let bad = w.post("/api/admin/import-claude-mem", &json!({"path": "/nonexistent/claude-mem.db"}));
     assert_eq!(bad.status, 400);
     assert!(w.status()["import"].is_null());
