@@ -36,6 +36,7 @@ fn remember_search_forget_and_gc_through_the_worker() {
     assert!(run(cli(&["forget", "--project", "cli-proj", "--dry-run"])).contains("Would forget 1 observations"));
     assert_eq!(run(cli(&["forget", "1"])).trim(), "Forgot #1.");
     assert_eq!(w.count("SELECT count(*) FROM observations"), 0);
+    assert_eq!(run(cli(&["retry"])).trim(), "Requeued 0 rows of 0 sessions.");
     let gc = run(cli(&["gc", "--dry-run"]));
     assert!(gc.contains("would delete"), "{gc}");
 }

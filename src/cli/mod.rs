@@ -9,6 +9,7 @@ pub mod import_claude_mem;
 pub mod install;
 pub mod mcp;
 pub mod remember;
+pub mod retry;
 pub mod search;
 pub mod serve;
 pub mod status;
@@ -59,6 +60,12 @@ pub enum Command {
     Forget(forget::ForgetArgs),
     /// Search memories; prints the same index as the MCP search tool.
     Search(search::SearchArgs),
+    /// Requeue failed observer work and un-park its sessions.
+    Retry {
+        /// Only this host session (contentSessionId).
+        #[arg(long)]
+        session: Option<String>,
+    },
     /// Apply the retention rules now.
     Gc {
         /// Report what would be deleted; delete nothing.
@@ -95,6 +102,7 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         } => remember::run(env, &text, title, project, obs_type),
         Command::Forget(a) => forget::run(env, a),
         Command::Search(a) => search::run(env, a),
+        Command::Retry { session } => retry::run(env, session),
         Command::Gc { dry_run, vacuum } => gc::run(env, dry_run, vacuum),
         Command::ImportClaudeMem(a) => import_claude_mem::run(env, a),
         Command::Hook { args } => hook::run(&args, env),

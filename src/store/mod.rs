@@ -6,6 +6,7 @@
 
 pub mod batch;
 pub mod forget;
+pub mod import_insert;
 pub mod import_rows;
 pub mod memory;
 pub mod migrations;
