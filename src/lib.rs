@@ -20,6 +20,7 @@
 //! | [`providers`] | observer backends: anthropic, openai, gemini, claude-cli subprocess, extractive |
 //! | [`protocol`] | wire types: HTTP bodies, observer XML parser and classifier, observer prompt builder |
 //! | [`retrieval`] | context injection, file context, search, timeline, records by id: the read side |
+//! | [`replay`] | transcripts → hook event stream, load replay against a worker, report and loss check |
 //! | [`client`] | a blocking loopback HTTP client and worker discovery (hook, CLI, tests) |
 //! | [`import`] | `memd import-claude-mem`: reading, cleaning and chunking a claude-mem database |
 //! | [`mcp`] | `memd mcp`: the stdio MCP server, a client of the worker's HTTP API |
@@ -45,6 +46,7 @@ pub mod observer;
 pub mod pipeline;
 pub mod protocol;
 pub mod providers;
+pub mod replay;
 pub mod retrieval;
 pub mod server;
 pub mod status;

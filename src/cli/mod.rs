@@ -9,6 +9,7 @@ pub mod import_claude_mem;
 pub mod install;
 pub mod mcp;
 pub mod remember;
+pub mod replay;
 pub mod retry;
 pub mod search;
 pub mod serve;
@@ -87,6 +88,8 @@ pub enum Command {
     Install(install::InstallArgs),
     /// Check the installation: binary, hooks, worker, token, versions.
     Doctor,
+    /// Replay recorded Claude Code transcripts as hook events against a worker (load test + loss check).
+    Replay(replay::ReplayArgs),
 }
 
 pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
@@ -108,5 +111,6 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Hook { args } => hook::run(&args, env),
         Command::Install(args) => install::run(&args, env),
         Command::Doctor => doctor::run(env),
+        Command::Replay(args) => replay::run(args, env),
     }
 }

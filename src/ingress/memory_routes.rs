@@ -21,6 +21,7 @@ use crate::clock::now_ms;
 use crate::pipeline::limits::bound;
 use crate::pipeline::project::UNKNOWN_PROJECT;
 use crate::protocol::observer_xml::normalize_concepts;
+use crate::retrieval::records::Kind;
 use crate::store::forget::{ForgetSelector, RecordKind, RecordRef, forget_bulk, forget_one};
 use crate::store::memory::{ManualMemory, save_memory};
 
@@ -191,38 +192,23 @@ pub struct ForgetBody {
     pub platform_source: Option<String>,
 }
 
-/// Ids as in spec/api.md §4.5: an array of numbers or id strings, or a string holding a JSON array
-/// or a comma list.
+/// Ids as in spec/api.md §4.5, parsed by the retrieval layer's parser (one implementation), at most 500.
 pub fn parse_ids(v: &Value) -> Result<Vec<RecordRef>, ApiError> {
-    let items: Vec<Value> = match v {
-        Value::Array(a) => a.clone(),
-        Value::String(s) => match serde_json::from_str::<Value>(s) {
-            Ok(Value::Array(a)) => a,
-            _ => s
-                .split(',')
-                .filter(|x| !x.trim().is_empty())
-                .map(|x| Value::String(x.into()))
-                .collect(),
-        },
-        _ => return Err(ApiError::bad_request("ids must be an array")),
-    };
-    if items.len() > MAX_IDS {
+    let ids = crate::retrieval::ids::parse_ids(v).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    if ids.len() > MAX_IDS {
         return Err(ApiError::bad_request("ids holds more than 500 ids"));
     }
-    items
-        .iter()
-        .map(|i| {
-            let parsed = match i {
-                Value::Number(n) => n.as_i64().filter(|n| *n > 0).map(|id| RecordRef {
-                    kind: RecordKind::Observation,
-                    id,
-                }),
-                Value::String(s) => RecordRef::parse(s),
-                _ => None,
-            };
-            parsed.ok_or_else(|| ApiError::bad_request(format!("malformed id {i}")))
+    Ok(ids
+        .into_iter()
+        .map(|r| RecordRef {
+            kind: match r.kind {
+                Kind::Observation => RecordKind::Observation,
+                Kind::Summary => RecordKind::Summary,
+                Kind::Prompt => RecordKind::Prompt,
+            },
+            id: r.id,
         })
-        .collect()
+        .collect())
 }
 
 /// ISO date / date-time (UTC) or epoch ms.
@@ -297,6 +283,6 @@ mod tests {
         assert_eq!(parse_ids(&json!("1,2")).unwrap().len(), 2);
         assert_eq!(parse_ids(&json!("[1,\"#S4\"]")).unwrap()[1].kind, RecordKind::Summary);
         assert!(parse_ids(&json!(["x"])).is_err());
-        assert!(parse_ids(&json!(5)).is_err());
+        assert!(parse_ids(&json!(true)).is_err());
     }
 }

@@ -265,6 +265,106 @@ fn json(v: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::sessions::{SessionKey, SessionSeed, touch};
+
+    const DAY: i64 = 86_400_000;
+    const AUG_18: i64 = 1_787_011_200_000; // 2026-08-18T00:00:00Z
+
+    fn meta(conn: &Connection) -> BatchMeta {
+        let seed = SessionSeed {
+            key: SessionKey::new("claude", "s1"),
+            project: "p".into(),
+            project_root: None,
+            transcript_path: None,
+            custom_title: None,
+        };
+        let s = touch(conn, &seed, AUG_18).unwrap();
+        BatchMeta {
+            session_db_id: s.id,
+            memory_session_id: s.memory_session_id,
+            content_session_id: "s1".into(),
+            platform_source: "claude".into(),
+            project: "p".into(),
+            project_root: "/r".into(),
+            prompt_number: 1,
+            prompt_text: None,
+            agent_id: None,
+            agent_type: None,
+            pending_ids: vec![],
+            prompt_private: false,
+            prompt_epoch: AUG_18,
+            attempts: 0,
+            oldest_epoch: AUG_18,
+        }
+    }
+
+    fn output(title: &str) -> BatchOutput {
+        let o = ObservationDraft {
+            obs_type: "discovery".into(),
+            title: Some(title.into()),
+            narrative: Some("n".into()),
+            ..Default::default()
+        };
+        BatchOutput {
+            observations: vec![o],
+            summary: None,
+            origin: "extractive",
+            provider: "extractive".into(),
+            model: "extractive".into(),
+            input_tokens: 0,
+            output_tokens: 0,
+            source_rows: vec![],
+        }
+    }
+
+    #[test]
+    fn d1_duplicates_reinforce_one_row_once_per_day() {
+        let conn = crate::store::test_conn();
+        let m = meta(&conn);
+        let first = store_batch(&conn, &m, &output("Fix login"), AUG_18).unwrap();
+        store_batch(&conn, &m, &output("Fix login"), AUG_18 + DAY).unwrap();
+        let third = store_batch(&conn, &m, &output("Fix login"), AUG_18 + DAY + 1000).unwrap();
+        assert_eq!(first.observation_ids, third.observation_ids);
+        assert_eq!(third.reinforced, 1);
+        let (count, dates, n): (i64, String, i64) = conn
+            .query_row(
+                "SELECT occurrence_count, reinforcement_dates, (SELECT count(*) FROM observations) FROM observations",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!((count, dates.as_str(), n), (3, r#"["2026-08-19"]"#, 1));
+    }
+
+    #[test]
+    fn m3_a_forgotten_observation_is_not_stored_again() {
+        let conn = crate::store::test_conn();
+        let m = meta(&conn);
+        let id = store_batch(&conn, &m, &output("Secret plan"), AUG_18).unwrap().observation_ids[0];
+        let hash = content_hash(&m.memory_session_id, Some("Secret plan"), Some("n"));
+        conn.execute(
+            "INSERT INTO tombstones(memory_session_id, content_hash, observation_id, deleted_at_epoch) VALUES (?1, ?2, ?3, 0)",
+            params![m.memory_session_id, hash, id],
+        )
+        .unwrap();
+        conn.execute("DELETE FROM observations WHERE id = ?1", [id]).unwrap();
+        let again = store_batch(&conn, &m, &output("Secret plan"), AUG_18 + DAY).unwrap();
+        assert!(again.observation_ids.is_empty());
+        assert_eq!(
+            conn.query_row("SELECT count(*) FROM observations", [], |r| r.get::<_, i64>(0))
+                .unwrap(),
+            0
+        );
+        // The FTS index forgot it too (external-content delete trigger).
+        let hits: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM observations_fts WHERE observations_fts MATCH 'secret'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(hits, 0);
+    }
 
     #[test]
     fn reinforcement_dates_are_distinct_and_capped() {
