@@ -72,6 +72,25 @@ pub const DEFAULTS: &[(&str, &str, &str)] = &[
         "the Claude Code CLI for claude-cli (empty = claude on PATH)",
     ),
     ("MEMD_DAILY_TOKEN_BUDGET", "2000000", "observer tokens per UTC day; 0 = unlimited"),
+    (
+        "MEMD_RETENTION_TOOL_USES_DAYS",
+        "30",
+        "days raw tool_uses rows are kept; 0 = forever",
+    ),
+    (
+        "MEMD_RETENTION_DB_MAX_MB",
+        "1024",
+        "database size past which old tool_uses rows go; 0 = no cap",
+    ),
+    ("MEMD_RETENTION_FAILED_DAYS", "30", "days failed pending rows are kept; 0 = forever"),
+    (
+        "MEMD_RETENTION_OBSERVATIONS_DAYS",
+        "0",
+        "days observations are kept (not manual, not recently reinforced); 0 = forever",
+    ),
+    ("MEMD_RETENTION_SUMMARIES_DAYS", "0", "days summaries are kept; 0 = forever"),
+    ("MEMD_RETENTION_PROMPTS_DAYS", "0", "days prompts are kept; 0 = forever"),
+    ("MEMD_RETENTION_TOKEN_USAGE_DAYS", "400", "days of token_usage kept; 0 = forever"),
     ("MEMD_OBSERVER_TIMEOUT_MS", "60000", "one provider call"),
     (
         "MEMD_OBSERVER_MAX_ATTEMPTS",
@@ -149,6 +168,18 @@ pub const DEFAULTS: &[(&str, &str, &str)] = &[
         "hits of the UserPromptSubmit semantic injection (1-20)",
     ),
 ];
+
+/// Retention rules of spec/storage.md §6 (0 disables a rule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetentionSettings {
+    pub tool_uses_days: u64,
+    pub db_max_mb: u64,
+    pub failed_days: u64,
+    pub observations_days: u64,
+    pub summaries_days: u64,
+    pub prompts_days: u64,
+    pub token_usage_days: u64,
+}
 
 /// Provider environment fallbacks read besides `MEMD_*` (DESIGN.md provider table).
 pub const KEY_FALLBACKS: &[(&str, &str)] = &[
@@ -292,6 +323,7 @@ pub struct Settings {
     pub modes_dir: Option<String>,
     pub observer: ProviderSettings,
     pub daily_token_budget: u64,
+    pub retention: RetentionSettings,
     pub spool_scan_ms: u64,
     pub vectors: crate::vectors::settings::VectorSettings,
     pub context: ContextSettings,
@@ -332,6 +364,15 @@ impl Settings {
         let reaper_interval_ms = num("MEMD_REAPER_INTERVAL_MS", 50, 86_400_000);
         let tool_use_max_chars = num("MEMD_TOOL_USE_MAX_CHARS", 1024, 100_000_000) as usize;
         let daily_token_budget = num("MEMD_DAILY_TOKEN_BUDGET", 0, u64::MAX);
+        let retention = RetentionSettings {
+            tool_uses_days: num("MEMD_RETENTION_TOOL_USES_DAYS", 0, 100_000),
+            db_max_mb: num("MEMD_RETENTION_DB_MAX_MB", 0, 100_000_000),
+            failed_days: num("MEMD_RETENTION_FAILED_DAYS", 0, 100_000),
+            observations_days: num("MEMD_RETENTION_OBSERVATIONS_DAYS", 0, 100_000),
+            summaries_days: num("MEMD_RETENTION_SUMMARIES_DAYS", 0, 100_000),
+            prompts_days: num("MEMD_RETENTION_PROMPTS_DAYS", 0, 100_000),
+            token_usage_days: num("MEMD_RETENTION_TOKEN_USAGE_DAYS", 0, 100_000),
+        };
         let timeout_ms = num("MEMD_OBSERVER_TIMEOUT_MS", 100, 3_600_000);
         let max_attempts = num("MEMD_OBSERVER_MAX_ATTEMPTS", 1, 100) as u32;
         let max_defer_ms = num("MEMD_OBSERVER_MAX_DEFER_MS", 0, 86_400_000);
@@ -403,6 +444,7 @@ impl Settings {
             modes_dir: raw.get("MEMD_MODES_DIR").map(String::from),
             observer,
             daily_token_budget,
+            retention,
             spool_scan_ms,
             vectors,
             context: ContextSettings {

@@ -22,6 +22,8 @@
 //! | [`retrieval`] | context injection, file context, search, timeline, records by id: the read side |
 //! | [`replay`] | transcripts → hook event stream, load replay against a worker, report and loss check |
 //! | [`client`] | a blocking loopback HTTP client and worker discovery (hook, CLI, tests) |
+//! | [`import`] | `memd import-claude-mem`: reading, cleaning and chunking a claude-mem database |
+//! | [`mcp`] | `memd mcp`: the stdio MCP server, a client of the worker's HTTP API |
 //! | [`hook`] | `memd hook claude-code <handler>`: the thin, blocking hook process, spool writer, worker auto-start |
 //! | [`install`] | `memd install`: hooks and MCP entry in Claude Code's settings (order-preserving edits), plugin folder |
 //! | [`vectors`] | embeddings (candle, all-MiniLM-L6-v2), the sqlite-vec index, documents, model install |
@@ -34,10 +36,12 @@ pub mod clock;
 pub mod config;
 pub mod data_dir;
 pub mod hook;
+pub mod import;
 pub mod ingest;
 pub mod ingress;
 pub mod install;
 pub mod logging;
+pub mod mcp;
 pub mod modes;
 pub mod observer;
 pub mod pipeline;

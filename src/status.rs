@@ -90,7 +90,7 @@ pub async fn document(app: &AppState, svc: &Services, port: u16) -> Value {
         "privacy": {"redact": svc.settings.redact, "redactions": redactions},
         "vectors": vectors,
         "chroma": chroma,
-        "import": null,
+        "import": app.import.snapshot(),
         "spool": app.spool.document(),
         "warnings": warnings,
     })

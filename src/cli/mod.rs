@@ -1,15 +1,24 @@
 //! Command-line interface: one file per subcommand.
 
+pub mod client_context;
 pub mod doctor;
+pub mod forget;
+pub mod gc;
 pub mod hook;
+pub mod import_claude_mem;
 pub mod install;
 pub mod models;
 pub mod reindex;
+pub mod mcp;
+pub mod remember;
 pub mod replay;
+pub mod retry;
+pub mod search;
 pub mod serve;
 pub mod status;
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -31,6 +40,46 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the MCP tools on stdin/stdout (started by the agent host).
+    Mcp {
+        /// Host platform of the caller.
+        #[arg(long, default_value = "claude")]
+        platform: String,
+        /// Data directory (default MEMD_DATA_DIR or ~/.memd).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+    },
+    /// Save an explicit memory for this project.
+    Remember {
+        text: String,
+        #[arg(long)]
+        title: Option<String>,
+        #[arg(long)]
+        project: Option<String>,
+        #[arg(long = "type")]
+        obs_type: Option<String>,
+    },
+    /// Forget records by id, by session, or by project before a date.
+    Forget(forget::ForgetArgs),
+    /// Search memories; prints the same index as the MCP search tool.
+    Search(search::SearchArgs),
+    /// Requeue failed observer work and un-park its sessions.
+    Retry {
+        /// Only this host session (contentSessionId).
+        #[arg(long)]
+        session: Option<String>,
+    },
+    /// Apply the retention rules now.
+    Gc {
+        /// Report what would be deleted; delete nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Also VACUUM the database afterwards.
+        #[arg(long)]
+        vacuum: bool,
+    },
+    /// Import sessions, prompts, observations and summaries from a claude-mem database.
+    ImportClaudeMem(import_claude_mem::ImportArgs),
     /// A Claude Code hook: `memd hook claude-code <handler>` reads the event on stdin.
     Hook {
         /// `claude-code`, then the handler name.
@@ -60,6 +109,18 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
     match cli.command {
         Command::Serve => serve::run(env),
         Command::Status { json } => status::run(env, json),
+        Command::Mcp { platform, data_dir } => mcp::run(env, &platform, data_dir),
+        Command::Remember {
+            text,
+            title,
+            project,
+            obs_type,
+        } => remember::run(env, &text, title, project, obs_type),
+        Command::Forget(a) => forget::run(env, a),
+        Command::Search(a) => search::run(env, a),
+        Command::Retry { session } => retry::run(env, session),
+        Command::Gc { dry_run, vacuum } => gc::run(env, dry_run, vacuum),
+        Command::ImportClaudeMem(a) => import_claude_mem::run(env, a),
         Command::Hook { args } => hook::run(&args, env),
         Command::Install(args) => install::run(&args, env),
         Command::Doctor => doctor::run(env),

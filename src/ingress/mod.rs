@@ -3,9 +3,11 @@
 //! [`AppState`] is shared by every request: the lifecycle phase (503 until the store is open and
 //! while shutting down), the token, and — once ready — the [`Services`] the routes use.
 
+pub mod admin_routes;
 pub mod checks;
 pub mod error;
 pub mod ingest_routes;
+pub mod memory_routes;
 pub mod ops_routes;
 pub mod platform;
 pub mod read_params;
@@ -19,7 +21,7 @@ use std::time::Instant;
 
 use axum::Router;
 use axum::http::StatusCode;
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use tokio_util::sync::CancellationToken;
 
 use crate::actors::Handles;
@@ -58,6 +60,8 @@ pub struct AppState {
     pub started_epoch: i64,
     pub services: OnceLock<Services>,
     pub shutdown: CancellationToken,
+    /// Progress of a running claude-mem import (`GET /api/status` → `import`).
+    pub import: Arc<crate::import::ImportProgress>,
     /// POST requests between arrival and answer; lets the store's group commit wait only when useful.
     pub arrivals: Arc<std::sync::atomic::AtomicUsize>,
     /// Spool ingestion counters (`GET /api/status` → `spool`).
@@ -74,6 +78,7 @@ impl AppState {
             started_epoch,
             services: OnceLock::new(),
             shutdown: CancellationToken::new(),
+            import: Default::default(),
             arrivals: Arc::default(),
             spool: Arc::default(),
         }
@@ -113,6 +118,14 @@ pub fn router(app: Arc<AppState>) -> Router {
         .route("/api/sessions/observations", post(ingest_routes::observations))
         .route("/api/sessions/summarize", post(ingest_routes::summarize))
         .route("/api/sessions/complete", post(ingest_routes::complete))
+        .route("/api/memory/save", post(memory_routes::save))
+        .route("/api/observation/{id}", delete(memory_routes::delete_observation))
+        .route("/api/summary/{id}", delete(memory_routes::delete_summary))
+        .route("/api/prompt/{id}", delete(memory_routes::delete_prompt))
+        .route("/api/forget", post(memory_routes::forget))
+        .route("/api/pending/retry", post(admin_routes::pending_retry))
+        .route("/api/admin/import-claude-mem", post(admin_routes::import_claude_mem))
+        .route("/api/admin/gc", post(admin_routes::gc))
         .route("/api/context/inject", get(retrieval_routes::context_inject))
         .route("/api/context/semantic", post(retrieval_routes::context_semantic))
         .route("/api/observations/by-file", get(retrieval_routes::by_file))

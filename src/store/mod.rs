@@ -5,11 +5,17 @@
 //! `&Connection`, so each can be unit tested on an in-memory database.
 
 pub mod batch;
+pub mod forget;
+pub mod import_insert;
+pub mod import_rows;
+pub mod memory;
 pub mod migrations;
 pub mod open;
 pub mod pending;
 pub mod prompts;
 pub mod reader;
+pub mod retention;
+pub mod retry;
 pub mod sessions;
 pub mod stats;
 pub mod tool_events;

@@ -21,8 +21,12 @@ type Finish = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
 /// Runs against the connection, or (None) is told the group could not begin and must not run.
 type Job = Box<dyn FnOnce(Option<&Connection>) -> (bool, Finish) + Send>;
 
+/// Runs alone, outside any transaction (VACUUM), after the group before it committed.
+type Exclusive = Box<dyn FnOnce(&Connection) + Send>;
+
 enum Msg {
     Job(Job),
+    Exclusive(Exclusive),
     Shutdown(oneshot::Sender<()>),
 }
 
@@ -111,6 +115,28 @@ impl WriterHandle {
         rx.await.map_err(|_| StoreError::Closed)?
     }
 
+    /// Runs `f` on the writer connection outside any transaction (for `VACUUM`); later writes
+    /// queue behind it. Waits for room in the queue instead of answering `Overloaded`.
+    pub async fn exclusive<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        if self.read_only {
+            return Err(StoreError::ReadOnly);
+        }
+        let (tx, rx) = oneshot::channel();
+        let job: Exclusive = Box::new(move |conn| {
+            let _ = tx.send(f(conn));
+        });
+        let sender = self.tx.clone();
+        tokio::task::spawn_blocking(move || sender.send(Msg::Exclusive(job)))
+            .await
+            .map_err(|_| StoreError::Closed)?
+            .map_err(|_| StoreError::Closed)?;
+        rx.await.map_err(|_| StoreError::Closed)?
+    }
+
     pub fn queue_depth(&self) -> usize {
         self.depth.load(Ordering::Relaxed)
     }
@@ -172,11 +198,13 @@ fn run(
         };
         let mut jobs = Vec::new();
         let mut shutdown = None;
+        let mut exclusive = None;
         match first {
             Msg::Job(j) => jobs.push(j),
+            Msg::Exclusive(x) => exclusive = Some(x),
             Msg::Shutdown(reply) => shutdown = Some(reply),
         }
-        if shutdown.is_none() {
+        if shutdown.is_none() && exclusive.is_none() {
             let deadline = Instant::now() + window;
             while jobs.len() < MAX_GROUP {
                 let left = deadline.saturating_duration_since(Instant::now());
@@ -189,6 +217,10 @@ fn run(
                 };
                 match next {
                     Ok(Msg::Job(j)) => jobs.push(j),
+                    Ok(Msg::Exclusive(x)) => {
+                        exclusive = Some(x);
+                        break;
+                    }
                     Ok(Msg::Shutdown(reply)) => {
                         shutdown = Some(reply);
                         break;
@@ -201,6 +233,10 @@ fn run(
             let n = jobs.len();
             commit_group(&conn, jobs, &stats);
             depth.fetch_sub(n, Ordering::Relaxed);
+            dirty = true;
+        }
+        if let Some(x) = exclusive {
+            x(&conn);
             dirty = true;
         }
         if let Some(reply) = shutdown {

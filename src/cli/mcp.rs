@@ -1,0 +1,24 @@
+//! `memd mcp [--platform <name>] [--data-dir <dir>]`: the stdio MCP server (spec/retrieval.md §7).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::client_context::CliContext;
+use crate::mcp::tools::CallerContext;
+use crate::pipeline::platform::normalize_platform_source;
+
+pub fn run(env: &HashMap<String, String>, platform: &str, data_dir: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+    let ctx = CliContext::load(env, data_dir);
+    let logs = (ctx.dir.ensure_root().is_ok() && ctx.dir.ensure_subdir(&ctx.dir.logs()).is_ok()).then(|| ctx.dir.logs());
+    crate::logging::init(logs, "mcp", &ctx.settings.log_filter);
+    let identity = ctx.identity();
+    tracing::info!(project = %identity.primary, "memd mcp starting");
+    let caller = CallerContext {
+        link: ctx.link(),
+        chain: identity.chain,
+        platform: normalize_platform_source(Some(platform)),
+    };
+    crate::mcp::serve_stdio(caller)?;
+    Ok(ExitCode::SUCCESS)
+}

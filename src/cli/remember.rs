@@ -1,0 +1,47 @@
+//! `memd remember "text"`: an explicit memory through `POST /api/memory/save` (the worker is
+//! started when needed).
+
+use std::collections::HashMap;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use serde_json::json;
+
+use super::client_context::CliContext;
+
+pub fn run(
+    env: &HashMap<String, String>,
+    text: &str,
+    title: Option<String>,
+    project: Option<String>,
+    obs_type: Option<String>,
+) -> anyhow::Result<ExitCode> {
+    let ctx = CliContext::load(env, None);
+    let project = project.unwrap_or_else(|| ctx.identity().primary);
+    let mut body = json!({"text": text, "project": project});
+    if let Some(t) = title {
+        body["title"] = json!(t);
+    }
+    if let Some(t) = obs_type {
+        body["type"] = json!(t);
+    }
+    let ans = ctx
+        .link()
+        .call("POST", "/api/memory/save", Some(&body))
+        .context("saving the memory")?;
+    if ans.status != 200 {
+        eprintln!("memd: {}", ans.detail());
+        return Ok(ExitCode::from(1));
+    }
+    let v = ans.json().unwrap_or_default();
+    let id = v["id"].as_i64().unwrap_or(0);
+    if v["reinforced"].as_bool() == Some(true) {
+        println!(
+            "Already remembered as #{id} (seen {} times).",
+            v["occurrenceCount"].as_i64().unwrap_or(2)
+        );
+    } else {
+        println!("Saved memory #{id} in {}.", v["project"].as_str().unwrap_or(""));
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,29 @@
+//! `memd retry [--session <contentSessionId>]`: failed pending rows back to `pending` and their
+//! sessions un-parked (`POST /api/pending/retry`, spec/api.md §6.4).
+
+use std::collections::HashMap;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use serde_json::json;
+
+use super::client_context::CliContext;
+
+pub fn run(env: &HashMap<String, String>, session: Option<String>) -> anyhow::Result<ExitCode> {
+    let ctx = CliContext::load(env, None);
+    let body = match session {
+        Some(s) => json!({"contentSessionId": s}),
+        None => json!({}),
+    };
+    let ans = ctx
+        .link()
+        .call("POST", "/api/pending/retry", Some(&body))
+        .context("asking the worker to retry")?;
+    if ans.status != 200 {
+        eprintln!("memd: {}", ans.detail());
+        return Ok(ExitCode::from(1));
+    }
+    let v = ans.json().unwrap_or_default();
+    println!("Requeued {} rows of {} sessions.", v["requeued"], v["sessions"]);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,53 @@
+//! `memd search "query"`: `GET /api/search`, printing the same index the MCP tool returns.
+
+use std::collections::HashMap;
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use super::client_context::CliContext;
+use crate::mcp::link::with_query;
+
+#[derive(Debug, clap::Args)]
+pub struct SearchArgs {
+    /// Words, "phrases", prefix*.
+    pub query: Vec<String>,
+    /// Project or comma list; default: this directory's project chain; `*` = all.
+    #[arg(long)]
+    pub project: Option<String>,
+    /// observations | sessions | prompts, or an observation type.
+    #[arg(long = "type")]
+    pub kind: Option<String>,
+    #[arg(long)]
+    pub limit: Option<u32>,
+    #[arg(long)]
+    pub offset: Option<u32>,
+    /// relevance | date_desc | date_asc.
+    #[arg(long)]
+    pub order_by: Option<String>,
+    /// Print the JSON answer.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(env: &HashMap<String, String>, a: SearchArgs) -> anyhow::Result<ExitCode> {
+    let ctx = CliContext::load(env, None);
+    let project = a.project.unwrap_or_else(|| ctx.identity().chain.join(","));
+    let q = [
+        ("query", a.query.join(" ")),
+        ("project", project),
+        ("type", a.kind.unwrap_or_default()),
+        ("limit", a.limit.map(|l| l.to_string()).unwrap_or_default()),
+        ("offset", a.offset.map(|o| o.to_string()).unwrap_or_default()),
+        ("orderBy", a.order_by.unwrap_or_default()),
+        ("format", if a.json { "json".to_string() } else { String::new() }),
+    ];
+    let ans = ctx.link().call("GET", &with_query("/api/search", &q), None).context("searching")?;
+    if ans.status != 200 {
+        eprintln!("memd: {}", ans.detail());
+        return Ok(ExitCode::from(1));
+    }
+    let text = if a.json { ans.body.clone() } else { ans.text() };
+    println!("{}", text.trim_end());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,115 @@
+//! `get_observations` (spec/retrieval.md §6): rows from `POST /api/observations/batch`, grouped
+//! by kind in the requested order, JSON-string arrays turned into real arrays, absent ids listed.
+
+use serde_json::{Map, Value, json};
+
+use super::tools::{CallerContext, ToolError, ToolText};
+use crate::store::forget::{RecordKind, RecordRef};
+
+const ARRAY_COLUMNS: &[&str] = &[
+    "facts",
+    "concepts",
+    "files_read",
+    "files_modified",
+    "files_edited",
+    "reinforcement_dates",
+];
+
+fn kind_of(row: &Value) -> RecordKind {
+    match row.get("kind").and_then(Value::as_str) {
+        Some("summary") => RecordKind::Summary,
+        Some("prompt") => RecordKind::Prompt,
+        _ => RecordKind::Observation,
+    }
+}
+
+/// A row with its JSON-encoded array columns decoded and the `kind` marker dropped.
+fn decode(row: &Value) -> Value {
+    let mut obj = row.as_object().cloned().unwrap_or_default();
+    obj.remove("kind");
+    for key in ARRAY_COLUMNS {
+        if let Some(Value::String(s)) = obj.get(*key)
+            && let Ok(v @ Value::Array(_)) = serde_json::from_str::<Value>(s)
+        {
+            obj.insert((*key).to_string(), v);
+        }
+    }
+    Value::Object(obj)
+}
+
+/// Groups `rows` in the order of `wanted`; ids without a row go to `missing`.
+pub fn group(wanted: &[RecordRef], rows: &[Value]) -> Value {
+    let (mut observations, mut summaries, mut prompts, mut missing) = (vec![], vec![], vec![], vec![]);
+    for r in wanted {
+        let found = rows
+            .iter()
+            .find(|row| kind_of(row) == r.kind && row.get("id").and_then(Value::as_i64) == Some(r.id));
+        match (found, r.kind) {
+            (None, k) => missing.push(json!(k.label(r.id))),
+            (Some(row), RecordKind::Observation) => observations.push(decode(row)),
+            (Some(row), RecordKind::Summary) => summaries.push(decode(row)),
+            (Some(row), RecordKind::Prompt) => prompts.push(decode(row)),
+        }
+    }
+    json!({"observations": observations, "summaries": summaries, "prompts": prompts, "missing": missing})
+}
+
+pub fn get_observations(ctx: &CallerContext, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
+    let Some(Value::Array(items)) = a.get("ids") else {
+        return Err(ToolError::InvalidParams("ids must be an array".into()));
+    };
+    if items.is_empty() || items.len() > 50 {
+        return Err(ToolError::InvalidParams("ids must hold 1..50 ids".into()));
+    }
+    let mut wanted: Vec<RecordRef> = Vec::with_capacity(items.len());
+    for i in items {
+        let s = match i {
+            Value::Number(n) => n.to_string(),
+            Value::String(s) => s.clone(),
+            _ => String::new(),
+        };
+        let r = RecordRef::parse(&s).ok_or_else(|| ToolError::InvalidParams(format!("malformed id {i}")))?;
+        if !wanted.contains(&r) {
+            wanted.push(r);
+        }
+    }
+    let labels: Vec<String> = wanted.iter().map(|r| r.kind.label(r.id)).collect();
+    let body = json!({"ids": labels, "orderBy": "date_asc"});
+    let rows = match ctx.fetch("POST", "/api/observations/batch", Some(&body))? {
+        Ok(ans) => match ans.json() {
+            Some(Value::Array(rows)) => rows,
+            _ => {
+                return Ok(ToolText {
+                    text: "the worker answered something other than a list of rows".into(),
+                    is_error: true,
+                });
+            }
+        },
+        Err(e) => return Ok(ToolText { text: e, is_error: true }),
+    };
+    Ok(ToolText {
+        text: serde_json::to_string_pretty(&group(&wanted, &rows)).unwrap_or_default(),
+        is_error: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_in_request_order_and_decodes_arrays() {
+        let wanted: Vec<RecordRef> = ["#2", "S1", "1", "#9"].iter().filter_map(|s| RecordRef::parse(s)).collect();
+        let rows = vec![
+            json!({"kind": "observation", "id": 1, "facts": "[\"a\"]"}),
+            json!({"kind": "observation", "id": 2, "facts": "[]"}),
+            json!({"kind": "summary", "id": 1, "files_edited": "[\"x\"]"}),
+        ];
+        let g = group(&wanted, &rows);
+        assert_eq!(g["observations"][0]["id"], 2);
+        assert_eq!(g["observations"][1]["facts"], json!(["a"]));
+        assert_eq!(g["summaries"][0]["files_edited"], json!(["x"]));
+        assert_eq!(g["missing"], json!(["#9"]));
+        assert!(g["observations"][0].get("kind").is_none());
+    }
+}

@@ -1,0 +1,96 @@
+//! The two inserts of an import chunk that decide duplicates: observations (skipped when their
+//! `(memory_session_id, content_hash)` exists or is tombstoned, never reinforced) and summaries
+//! (the newest of a prompt wins). Used by [`super::import_rows`].
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::StoreError;
+use super::import_rows::{ImportObservation, ImportSummary};
+use crate::clock::iso;
+use crate::pipeline::hash::content_hash;
+
+/// Inserts unless `(msid, hash)` exists or is tombstoned.
+pub(super) fn observation(conn: &Connection, o: &ImportObservation, msid: &str, platform: &str) -> Result<Option<i64>, StoreError> {
+    let hash = content_hash(msid, o.title.as_deref(), o.narrative.as_deref());
+    let tomb = conn
+        .prepare_cached("SELECT 1 FROM tombstones WHERE memory_session_id = ?1 AND content_hash = ?2")?
+        .query_row(params![msid, hash], |_| Ok(()))
+        .optional()?;
+    if tomb.is_some() {
+        return Ok(None);
+    }
+    Ok(conn
+        .prepare_cached(
+            "INSERT INTO observations(memory_session_id, project, merged_into_project, platform_source, type, title, subtitle, narrative,
+               facts, concepts, files_read, files_modified, prompt_number, discovery_tokens, content_hash, origin, generated_by_model,
+               agent_id, agent_type, metadata, occurrence_count, reinforcement_dates, created_at, created_at_epoch)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 'import', ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)
+             ON CONFLICT(memory_session_id, content_hash) DO NOTHING RETURNING id",
+        )?
+        .query_row(
+            params![
+                msid,
+                o.project,
+                o.merged_into_project,
+                platform,
+                o.obs_type,
+                o.title,
+                o.subtitle,
+                o.narrative,
+                o.facts,
+                o.concepts,
+                o.files_read,
+                o.files_modified,
+                o.prompt_number,
+                o.discovery_tokens,
+                hash,
+                o.generated_by_model,
+                o.agent_id,
+                o.agent_type,
+                o.metadata,
+                o.occurrence_count,
+                o.reinforcement_dates,
+                iso(o.created_at_epoch),
+                o.created_at_epoch
+            ],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// Inserts, or replaces an older summary of the same prompt (the newest wins).
+pub(super) fn summary(conn: &Connection, s: &ImportSummary, msid: &str, platform: &str) -> Result<Option<i64>, StoreError> {
+    let [request, investigated, learned, completed, next_steps, notes] = &s.fields;
+    Ok(conn
+        .prepare_cached("INSERT INTO session_summaries(memory_session_id, project, platform_source, merged_into_project, request, investigated, learned,
+               completed, next_steps, notes, files_read, files_edited, prompt_number, discovery_tokens, origin, created_at, created_at_epoch)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, 'import', ?15, ?16)
+             ON CONFLICT(memory_session_id, prompt_number) DO UPDATE SET request = excluded.request, investigated = excluded.investigated,
+               learned = excluded.learned, completed = excluded.completed, next_steps = excluded.next_steps, notes = excluded.notes,
+               files_read = excluded.files_read, files_edited = excluded.files_edited, created_at = excluded.created_at,
+               created_at_epoch = excluded.created_at_epoch
+             WHERE excluded.created_at_epoch >= session_summaries.created_at_epoch
+             RETURNING id")?
+        .query_row(
+            params![
+                msid,
+                s.project,
+                platform,
+                s.merged_into_project,
+                request,
+                investigated,
+                learned,
+                completed,
+                next_steps,
+                notes,
+                s.files_read,
+                s.files_edited,
+                s.prompt_number,
+                s.discovery_tokens,
+                iso(s.created_at_epoch),
+                s.created_at_epoch
+            ],
+            |r| r.get(0),
+        )
+        .optional()?)
+}

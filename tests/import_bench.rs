@@ -1,0 +1,61 @@
+//! Timed import of 100,000 claude-mem observations (issue target: ≤ 30 s). Ignored by default;
+//! prints the figures, asserts no timing. Run:
+//! `cargo test --release --test import_bench -- --ignored --nocapture`
+
+mod fixtures_claude_mem;
+mod support;
+
+use std::time::Instant;
+
+use support::TestWorker;
+
+const SESSIONS: usize = 1_000;
+const PER_SESSION: usize = 100;
+
+#[test]
+#[ignore = "benchmark: run explicitly"]
+fn import_100k_observations() {
+    let src_dir = tempfile::tempdir().unwrap();
+    let src = src_dir.path().join("claude-mem.db");
+    let t = Instant::now();
+    let f = fixtures_claude_mem::build(&src, false, SESSIONS, PER_SESSION);
+    println!(
+        "fixture: {} observations built in {:.1} s",
+        f.observations,
+        t.elapsed().as_secs_f64()
+    );
+
+    // In-process (no worker): the CLI takes the data-dir lock and writes directly.
+    let data = tempfile::tempdir().unwrap();
+    let t = Instant::now();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memd"))
+        .args(["import-claude-mem"])
+        .arg(&src)
+        .env("MEMD_DATA_DIR", data.path())
+        .env("MEMD_PORT", "1")
+        .env("MEMD_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    println!("in-process import: {:.2} s", t.elapsed().as_secs_f64());
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+    let t = Instant::now();
+    let again = std::process::Command::new(env!("CARGO_BIN_EXE_memd"))
+        .args(["import-claude-mem"])
+        .arg(&src)
+        .env("MEMD_DATA_DIR", data.path())
+        .env("MEMD_PORT", "1")
+        .env("MEMD_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    println!("in-process second run (all mapped): {:.2} s", t.elapsed().as_secs_f64());
+
+    // Through a running worker (its store writer, one transaction per 1,000 rows).
+    let w = TestWorker::start(&[]);
+    let t = Instant::now();
+    let out = w.command().arg("import-claude-mem").arg(&src).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    println!("worker import: {:.2} s", t.elapsed().as_secs_f64());
+    assert_eq!(w.count("SELECT count(*) FROM observations"), f.observations as i64);
+}

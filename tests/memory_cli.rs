@@ -1,0 +1,65 @@
+//! `memd remember`, `memd search`, `memd forget`, `memd gc` on the command line.
+
+mod support;
+
+use std::process::Command;
+
+use serde_json::Value;
+use support::TestWorker;
+
+fn run(mut cmd: Command) -> String {
+    let out = cmd.output().expect("run memd");
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn remember_search_forget_and_gc_through_the_worker() {
+    let w = TestWorker::start(&[]);
+    let cli = |args: &[&str]| {
+        let mut c = w.command();
+        c.env("MEMD_PROJECT", "cli-proj").args(args);
+        c
+    };
+    assert_eq!(
+        run(cli(&["remember", "Deploys go out on Tuesdays only"])).trim(),
+        "Saved memory #1 in cli-proj."
+    );
+    let printed = run(cli(&["search", "deploys", "tuesdays"]));
+    let http = w.get("/api/search?query=deploys%20tuesdays&project=cli-proj");
+    let http_text = http
+        .json()
+        .and_then(|v| v.pointer("/content/0/text").and_then(Value::as_str).map(String::from))
+        .unwrap_or_else(|| http.text());
+    assert_eq!(printed.trim_end(), http_text.trim_end());
+    assert!(printed.contains("#1"), "{printed}");
+    assert!(run(cli(&["forget", "--project", "cli-proj", "--dry-run"])).contains("Would forget 1 observations"));
+    assert_eq!(run(cli(&["forget", "1"])).trim(), "Forgot #1.");
+    assert_eq!(w.count("SELECT count(*) FROM observations"), 0);
+    assert_eq!(run(cli(&["retry"])).trim(), "Requeued 0 rows of 0 sessions.");
+    let gc = run(cli(&["gc", "--dry-run"]));
+    assert!(gc.contains("would delete"), "{gc}");
+}
+
+#[test]
+fn gc_in_process_without_a_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_memd"));
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", dir.path())
+        .env("MEMD_DATA_DIR", dir.path())
+        .env("MEMD_PORT", "1")
+        .args(["gc", "--vacuum"]);
+    let out = run(cmd);
+    assert!(out.contains("(vacuumed)"), "{out}");
+    let db = rusqlite::Connection::open(dir.path().join("memd.db")).unwrap();
+    let n: i64 = db
+        .query_row(
+            "SELECT count(*) FROM meta WHERE key IN ('last_retention_epoch', 'last_vacuum_epoch')",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(n, 2);
+}
