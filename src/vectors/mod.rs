@@ -11,6 +11,7 @@
 //! | [`sync_state`] | watermarks, `vector_sync` exceptions, backfill progress |
 //! | [`sync`] | one step of the embedded-store sync (run by the VectorSync actor) |
 //! | [`runtime`] | what search needs: the embedder, the query path and its 800 ms budget |
+//! | [`hybrid`] | the vector half of hybrid search: nearest rows of a query, in rank order |
 //! | [`chroma`] | the Chroma HTTP v2 client: collection, upsert, delete, query |
 //! | [`status`] | the `vectors` and `chroma` parts of `GET /api/status` |
 //! | [`mirror`] | one step of the Chroma mirror: deletes, retries, rows above the watermarks |
@@ -19,6 +20,7 @@
 pub mod chroma;
 pub mod documents;
 pub mod embedder;
+pub mod hybrid;
 pub mod index;
 #[cfg(test)]
 mod index_tests;

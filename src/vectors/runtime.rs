@@ -23,9 +23,10 @@ pub struct VectorRuntime {
 }
 
 impl VectorRuntime {
-    /// Vectors can answer now (model files present, and loadable so far).
+    /// Vectors are meant to answer: the model files are present (a model that fails to load makes
+    /// queries fail, and searches say so).
     pub fn usable(&self) -> bool {
-        self.embed.model_present() && self.embed.load_error().is_none()
+        self.embed.model_present()
     }
 
     /// The nearest documents of `text` within `scope`, within [`QUERY_BUDGET`]. Chroma answers when

@@ -61,8 +61,11 @@ impl EmbedService {
     /// Blocking: the loaded model, loading it on first use.
     fn embedder(&self) -> Result<Arc<Embedder>, VectorError> {
         let mut slot = self.slot.lock().map_err(|_| VectorError::Model("embedder lock poisoned".into()))?;
-        if let Slot::Ready(e) = &*slot {
-            return Ok(e.clone());
+        match &*slot {
+            Slot::Ready(e) => return Ok(e.clone()),
+            // Sticky: a broken model is not re-read on every query (a restart retries).
+            Slot::Failed(e) => return Err(VectorError::Model(e.clone())),
+            Slot::NotLoaded => {}
         }
         if !self.model_present() {
             return Err(VectorError::NoModel(self.dir.display().to_string()));
