@@ -107,7 +107,10 @@ impl RootSupervisor {
                 r.get_id()
             }
             Child::VectorSync => {
-                let Some(embed) = a.embed.clone() else { return Ok(()) };
+                // A read-only database (written by a newer memd) gets no vector writes.
+                let Some(embed) = a.embed.clone().filter(|_| !a.ctx.store.read_only) else {
+                    return Ok(());
+                };
                 let args = VectorSyncArgs {
                     store: a.ctx.store.clone(),
                     embed,
@@ -118,7 +121,9 @@ impl RootSupervisor {
                 r.get_id()
             }
             Child::ChromaSync => {
-                let Some((client, retry)) = a.chroma.clone() else { return Ok(()) };
+                let Some((client, retry)) = a.chroma.clone().filter(|_| !a.ctx.store.read_only) else {
+                    return Ok(());
+                };
                 let args = ChromaSyncArgs {
                     store: a.ctx.store.clone(),
                     client,

@@ -162,8 +162,10 @@ impl Actor for VectorSync {
     type Arguments = VectorSyncArgs;
 
     async fn pre_start(&self, myself: ActorRef<VectorSyncMsg>, args: VectorSyncArgs) -> Result<VectorSyncState, ActorProcessingErr> {
-        if check_model(&args.store).await? {
-            tracing::info!("embedding model changed; the embedded vector store is rebuilt");
+        match check_model(&args.store).await {
+            Ok(true) => tracing::info!("embedding model changed; the embedded vector store is rebuilt"),
+            Ok(false) => {}
+            Err(e) => tracing::warn!(error = %e, "cannot check the embedding model of the vector store"),
         }
         myself.send_interval(args.tick, || VectorSyncMsg::Tick);
         let mut state = VectorSyncState {

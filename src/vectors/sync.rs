@@ -122,6 +122,8 @@ async fn embed_rows(
             store
                 .write(move |c| {
                     replace_rows(c, kind, &ids, &embedded, MODEL_NAME)?;
+                    // The store holds vectors now (a Chroma target, when named, is kept).
+                    c.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('vector_target', 'sqlite')", [])?;
                     match advance_to {
                         Some(last) => super::sync_state::set_watermark(c, SQLITE_TARGET, kind, last, now_ms()),
                         None => ids.iter().try_for_each(|id| clear_exception(c, SQLITE_TARGET, kind, *id)),
