@@ -4,7 +4,9 @@
 //! - embedding throughput (sentences/s, batches of 16 and 64 short sentences);
 //! - nearest-neighbour query p50 over 100,000 documents in sqlite-vec (vectors are synthetic random
 //!   unit vectors: embedding 100,000 texts would take ~30 min here) — with and without a project scope;
-//! - RSS of this process before and after loading the model.
+//! - RSS of this process before and after loading the model, and of a worker after its backfill;
+//! - ingest throughput (acknowledged observations/s, 8 clients) of a worker with vectors enabled vs
+//!   `MEMD_EMBEDDINGS=none` (embedding runs after the acknowledgement).
 //!
 //! Run: `MEMD_TEST_MODEL_DIR=<dir> cargo bench --bench vectors`.
 
@@ -133,7 +135,144 @@ fn report(conn: &rusqlite::Connection) {
     }
 }
 
+/// A release `memd serve` in a temp dir.
+struct Worker {
+    _dir: tempfile::TempDir,
+    child: std::process::Child,
+    addr: std::net::SocketAddr,
+    token: String,
+}
+
+impl Worker {
+    fn start(env: &[(&str, &str)]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_memd"));
+        cmd.arg("serve")
+            .env("MEMD_DATA_DIR", dir.path())
+            .env("MEMD_PORT", "0")
+            .env("MEMD_LOG", "warn")
+            .env("MEMD_PROVIDER", "extractive")
+            .env("MEMD_OBSERVER_BATCH_MAX_EVENTS", "1")
+            .env("MEMD_OBSERVER_BATCH_DEBOUNCE_MS", "0")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let child = cmd.spawn().unwrap();
+        let t0 = Instant::now();
+        let addr = loop {
+            if let Some(p) = memd::data_dir::read_pid_file(&dir.path().join("memd.pid")).filter(|p| p.pid == child.id() && p.port != 0) {
+                let addr = std::net::SocketAddr::from(([127, 0, 0, 1], p.port));
+                let req = memd::client::http::Request {
+                    method: "GET",
+                    path: "/api/readiness",
+                    ..Default::default()
+                };
+                if memd::client::http::send(addr, &req, Duration::from_secs(1)).is_ok_and(|r| r.status == 200) {
+                    break addr;
+                }
+            }
+            assert!(t0.elapsed() < Duration::from_secs(30), "worker not ready");
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let token = std::fs::read_to_string(dir.path().join("token")).unwrap().trim().to_string();
+        Self {
+            _dir: dir,
+            child,
+            addr,
+            token,
+        }
+    }
+
+    fn call(&self, method: &str, path: &str, body: Option<&str>) -> memd::client::http::Response {
+        let req = memd::client::http::Request {
+            method,
+            path,
+            token: Some(&self.token),
+            body: body.map(str::as_bytes),
+            ..Default::default()
+        };
+        memd::client::http::send(self.addr, &req, Duration::from_secs(30)).unwrap()
+    }
+
+    fn rss_mb(&self) -> f64 {
+        std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default()
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+            .unwrap_or(0.0)
+            / 1024.0
+    }
+
+    /// Posts `total` observations from 8 clients; acknowledged observations per second.
+    fn ingest(&self, total: usize) -> f64 {
+        let next = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let t0 = Instant::now();
+        std::thread::scope(|s| {
+            for c in 0..8 {
+                let next = next.clone();
+                s.spawn(move || {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if i >= total {
+                            return;
+                        }
+                        let body = serde_json::json!({
+                            "contentSessionId": format!("bench-{c}"), "tool_name": "Bash",
+                            "tool_input": {"command": format!("cargo test case_{i}"), "description": "run the tests"},
+                            "tool_response": {"stdout": format!("test case_{i} ... ok"), "stderr": ""},
+                            "tool_use_id": format!("toolu_{c}_{i}"), "cwd": "/home/dev/shop",
+                        })
+                        .to_string();
+                        assert_eq!(self.call("POST", "/api/sessions/observations", Some(&body)).status, 200);
+                    }
+                });
+            }
+        });
+        total as f64 / t0.elapsed().as_secs_f64()
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn ingest_report() {
+    let Some(model) = model_dir() else { return };
+    let model = model.to_string_lossy().to_string();
+    let off = Worker::start(&[("MEMD_EMBEDDINGS", "none")]);
+    let rate_off = off.ingest(2_000);
+    drop(off);
+    let on = Worker::start(&[("MEMD_EMBED_MODEL_DIR", &model)]);
+    let rate_on = on.ingest(2_000);
+    println!(
+        "ingest, 2,000 observations from 8 clients: {rate_off:.0} obs/s with vectors off, {rate_on:.0} obs/s with vectors on ({:+.1} %)",
+        (rate_on / rate_off - 1.0) * 100.0
+    );
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_secs(600) {
+        let st: serde_json::Value = on.call("GET", "/api/status", None).json().unwrap_or_default();
+        let b = &st["vectors"]["backfill"];
+        if st["vectors"]["state"] == "ok" && b["done"] == b["total"] && b["total"].as_i64().unwrap_or(0) > 0 {
+            println!(
+                "worker embedded {} rows in {:.1} s after ingest ended; worker RSS with the model loaded: {:.0} MB",
+                b["total"],
+                t0.elapsed().as_secs_f64(),
+                on.rss_mb()
+            );
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 fn bench_vectors(c: &mut Criterion) {
+    ingest_report();
     let dir = tempfile::tempdir().unwrap();
     let t = Instant::now();
     let conn = synthetic_db(dir.path());
