@@ -221,8 +221,8 @@ impl Worker {
                         }
                         let body = serde_json::json!({
                             "contentSessionId": format!("bench-{c}"), "tool_name": "Bash",
-                            "tool_input": {"command": format!("cargo test case_{i}"), "description": "run the tests"},
-                            "tool_response": {"stdout": format!("test case_{i} ... ok"), "stderr": ""},
+                            "tool_input": {"command": format!("cargo test case_{i}"), "description": format!("run test case {i} of suite {c}")},
+                            "tool_response": {"stdout": format!("test case_{i} ... ok ({} ms)", i * 7 % 1000), "stderr": ""},
                             "tool_use_id": format!("toolu_{c}_{i}"), "cwd": "/home/dev/shop",
                         })
                         .to_string();
@@ -258,7 +258,8 @@ fn ingest_report() {
     while t0.elapsed() < Duration::from_secs(600) {
         let st: serde_json::Value = on.call("GET", "/api/status", None).json().unwrap_or_default();
         let b = &st["vectors"]["backfill"];
-        if st["vectors"]["state"] == "ok" && b["done"] == b["total"] && b["total"].as_i64().unwrap_or(0) > 0 {
+        let drained = st["pending"]["pending"].as_i64() == Some(0) && st["pending"]["processing"].as_i64().unwrap_or(0) == 0;
+        if drained && st["vectors"]["state"] == "ok" && b["done"] == b["total"] && b["total"].as_i64().unwrap_or(0) > 0 {
             println!(
                 "worker embedded {} rows in {:.1} s after ingest ended; worker RSS with the model loaded: {:.0} MB",
                 b["total"],

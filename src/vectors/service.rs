@@ -31,8 +31,26 @@ impl std::fmt::Debug for EmbedService {
     }
 }
 
+/// The model's matrix work runs on rayon's pool: its threads get nice 10 so that embedding yields
+/// the CPU to ingest and queries (ingest must not slow down because of vectors).
+fn lower_pool_priority() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let built = rayon::ThreadPoolBuilder::new()
+            .start_handler(|_| {
+                // SAFETY: setpriority on the calling thread (who = 0) has no memory-safety preconditions.
+                unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, 10) };
+            })
+            .build_global();
+        if built.is_err() {
+            tracing::debug!("rayon pool already built; embedding runs at normal priority");
+        }
+    });
+}
+
 impl EmbedService {
     pub fn new(dir: PathBuf) -> Arc<Self> {
+        lower_pool_priority();
         Arc::new(Self {
             dir,
             slot: Mutex::new(Slot::NotLoaded),
