@@ -26,6 +26,7 @@
 //! | [`mcp`] | `memd mcp`: the stdio MCP server, a client of the worker's HTTP API |
 //! | [`hook`] | `memd hook claude-code <handler>`: the thin, blocking hook process, spool writer, worker auto-start |
 //! | [`install`] | `memd install`: hooks and MCP entry in Claude Code's settings (order-preserving edits), plugin folder |
+//! | [`vectors`] | embeddings (candle, all-MiniLM-L6-v2), the sqlite-vec index, documents, model install |
 //! | [`cli`] | one file per subcommand; `main.rs` only dispatches |
 
 pub mod actors;
@@ -51,3 +52,4 @@ pub mod retrieval;
 pub mod server;
 pub mod status;
 pub mod store;
+pub mod vectors;

@@ -29,6 +29,10 @@ use crate::pipeline::redact::{RedactConfig, Redactor};
 use crate::providers::select;
 use crate::store::pending::BatchLimits;
 use crate::store::{Store, StoreError, StoreOptions};
+use crate::vectors::chroma::ChromaClient;
+use crate::vectors::runtime::VectorRuntime;
+use crate::vectors::service::EmbedService;
+use crate::vectors::settings::EmbeddingsMode;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
@@ -81,6 +85,8 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
         group_commit: Duration::from_millis(settings.group_commit_ms),
         arrivals: app.arrivals.clone(),
     };
+    // sqlite-vec must be registered before the store opens its connections.
+    let extension = settings.vectors.mode == EmbeddingsMode::Local && crate::vectors::index::register_extension();
     let db = dir.db();
     let store = tokio::task::spawn_blocking(move || Store::open(&db, &opts, now_ms()))
         .await
@@ -126,6 +132,7 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
     });
     let children_reaped = crate::providers::children::reap_leftovers(&dir.root);
     let observer = observer_setup(&mut settings, &dir);
+    let vectors = vector_runtime(&settings, &store, extension).await;
     // One loaded mode serves the observer and the renderers.
     let mode = observer.mode.clone();
     let root_args = RootArgs {
@@ -137,6 +144,11 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
         idle_ms: settings.session_idle_ms as i64,
         stale_pid_replaced: stale_pid,
         children_reaped,
+        embed: vectors.as_ref().map(|v| v.embed.clone()),
+        chroma: vectors
+            .as_ref()
+            .and_then(|v| v.chroma.clone())
+            .map(|c| (c, Duration::from_millis(settings.vectors.chroma_retry_ms))),
     };
     let (root, root_task) = Actor::spawn(None, RootSupervisor, root_args)
         .await
@@ -151,6 +163,7 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
         registry,
         ingest,
         settings,
+        vectors,
     });
     app.set_phase(Phase::Ready);
     dir.ensure_subdir(&dir.spool())?;
@@ -202,6 +215,38 @@ fn observer_setup(settings: &mut Settings, dir: &DataDir) -> ObserverSetup {
         field_max_chars: settings.observer.field_max_chars,
         max_defer_ms: settings.observer.max_defer_ms,
     }
+}
+
+/// The embedder and query path, or None with `MEMD_EMBEDDINGS=none`. A missing model is not an
+/// error: status says `no_model` and search stays keyword-only until the files appear.
+async fn vector_runtime(settings: &Settings, store: &Store, extension: bool) -> Option<Arc<VectorRuntime>> {
+    let v = &settings.vectors;
+    if v.mode != EmbeddingsMode::Local {
+        return None;
+    }
+    let embed = EmbedService::new(v.model_dir.clone());
+    if !embed.model_present() {
+        tracing::warn!(dir = %v.model_dir.display(), "no embedding model: keyword search only (memd models install)");
+    }
+    let chroma = match &v.chroma {
+        Some(c) => {
+            let db_id = store
+                .read(|conn| crate::vectors::sync_state::meta(conn, "db_id"))
+                .await
+                .ok()
+                .flatten()
+                .unwrap_or_default();
+            Some(Arc::new(ChromaClient::new(c, &db_id)))
+        }
+        None => None,
+    };
+    if chroma.is_none() && embed.model_present() {
+        // Deletes queue for Chroma only while it is the target (spec/storage.md §3.10 triggers).
+        let _ = store
+            .write(|c| crate::vectors::sync_state::set_meta(c, "vector_target", crate::vectors::sync_state::SQLITE_TARGET))
+            .await;
+    }
+    Some(Arc::new(VectorRuntime { embed, extension, chroma }))
 }
 
 async fn wait_for_signal(shutdown: &tokio_util::sync::CancellationToken) {

@@ -67,6 +67,8 @@ pub async fn document(app: &AppState, svc: &Services, port: u16) -> Value {
     if !svc.settings.redact {
         warnings.push("secret redaction is off (MEMD_REDACT=false)".into());
     }
+    let (vectors, chroma, vector_warnings) = crate::vectors::status::sections(svc).await;
+    warnings.extend(vector_warnings);
     if svc.store.read_only {
         warnings.push("database was written by a newer memd; ingest is disabled".into());
     }
@@ -86,8 +88,8 @@ pub async fn document(app: &AppState, svc: &Services, port: u16) -> Value {
         "reaper": reaper,
         "pending": pending,
         "privacy": {"redact": svc.settings.redact, "redactions": redactions},
-        "vectors": {"state": "disabled", "store": null},
-        "chroma": {"enabled": false, "state": "disabled", "lag": 0, "last_synced_at": null, "last_error": null},
+        "vectors": vectors,
+        "chroma": chroma,
         "import": app.import.snapshot(),
         "spool": app.spool.document(),
         "warnings": warnings,

@@ -6,13 +6,16 @@
 //! ├─ ProviderActor   runs observer calls (LLM providers behind breakers, or extractive) off its thread
 //! ├─ SessionManager  one SessionActor per (platform_source, contentSessionId); backoff restarts
 //! │  └─ SessionActor × N
-//! └─ OrphanReaper    stops idle session actors, removes stale files
+//! ├─ OrphanReaper    stops idle session actors, removes stale files
+//! ├─ VectorSync      embeds committed rows into the embedded vector store (when vectors are on)
+//! └─ ChromaSync      mirrors those documents into a Chroma server (when MEMD_CHROMA_URL is set)
 //! ```
 //!
 //! Ingress reaches the actors through [`Handles`], refreshed by the root when it restarts a child.
 
 pub mod backoff;
 pub mod breaker;
+pub mod chroma_sync;
 pub mod observer_job;
 pub mod orphan_reaper;
 pub mod provider;
@@ -23,6 +26,7 @@ pub mod session_manager;
 pub mod store;
 #[cfg(test)]
 mod supervision_tests;
+pub mod vector_sync;
 
 use std::sync::RwLock;
 
@@ -37,6 +41,8 @@ pub struct Handles {
     pub provider: RwLock<Option<ActorRef<provider::ProviderMsg>>>,
     pub store: RwLock<Option<ActorRef<store::StoreMsg>>>,
     pub reaper: RwLock<Option<ActorRef<orphan_reaper::ReaperMsg>>>,
+    pub vector_sync: RwLock<Option<ActorRef<vector_sync::VectorSyncMsg>>>,
+    pub chroma_sync: RwLock<Option<ActorRef<chroma_sync::ChromaSyncMsg>>>,
 }
 
 fn read<T: Clone>(slot: &RwLock<Option<T>>) -> Option<T> {
@@ -61,6 +67,18 @@ impl Handles {
     }
     pub fn reaper(&self) -> Option<ActorRef<orphan_reaper::ReaperMsg>> {
         read(&self.reaper)
+    }
+    pub fn vector_sync(&self) -> Option<ActorRef<vector_sync::VectorSyncMsg>> {
+        read(&self.vector_sync)
+    }
+    pub fn set_vector_sync(&self, r: Option<ActorRef<vector_sync::VectorSyncMsg>>) {
+        write(&self.vector_sync, r)
+    }
+    pub fn chroma_sync(&self) -> Option<ActorRef<chroma_sync::ChromaSyncMsg>> {
+        read(&self.chroma_sync)
+    }
+    pub fn set_chroma_sync(&self, r: Option<ActorRef<chroma_sync::ChromaSyncMsg>>) {
+        write(&self.chroma_sync, r)
     }
     pub fn set_manager(&self, r: Option<ActorRef<session_manager::ManagerMsg>>) {
         write(&self.manager, r)

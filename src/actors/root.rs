@@ -1,4 +1,5 @@
-//! RootSupervisor — the top of the tree: StoreActor, ProviderActor, SessionManager, OrphanReaper.
+//! RootSupervisor — the top of the tree: StoreActor, ProviderActor, SessionManager, OrphanReaper,
+//! VectorSync when vectors are on, ChromaSync when a Chroma server is configured.
 //!
 //! Owns the spawn arguments of each child so it can restart any of them. Failure policy: a failed
 //! child is restarted at once (its durable state lives in SQLite: the manager rebuilds sessions
@@ -12,11 +13,13 @@ use std::time::Duration;
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 
 use super::Handles;
+use super::chroma_sync::{ChromaSync, ChromaSyncArgs};
 use super::orphan_reaper::{OrphanReaper, ReaperArgs};
 use super::provider::{ObserverSetup, ProviderActor, ProviderArgs};
 use super::session::SessionContext;
 use super::session_manager::{ManagerArgs, SessionManager};
 use super::store::{StoreActor, StoreArgs};
+use super::vector_sync::{VectorSync, VectorSyncArgs};
 use crate::pipeline::privacy::Privacy;
 
 pub struct RootSupervisor;
@@ -32,6 +35,10 @@ pub struct RootArgs {
     pub stale_pid_replaced: bool,
     /// Observer process groups of a previous run killed at start (`<data>/children.json`).
     pub children_reaped: u64,
+    /// The shared embedder; None when vectors are off (`MEMD_EMBEDDINGS=none`).
+    pub embed: Option<Arc<crate::vectors::service::EmbedService>>,
+    /// The Chroma mirror's client and first retry delay; None without `MEMD_CHROMA_URL`.
+    pub chroma: Option<(Arc<crate::vectors::chroma::ChromaClient>, Duration)>,
 }
 
 pub enum RootMsg {}
@@ -42,6 +49,8 @@ pub enum Child {
     Provider,
     Manager,
     Reaper,
+    VectorSync,
+    ChromaSync,
 }
 
 pub struct RootState {
@@ -97,6 +106,34 @@ impl RootSupervisor {
                 handles.set_reaper(Some(r.clone()));
                 r.get_id()
             }
+            Child::VectorSync => {
+                // A read-only database (written by a newer memd) gets no vector writes.
+                let Some(embed) = a.embed.clone().filter(|_| !a.ctx.store.read_only) else {
+                    return Ok(());
+                };
+                let args = VectorSyncArgs {
+                    store: a.ctx.store.clone(),
+                    embed,
+                    tick: Duration::from_millis(500),
+                };
+                let (r, _) = Actor::spawn_linked(None, VectorSync, args, cell).await?;
+                handles.set_vector_sync(Some(r.clone()));
+                r.get_id()
+            }
+            Child::ChromaSync => {
+                let Some((client, retry)) = a.chroma.clone().filter(|_| !a.ctx.store.read_only) else {
+                    return Ok(());
+                };
+                let args = ChromaSyncArgs {
+                    store: a.ctx.store.clone(),
+                    client,
+                    tick: Duration::from_millis(1000),
+                    retry,
+                };
+                let (r, _) = Actor::spawn_linked(None, ChromaSync, args, cell).await?;
+                handles.set_chroma_sync(Some(r.clone()));
+                r.get_id()
+            }
         };
         state.children.retain(|(_, c)| *c != which);
         state.children.push((id, which));
@@ -116,7 +153,14 @@ impl Actor for RootSupervisor {
             child_restarts: 0,
         };
         // Provider before manager: rebuilt sessions start claiming right away.
-        for which in [Child::Store, Child::Provider, Child::Manager, Child::Reaper] {
+        for which in [
+            Child::Store,
+            Child::Provider,
+            Child::Manager,
+            Child::Reaper,
+            Child::VectorSync,
+            Child::ChromaSync,
+        ] {
             self.spawn_child(&myself, which, &mut state).await?;
         }
         Ok(state)
@@ -154,6 +198,8 @@ impl Actor for RootSupervisor {
         h.set_manager(None);
         h.set_provider(None);
         h.set_reaper(None);
+        h.set_vector_sync(None);
+        h.set_chroma_sync(None);
         h.set_store(None);
         Ok(())
     }

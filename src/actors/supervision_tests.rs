@@ -55,6 +55,8 @@ async fn tree() -> Tree {
         idle_ms: 600_000,
         stale_pid_replaced: false,
         children_reaped: 0,
+        embed: None,
+        chroma: None,
     };
     Actor::spawn(None, RootSupervisor, args).await.unwrap();
     Tree { _dir: dir, ctx }
@@ -108,6 +110,7 @@ async fn status_doc(ctx: &Arc<SessionContext>) -> serde_json::Value {
         registry: ctx.registry.clone(),
         ingest: Arc::new(ingest),
         settings: Arc::new(settings),
+        vectors: None,
         mode: Arc::new(crate::modes::load_mode("code", &[]).0),
     };
     let app = crate::ingress::AppState::new("t".into(), 0);

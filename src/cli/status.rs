@@ -44,6 +44,41 @@ fn s(v: &Value) -> String {
     }
 }
 
+/// The vector lines: one when vectors are off or have no model, else the sync and the mirror.
+fn vectors_lines(d: &Value) -> String {
+    let v = &d["vectors"];
+    let c = &d["chroma"];
+    let state = v["state"].as_str().unwrap_or("-");
+    let mut o = match state {
+        "disabled" => "└─ vectors: off (MEMD_EMBEDDINGS=none): keyword search only\n".to_string(),
+        "no_model" => "└─ vectors: no_model — keyword search only (memd models install)\n".to_string(),
+        _ => {
+            let (done, total) = (
+                v["backfill"]["done"].as_i64().unwrap_or(0),
+                v["backfill"]["total"].as_i64().unwrap_or(0),
+            );
+            format!(
+                "└─ VectorSync: {state} store {} index {} {}{}\n",
+                s(&v["store"]),
+                s(&v["index"]),
+                super::reindex::progress_bar(done, total),
+                v["last_error"].as_str().map(|e| format!(" last error: {e}")).unwrap_or_default()
+            )
+        }
+    };
+    if c["enabled"] == true {
+        o.push_str(&format!(
+            "   └─ ChromaSync: {} collection {} lag {} last synced {}{}\n",
+            s(&c["state"]),
+            s(&c["collection"]),
+            s(&c["lag"]),
+            s(&c["last_synced_at"]),
+            c["last_error"].as_str().map(|e| format!(" last error: {e}")).unwrap_or_default()
+        ));
+    }
+    o
+}
+
 /// The human view of the status document.
 pub fn render(d: &Value) -> String {
     let mut o = String::new();
@@ -120,11 +155,12 @@ pub fn render(d: &Value) -> String {
     let r = &d["reaper"];
     let _ = writeln!(
         o,
-        "└─ OrphanReaper: idle actors stopped {} processes killed {} stale files removed {}",
+        "├─ OrphanReaper: idle actors stopped {} processes killed {} stale files removed {}",
         s(&r["idle_actors_stopped"]),
         s(&r["processes_killed"]),
         s(&r["stale_files_removed"])
     );
+    o.push_str(&vectors_lines(d));
     for w in d["warnings"].as_array().into_iter().flatten() {
         let _ = writeln!(o, "warning: {}", s(w));
     }

@@ -154,6 +154,13 @@ pub const DEFAULTS: &[(&str, &str, &str)] = &[
         "5",
         "hits of the UserPromptSubmit semantic injection (1-20)",
     ),
+    ("MEMD_EMBEDDINGS", "local", "local (all-MiniLM-L6-v2 in-process) or none"),
+    ("MEMD_EMBED_MODEL_DIR", "<data>/models/all-MiniLM-L6-v2", "the model files"),
+    ("MEMD_CHROMA_URL", "", "Chroma server for vectors (empty = sqlite-vec)"),
+    ("MEMD_CHROMA_TENANT", "default_tenant", "Chroma tenant"),
+    ("MEMD_CHROMA_DATABASE", "default_database", "Chroma database"),
+    ("MEMD_CHROMA_TOKEN", "", "sent as x-chroma-token"),
+    ("MEMD_CHROMA_RETRY_MS", "5000", "first retry while Chroma is down (x2, max 5 min)"),
 ];
 
 /// Provider environment fallbacks read besides `MEMD_*` (DESIGN.md provider table).

@@ -112,6 +112,7 @@ pub struct Settings {
     pub daily_token_budget: u64,
     pub retention: RetentionSettings,
     pub spool_scan_ms: u64,
+    pub vectors: crate::vectors::settings::VectorSettings,
     pub context: ContextSettings,
     pub home: Option<PathBuf>,
     /// `PATH` of the worker's environment (where `auto` / `claude-cli` look for `claude`).
@@ -199,6 +200,7 @@ impl Settings {
                 "false" | "0" | "no" | "off"
             )
         };
+        let vectors = crate::vectors::settings::VectorSettings::resolve(&data_dir, raw, &mut warnings);
         Self {
             data_dir,
             port,
@@ -231,6 +233,7 @@ impl Settings {
             daily_token_budget,
             retention,
             spool_scan_ms,
+            vectors,
             context: ContextSettings {
                 observations: context_observations,
                 summaries: context_summaries,

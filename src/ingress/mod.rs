@@ -13,6 +13,7 @@ pub mod platform;
 pub mod read_params;
 pub mod retrieval_routes;
 pub mod search_routes;
+pub mod vector_routes;
 
 use std::sync::atomic::{AtomicU8, AtomicU16, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -45,6 +46,8 @@ pub struct Services {
     pub registry: Arc<Registry>,
     pub ingest: Arc<Ingest>,
     pub settings: Arc<Settings>,
+    /// Semantic search; None when vectors are off (`MEMD_EMBEDDINGS=none`).
+    pub vectors: Option<Arc<crate::vectors::runtime::VectorRuntime>>,
     /// The active mode (types, glyphs), loaded once at start.
     pub mode: Arc<Mode>,
 }
@@ -136,6 +139,7 @@ pub fn router(app: Arc<AppState>) -> Router {
         .route("/api/readiness", get(ops_routes::readiness))
         .route("/api/status", get(ops_routes::status))
         .route("/api/admin/shutdown", post(ops_routes::shutdown))
+        .route("/api/vectors/reindex", post(vector_routes::reindex))
         .fallback(|| async { ApiError::not_found("no such route") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(

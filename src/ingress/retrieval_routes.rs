@@ -20,8 +20,9 @@ use crate::retrieval::file_context::{FileContextRequest, file_context, observati
 use crate::retrieval::ids::{RecordId, fetch_records, parse_ids};
 use crate::retrieval::overview::{database_figures, projects as project_list};
 use crate::retrieval::scope::parse_chain;
-use crate::retrieval::semantic::{SemanticRequest, semantic_context};
+use crate::retrieval::semantic::{SemanticRequest, semantic_context_with};
 use crate::retrieval::{ContextRequest, Kind, RetrievalError, Scope, Zone, context_inject as render_context};
+use crate::vectors::hybrid::{nearest_rows, vector_scope};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -117,7 +118,16 @@ pub async fn context_semantic(
         limit,
         content_session_id: field(&["contentSessionId"]).and_then(|v| v.as_str().map(str::to_string)),
     };
-    match read(svc, move |c| semantic_context(c, &req, &Zone::Local)).await {
+    let scope = vector_scope(&[crate::retrieval::Kind::Observation], &req.scope, None, None);
+    let long_enough = req.q.trim().chars().count() >= crate::retrieval::semantic::MIN_PROMPT_CHARS;
+    let rows = match long_enough {
+        true => nearest_rows(svc.vectors.as_ref(), &svc.store, &req.q, scope)
+            .await
+            .rows()
+            .map(<[_]>::to_vec),
+        false => None,
+    };
+    match read(svc, move |c| semantic_context_with(c, &req, &Zone::Local, rows.as_deref())).await {
         Ok((context, count)) => Ok(Json(json!({"context": context, "count": count}))),
         Err(e) => {
             tracing::warn!(error = %e.detail, "semantic context failed; answering empty");

@@ -18,7 +18,8 @@ use crate::retrieval::search_render::{render_index, render_json};
 use crate::retrieval::search_sql::Filters;
 use crate::retrieval::timeline::{DEPTH_MAX, render_timeline, timeline_json};
 use crate::retrieval::zone::parse_time;
-use crate::retrieval::{Anchor, Kind, Order, Scope, SearchRequest, TimelineRequest, Zone, search as run_search, timeline as run_timeline};
+use crate::retrieval::{Anchor, Kind, Order, Scope, SearchRequest, TimelineRequest, Zone, search_with, timeline as run_timeline};
+use crate::vectors::hybrid::{nearest_rows, vector_scope};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -72,12 +73,28 @@ pub async fn search(State(app): State<Arc<AppState>>, Query(q): Q, headers: Head
     let svc = app.services()?;
     let json = p.get(&["format"]) == Some("json");
     let mode = svc.mode.clone();
+    let scope = vector_scope(
+        &req.effective_kinds(),
+        &req.filters.scope,
+        req.filters.date_start,
+        req.filters.date_end,
+    );
+    let vectors = nearest_rows(svc.vectors.as_ref(), &svc.store, &req.query, scope).await;
     let r = req.clone();
-    let res = read(svc, move |c| run_search(c, &r)).await?;
+    let rows = vectors.rows().map(<[_]>::to_vec);
+    let res = read(svc, move |c| search_with(c, &r, rows.as_deref())).await?;
     if json {
-        return Ok(Json(render_json(&req, &res)).into_response());
+        let mut v = render_json(&req, &res);
+        if vectors.failure().is_some() {
+            v["degraded"] = serde_json::json!(["vectors"]);
+        }
+        return Ok(Json(v).into_response());
     }
-    Ok(text(render_index(&req, &res, &mode, &Zone::Local)))
+    let mut out = render_index(&req, &res, &mode, &Zone::Local);
+    if let Some(reason) = vectors.failure() {
+        out.push_str(&format!("\n(semantic ranking unavailable: {reason})"));
+    }
+    Ok(text(out))
 }
 
 /// `GET /api/timeline`.

@@ -17,6 +17,7 @@
 //! | [`words`] | stopwords and the light English stemmer |
 //! | [`query`] | user query parsing and FTS5 expression building (§4.2–§4.4) |
 //! | [`search_sql`] | per-kind keyword candidate queries with filters |
+//! | [`fusion`] | hybrid ranking: keyword and vector lists fused by RRF (k = 60) |
 //! | [`search`] | search execution: AND tier, natural fill, paging, totals |
 //! | [`search_render`] | the text index and JSON answer of a search (§4.6) |
 //! | [`timeline`] | items around an anchor (§5) |
@@ -25,6 +26,7 @@
 pub mod context;
 pub mod context_render;
 pub mod file_context;
+pub mod fusion;
 pub mod ids;
 pub mod overview;
 pub mod query;
@@ -48,7 +50,7 @@ pub use ids::{RecordId, fetch_records, parse_id, parse_ids};
 pub use query::{ParsedQuery, Term, parse_query};
 pub use records::{Kind, Observation, Prompt, Record, Summary};
 pub use scope::Scope;
-pub use search::{Order, SearchRequest, SearchResult, search};
+pub use search::{Order, SearchRequest, SearchResult, search, search_with};
 pub use timeline::{Anchor, TimelineRequest, TimelineResult, timeline};
 pub use zone::Zone;
 

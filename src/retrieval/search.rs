@@ -88,15 +88,22 @@ fn kind_index(k: Kind) -> usize {
     }
 }
 
-struct Ranked {
-    rid: RecordId,
-    at_ms: i64,
-    tier: u8,
-    rank: usize,
+/// A matched row: its keyword tier (0 = all terms, 1.. = natural fill) and rank within the tier.
+pub(super) struct Ranked {
+    pub rid: RecordId,
+    pub at_ms: i64,
+    pub tier: u8,
+    pub rank: usize,
 }
 
-/// Runs a search on a read connection.
+/// Runs a keyword-only search on a read connection.
 pub fn search(conn: &Connection, req: &SearchRequest) -> Result<SearchResult, RetrievalError> {
+    search_with(conn, req, None)
+}
+
+/// Runs a search; `vector` (rows nearest to the query, best first, one entry per row) joins the
+/// keyword lists by reciprocal-rank fusion (spec §4.5).
+pub fn search_with(conn: &Connection, req: &SearchRequest, vector: Option<&[RecordId]>) -> Result<SearchResult, RetrievalError> {
     let parsed: ParsedQuery = parse_query(&req.query);
     let filter_only = req.query.trim().is_empty();
     let order = req.order.unwrap_or(if filter_only { Order::DateDesc } else { Order::Relevance });
@@ -167,20 +174,25 @@ pub fn search(conn: &Connection, req: &SearchRequest) -> Result<SearchResult, Re
         }
         totals[kind_index(kind)] = count(conn, kind, &matches, &req.filters)?;
     }
-    match order {
-        Order::Relevance => all.sort_by(|a, b| {
+    let fused = match vector {
+        Some(v) if !filter_only && !v.is_empty() => Some(super::fusion::fuse(conn, req, &mut all, &mut totals, v)?),
+        _ => None,
+    };
+    match (order, fused) {
+        (Order::Relevance, Some(scores)) => super::fusion::sort(&mut all, &scores),
+        (Order::Relevance, None) => all.sort_by(|a, b| {
             (a.tier.min(1), a.rank, a.tier)
                 .cmp(&(b.tier.min(1), b.rank, b.tier))
                 .then(b.at_ms.cmp(&a.at_ms))
                 .then(a.rid.kind.cmp(&b.rid.kind))
         }),
-        Order::DateDesc => all.sort_by(|a, b| {
+        (Order::DateDesc, _) => all.sort_by(|a, b| {
             b.at_ms
                 .cmp(&a.at_ms)
                 .then(a.rid.kind.cmp(&b.rid.kind))
                 .then(b.rid.id.cmp(&a.rid.id))
         }),
-        Order::DateAsc => all.sort_by(|a, b| {
+        (Order::DateAsc, _) => all.sort_by(|a, b| {
             a.at_ms
                 .cmp(&b.at_ms)
                 .then(a.rid.kind.cmp(&b.rid.kind))

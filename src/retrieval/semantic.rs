@@ -27,8 +27,18 @@ pub struct SemanticRequest {
     pub content_session_id: Option<String>,
 }
 
-/// `(context, count)`; empty for short prompts or no hits.
+/// `(context, count)`; empty for short prompts or no hits. Keyword only.
 pub fn semantic_context(conn: &Connection, req: &SemanticRequest, zone: &Zone) -> Result<(String, usize), RetrievalError> {
+    semantic_context_with(conn, req, zone, None)
+}
+
+/// Like [`semantic_context`], with the query's nearest rows (best first) fused in by RRF.
+pub fn semantic_context_with(
+    conn: &Connection,
+    req: &SemanticRequest,
+    zone: &Zone,
+    vector: Option<&[RecordId]>,
+) -> Result<(String, usize), RetrievalError> {
     if req.q.trim().chars().count() < MIN_PROMPT_CHARS {
         return Ok((String::new(), 0));
     }
@@ -71,6 +81,10 @@ pub fn semantic_context(conn: &Connection, req: &SemanticRequest, zone: &Zone) -
             .optional()?,
         None => None,
     };
+    if let Some(v) = vector.filter(|v| !v.is_empty()) {
+        let observations: Vec<RecordId> = v.iter().copied().filter(|r| r.kind == Kind::Observation).collect();
+        ids = super::fusion::merge_lists(&[&ids, &observations]);
+    }
     let mut found = fetch_records(conn, &ids, &Scope::default())?;
     let mut hits = Vec::new();
     for rid in &ids {

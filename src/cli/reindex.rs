@@ -1,0 +1,83 @@
+//! `memd reindex`: asks the worker to drop every embedded vector and re-embed all rows, then shows
+//! the backfill's progress (`vectors.backfill` of `GET /api/status`) as a bar until it completes.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::bail;
+use serde_json::Value;
+
+use crate::client::worker::Worker;
+use crate::config::{RawSettings, Settings, data_dir_from_env};
+use crate::data_dir::DataDir;
+
+const BAR_WIDTH: usize = 30;
+
+/// `[#####-----] 120/400 rows embedded`.
+pub fn progress_bar(done: i64, total: i64) -> String {
+    let filled = if total > 0 {
+        ((done.clamp(0, total) as f64 / total as f64) * BAR_WIDTH as f64).round() as usize
+    } else {
+        BAR_WIDTH
+    };
+    format!(
+        "[{}{}] {done}/{total} rows embedded",
+        "#".repeat(filled),
+        "-".repeat(BAR_WIDTH - filled)
+    )
+}
+
+pub fn run(env: &HashMap<String, String>, no_wait: bool) -> anyhow::Result<ExitCode> {
+    let dir = DataDir::new(data_dir_from_env(env));
+    let (raw, _) = RawSettings::load(&dir.root, env);
+    let settings = Settings::resolve(dir.root.clone(), &raw, None);
+    let worker = Worker::locate(&dir, settings.port);
+    match worker.post("/api/vectors/reindex", b"{}", Duration::from_secs(70)) {
+        Ok(r) if r.status == 200 => {}
+        Ok(r) => bail!("worker answered {}: {}", r.status, r.text().trim()),
+        Err(_) => bail!("worker is not running (nothing answers on {})", worker.addr),
+    }
+    if no_wait {
+        println!("reindex started; progress in `memd status`");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = std::io::stderr();
+    loop {
+        let doc: Value = match worker.get("/api/status", Duration::from_secs(5)) {
+            Ok(r) if r.status == 200 => r.json().unwrap_or(Value::Null),
+            _ => bail!("worker stopped answering during the reindex"),
+        };
+        let v = &doc["vectors"];
+        let (done, total) = (
+            v["backfill"]["done"].as_i64().unwrap_or(0),
+            v["backfill"]["total"].as_i64().unwrap_or(0),
+        );
+        let _ = write!(out, "\r{}", progress_bar(done, total));
+        let _ = out.flush();
+        match v["state"].as_str() {
+            Some("ok") if done >= total => break,
+            Some("no_model") => {
+                eprintln!();
+                bail!("no embedding model: run `memd models install`");
+            }
+            _ => std::thread::sleep(Duration::from_millis(500)),
+        }
+    }
+    eprintln!();
+    println!("reindex complete");
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::progress_bar;
+
+    #[test]
+    fn bar_fills_in_proportion() {
+        assert!(progress_bar(0, 10).starts_with(&format!("[{}]", "-".repeat(30))));
+        assert!(progress_bar(5, 10).starts_with(&format!("[{}{}]", "#".repeat(15), "-".repeat(15))));
+        assert!(progress_bar(0, 0).contains("0/0"));
+    }
+}

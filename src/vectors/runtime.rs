@@ -1,0 +1,55 @@
+//! [`VectorRuntime`]: what the routes need for semantic queries — the shared embedder, whether
+//! sqlite-vec loaded, and the query path with its time limit.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::VectorError;
+use super::index::{Neighbour, QueryPath, VectorScope, nearest};
+use super::service::EmbedService;
+use crate::store::Store;
+
+/// The vector part of a search is abandoned after this (spec/retrieval.md §4.5).
+pub const QUERY_BUDGET: Duration = Duration::from_millis(800);
+/// Documents asked of the store per query.
+pub const NEAREST: usize = 100;
+
+#[derive(Debug)]
+pub struct VectorRuntime {
+    pub embed: Arc<EmbedService>,
+    /// sqlite-vec registered before the store opened.
+    pub extension: bool,
+    pub chroma: Option<Arc<super::chroma::ChromaClient>>,
+}
+
+impl VectorRuntime {
+    /// Vectors are meant to answer: the model files are present (a model that fails to load makes
+    /// queries fail, and searches say so).
+    pub fn usable(&self) -> bool {
+        self.embed.model_present()
+    }
+
+    /// The nearest documents of `text` within `scope`, within [`QUERY_BUDGET`]. Chroma answers when
+    /// configured and reachable; the embedded index otherwise.
+    pub async fn nearest(&self, store: &Store, text: &str, scope: VectorScope) -> Result<Vec<Neighbour>, VectorError> {
+        let work = async {
+            let mut v = self.embed.embed(vec![text.to_string()]).await?;
+            let query = v.pop().ok_or_else(|| VectorError::Embed("no vector".into()))?;
+            if let Some(chroma) = &self.chroma {
+                match chroma.nearest(&query, &scope, NEAREST).await {
+                    Ok(n) => return Ok(n),
+                    Err(e) => tracing::debug!(error = %e, "chroma query failed; asking the embedded index"),
+                }
+            }
+            let (found, path) = store.read(move |c| nearest(c, &query, &scope, NEAREST)).await?;
+            if path == QueryPath::BruteForce {
+                tracing::debug!("vector query by brute force (sqlite-vec not loaded)");
+            }
+            Ok(found)
+        };
+        match tokio::time::timeout(QUERY_BUDGET, work).await {
+            Ok(r) => r,
+            Err(_) => Err(VectorError::Embed("vector query exceeded 800 ms".into())),
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Vectors end to end with the real model (`MEMD_TEST_MODEL_DIR`, set by `.ci/run`; the tests skip
+//! with a message without it): the sync embeds committed rows per the document layout, a worker
+//! killed mid-backfill resumes with no duplicates and no gaps, forget removes the documents, and
+//! status reports `no_model` when the model is absent.
+
+mod support;
+
+use std::time::Duration;
+
+use serde_json::Value;
+use support::{TestWorker, wait_until};
+
+fn model_dir() -> Option<String> {
+    let dir = std::env::var("MEMD_TEST_MODEL_DIR")
+        .ok()
+        .filter(|d| std::path::Path::new(d).join("model.safetensors").is_file());
+    if dir.is_none() {
+        eprintln!("skipped: MEMD_TEST_MODEL_DIR does not hold the all-MiniLM-L6-v2 files");
+    }
+    dir
+}
+
+/// A writable connection beside the worker's writer (busy timeout covers its transactions).
+fn writer(w: &TestWorker) -> rusqlite::Connection {
+    let c = rusqlite::Connection::open(w.db_path()).expect("open db");
+    c.busy_timeout(Duration::from_secs(10)).expect("busy timeout");
+    c
+}
+
+/// Inserts `n` observations of session `s` (a session row first), each with a narrative and two facts.
+pub fn insert_observations(c: &rusqlite::Connection, s: &str, n: usize, text: impl Fn(usize) -> (String, String)) {
+    let memory = format!("memd-claude-{s}");
+    c.execute(
+        "INSERT OR IGNORE INTO sdk_sessions(content_session_id, memory_session_id, project, started_at, started_at_epoch, last_event_epoch)
+         VALUES (?1, ?2, 'proj', '2026-01-01T00:00:00Z', 0, 0)",
+        [s, memory.as_str()],
+    )
+    .expect("session");
+    let tx = c.unchecked_transaction().expect("tx");
+    for i in 0..n {
+        let (title, narrative) = text(i);
+        let facts = serde_json::json!([format!("fact a of {i}"), format!("fact b of {i}")]).to_string();
+        tx.execute(
+            "INSERT INTO observations(memory_session_id, project, platform_source, type, title, narrative, facts, content_hash, origin, created_at, created_at_epoch)
+             VALUES (?1, 'proj', 'claude', 'discovery', ?2, ?3, ?4, ?5, 'manual', '2026-01-01T00:00:00Z', ?6)",
+            rusqlite::params![memory, title, narrative, facts, format!("h-{s}-{i}"), 1_700_000_000_000i64 + i as i64],
+        )
+        .expect("observation");
+    }
+    tx.commit().expect("commit");
+}
+
+fn backfill(w: &TestWorker) -> (i64, i64, String) {
+    let st = w.status();
+    let v = &st["vectors"];
+    (
+        v["backfill"]["done"].as_i64().unwrap_or(-1),
+        v["backfill"]["total"].as_i64().unwrap_or(-1),
+        v["state"].as_str().unwrap_or("").to_string(),
+    )
+}
+
+#[test]
+fn without_a_model_status_says_no_model_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("none");
+    let w = TestWorker::start(&[("MEMD_EMBED_MODEL_DIR", missing.to_str().unwrap())]);
+    let st = w.status();
+    assert_eq!(st["vectors"]["state"], "no_model", "{st}");
+    let warnings: Vec<&Value> = st["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w.as_str().unwrap_or("").contains("no embedding model"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{st}");
+}
+
+#[test]
+fn rows_are_embedded_per_layout_and_a_killed_backfill_resumes_without_duplicates_or_gaps() {
+    let Some(model) = model_dir() else { return };
+    let mut w = TestWorker::start(&[("MEMD_EMBED_MODEL_DIR", &model)]);
+    insert_observations(&writer(&w), "s1", 120, |i| {
+        (format!("title {i}"), format!("narrative number {i} about the build"))
+    });
+    // Kill the worker as soon as the backfill has made progress but before it finished.
+    assert!(wait_until(Duration::from_secs(120), || {
+        let (done, total, _) = backfill(&w);
+        done > 0 || total == 0
+    }));
+    w.kill9();
+    let partial: i64 = w.count("SELECT count(*) FROM vectors");
+    w.spawn();
+    assert!(
+        wait_until(Duration::from_secs(300), || {
+            let (done, total, state) = backfill(&w);
+            state == "ok" && done == total && total >= 120
+        }),
+        "backfill did not finish: {:?}",
+        backfill(&w)
+    );
+    // Every observation has its narrative and its two facts; nothing else, nothing twice.
+    let docs = w.count("SELECT count(*) FROM vectors WHERE doc_kind = 'observation'");
+    assert_eq!(docs, 360, "documents after resume (had {partial} before the kill)");
+    let distinct = w.count("SELECT count(DISTINCT doc_id) FROM vectors");
+    assert_eq!(distinct, w.count("SELECT count(*) FROM vectors"));
+    let gaps = w.count(
+        "SELECT count(*) FROM observations o WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.doc_id = 'obs_' || o.id || '_narrative')",
+    );
+    assert_eq!(gaps, 0);
+    let facts = w.count("SELECT count(*) FROM vectors WHERE doc_id LIKE 'obs_%_fact_1' AND field = 'fact' AND dim = 384");
+    assert_eq!(facts, 120);
+    // The sqlite-vec index holds the same documents.
+    memd::vectors::index::register_extension();
+    let vec_rows: i64 = w.db().query_row("SELECT count(*) FROM vectors_vec", [], |r| r.get(0)).unwrap();
+    assert_eq!(vec_rows, 360);
+
+    // Forget: deleting the rows removes their documents from both tables.
+    writer(&w)
+        .execute(
+            "DELETE FROM observations WHERE id IN (SELECT id FROM observations ORDER BY id LIMIT 10)",
+            [],
+        )
+        .unwrap();
+    assert_eq!(w.count("SELECT count(*) FROM vectors"), 330);
+    assert!(wait_until(Duration::from_secs(30), || {
+        w.db()
+            .query_row("SELECT count(*) FROM vectors_vec", [], |r| r.get::<_, i64>(0))
+            .unwrap()
+            == 330
+    }));
+}
