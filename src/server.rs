@@ -154,6 +154,7 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
         .await
         .map_err(|e| ServeError::Actors(e.to_string()))?;
     let spool_scan_ms = settings.spool_scan_ms;
+    let retention_rules = settings.retention;
     let settings = Arc::new(settings);
     let _ = app.services.set(Services {
         mode,
@@ -166,6 +167,7 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
     });
     app.set_phase(Phase::Ready);
     dir.ensure_subdir(&dir.spool())?;
+    let retention_task = crate::store::retention_run::spawn_schedule(store.clone(), retention_rules);
     let spool_task = crate::ingest::spool::spawn_scanner(app.clone(), dir.spool(), Duration::from_millis(spool_scan_ms));
     tracing::info!(port, ready_ms = begun.elapsed().as_millis() as u64, data = %dir.root.display(), "memd ready");
 
@@ -179,6 +181,7 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
         tracing::warn!("in-flight requests did not finish in time");
     }
     spool_task.abort();
+    retention_task.abort();
     if let Some(m) = handles.manager() {
         let _ = ractor::call_t!(m, ManagerMsg::StopAll, 1_000);
     }

@@ -136,17 +136,7 @@ pub async fn gc(State(app): State<Arc<AppState>>, body: Body) -> Result<Json<Val
     let report = if b.dry_run {
         svc.store.read(move |c| retention::dry_run(c, &rules, now)).await?
     } else {
-        let mut total = retention::RetentionReport::default();
-        loop {
-            let chunk = svc.store.write(move |c| retention::run_chunk(c, &rules, now)).await?;
-            let n = chunk.total();
-            total.merge(&chunk);
-            if n == 0 {
-                break;
-            }
-        }
-        svc.store.write(move |c| retention::finish(c, now)).await?;
-        total
+        crate::store::retention_run::apply(&svc.store, rules, now).await?
     };
     let vacuumed = b.vacuum && !b.dry_run;
     if vacuumed {

@@ -15,6 +15,7 @@ pub mod pending;
 pub mod prompts;
 pub mod reader;
 pub mod retention;
+pub mod retention_run;
 pub mod retry;
 pub mod sessions;
 pub mod stats;
