@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, Throughput, criterion_group};
 use memd::vectors::documents::DocKind;
 use memd::vectors::embedder::{DIM, Embedder};
-use memd::vectors::index::{VectorScope, nearest, register_extension, to_blob};
+use memd::vectors::index::{register_extension, to_stored_blob};
+use memd::vectors::nearest::{VectorScope, nearest};
 
 const DOCS: usize = 100_000;
 
@@ -58,13 +59,12 @@ fn random_unit(seed: &mut u64) -> Vec<f32> {
     v
 }
 
-/// A database of `DOCS` synthetic observation documents with the v1+v2 schema and `vectors_vec`.
+/// A database of `DOCS` synthetic observation documents with the v1+v2 schema and `vectors_bin`.
 fn synthetic_db(dir: &std::path::Path) -> rusqlite::Connection {
     register_extension();
     let mut conn = rusqlite::Connection::open(dir.join("bench.db")).unwrap();
     memd::store::migrations::migrate(&mut conn, 0).unwrap();
     let tx = conn.transaction().unwrap();
-    memd::vectors::index::ensure_vec_table(&tx).unwrap();
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     {
         let mut ins = tx
@@ -73,14 +73,14 @@ fn synthetic_db(dir: &std::path::Path) -> rusqlite::Connection {
                  VALUES (?1, 'observation', ?2, 'narrative', ?3, 'claude', ?2, 'all-MiniLM-L6-v2', 384, ?4)",
             )
             .unwrap();
-        let mut vec_ins = tx.prepare("INSERT INTO vectors_vec(doc_id, embedding) VALUES (?1, ?2)").unwrap();
         for i in 0..DOCS {
-            let blob = to_blob(&random_unit(&mut seed));
+            let blob = to_stored_blob(&random_unit(&mut seed));
             let id = format!("obs_{i}_narrative");
             ins.execute(rusqlite::params![id, i as i64, format!("p{}", i % 10), blob]).unwrap();
-            vec_ins.execute(rusqlite::params![id, blob]).unwrap();
         }
     }
+    // Built from `vectors`, as on an upgrade.
+    memd::vectors::index::ensure_vec_table(&tx).unwrap();
     tx.commit().unwrap();
     conn
 }

@@ -110,9 +110,18 @@ fn rows_are_embedded_per_layout_and_a_killed_backfill_resumes_without_duplicates
     assert_eq!(gaps, 0);
     let facts = w.count("SELECT count(*) FROM vectors WHERE doc_id LIKE 'obs_%_fact_1' AND field = 'fact' AND dim = 384");
     assert_eq!(facts, 120);
+    // Embedding work is counted in token_usage as provider `embeddings`, outside the daily budget.
+    let calls = w.count("SELECT coalesce(sum(calls), 0) FROM token_usage WHERE provider = 'embeddings' AND model = 'all-MiniLM-L6-v2'");
+    let tokens = w.count("SELECT coalesce(sum(input_tokens), 0) FROM token_usage WHERE provider = 'embeddings'");
+    assert!(calls > 0 && tokens >= 3 * calls, "embeddings usage: {calls} calls, {tokens} tokens");
+    assert_eq!(
+        w.status()["provider"]["tokens_today"],
+        0,
+        "embeddings do not spend the observer budget"
+    );
     // The sqlite-vec index holds the same documents.
     memd::vectors::index::register_extension();
-    let vec_rows: i64 = w.db().query_row("SELECT count(*) FROM vectors_vec", [], |r| r.get(0)).unwrap();
+    let vec_rows: i64 = w.db().query_row("SELECT count(*) FROM vectors_bin", [], |r| r.get(0)).unwrap();
     assert_eq!(vec_rows, 360);
 
     // Forget: deleting the rows removes their documents from both tables.
@@ -125,7 +134,7 @@ fn rows_are_embedded_per_layout_and_a_killed_backfill_resumes_without_duplicates
     assert_eq!(w.count("SELECT count(*) FROM vectors"), 330);
     assert!(wait_until(Duration::from_secs(30), || {
         w.db()
-            .query_row("SELECT count(*) FROM vectors_vec", [], |r| r.get::<_, i64>(0))
+            .query_row("SELECT count(*) FROM vectors_bin", [], |r| r.get::<_, i64>(0))
             .unwrap()
             == 330
     }));

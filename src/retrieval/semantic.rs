@@ -85,7 +85,8 @@ pub fn semantic_context_with(
         let observations: Vec<RecordId> = v.iter().copied().filter(|r| r.kind == Kind::Observation).collect();
         ids = super::fusion::merge_lists(&[&ids, &observations]);
     }
-    let mut found = fetch_records(conn, &ids, &Scope::default())?;
+    // Vector-only rows were found with a loose project prefilter: the exact scope applies here.
+    let mut found = fetch_records(conn, &ids, &req.scope)?;
     let mut hits = Vec::new();
     for rid in &ids {
         if let Some(Record::Observation(o)) = found.remove(rid) {

@@ -150,10 +150,11 @@ pub fn record_usage(conn: &Connection, d: &UsageDelta, now: i64) -> Result<(), S
     Ok(())
 }
 
-/// Budget tokens spent today by every provider (spec/storage.md `token_usage`).
+/// Budget tokens spent today by the observer providers (spec/storage.md `token_usage`: not
+/// `extractive`, not the local `embeddings`).
 pub fn tokens_today(conn: &Connection, now: i64) -> Result<i64, StoreError> {
     Ok(conn.query_row(
-        "SELECT coalesce(sum(budget_tokens), 0) FROM token_usage WHERE day = ?1",
+        "SELECT coalesce(sum(budget_tokens), 0) FROM token_usage WHERE day = ?1 AND provider NOT IN ('extractive', 'embeddings')",
         [day(now)],
         |r| r.get(0),
     )?)
@@ -377,5 +378,20 @@ mod tests {
         let v: Vec<String> = serde_json::from_str(&d).unwrap();
         assert_eq!(v.len(), 10);
         assert_eq!(v[0], "2026-09-03");
+    }
+
+    #[test]
+    fn the_daily_budget_leaves_out_local_embeddings() {
+        let conn = crate::store::test_conn();
+        let usage = |provider: &str, tokens: i64| UsageDelta {
+            provider: provider.into(),
+            model: "m".into(),
+            calls: 1,
+            input_tokens: tokens,
+            ..UsageDelta::default()
+        };
+        record_usage(&conn, &usage("anthropic", 700), AUG_18).unwrap();
+        record_usage(&conn, &usage("embeddings", 5_000), AUG_18).unwrap();
+        assert_eq!(tokens_today(&conn, AUG_18).unwrap(), 700);
     }
 }

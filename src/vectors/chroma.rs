@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::VectorError;
 use super::documents::{DocKind, Document};
 use super::embedder::{DIM, MODEL_NAME};
-use super::index::{Neighbour, VectorScope};
+use super::nearest::{Neighbour, VectorScope};
 use super::settings::ChromaSettings;
 
 /// Documents per upsert call (spec: ≤ 100).

@@ -70,8 +70,13 @@ impl Embedder {
 
     /// Embeds `texts` in one forward pass: one L2-normalised vector of [`DIM`] floats per text.
     pub fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, VectorError> {
+        self.embed_counted(texts).map(|(v, _)| v)
+    }
+
+    /// Like [`Embedder::embed`], also returning the number of real (unpadded) tokens it read.
+    pub fn embed_counted(&self, texts: &[String]) -> Result<(Vec<Vec<f32>>, u64), VectorError> {
         if texts.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), 0));
         }
         let inputs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let enc = self
@@ -86,6 +91,7 @@ impl Embedder {
             ids.extend(e.get_ids().iter().copied().chain(std::iter::repeat(0)).take(width));
             mask.extend(e.get_attention_mask().iter().copied().chain(std::iter::repeat(0)).take(width));
         }
+        let tokens: u64 = mask.iter().map(|m| u64::from(*m)).sum();
         let run = || -> candle_core::Result<Vec<Vec<f32>>> {
             let ids = Tensor::from_vec(ids, (rows, width), &self.device)?;
             let mask = Tensor::from_vec(mask, (rows, width), &self.device)?;
@@ -99,7 +105,7 @@ impl Embedder {
             let norm = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12f32, f32::MAX)?;
             mean.broadcast_div(&norm)?.to_vec2::<f32>()
         };
-        run().map_err(|e| VectorError::Embed(e.to_string()))
+        run().map(|v| (v, tokens)).map_err(|e| VectorError::Embed(e.to_string()))
     }
 }
 

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::documents::DocKind;
-use super::index::VectorScope;
+use super::nearest::VectorScope;
 use super::runtime::VectorRuntime;
 use crate::retrieval::{Kind, RecordId, Scope};
 use crate::store::Store;

@@ -1,5 +1,8 @@
-//! The embedded vector store: `vectors` (the durable copy, spec/storage.md §3.10) and the sqlite-vec
-//! virtual table `vectors_vec` for nearest-neighbour search, written in the same transaction.
+//! The embedded vector store: `vectors` (the durable f32 copy, spec/storage.md §3.10) and the
+//! sqlite-vec virtual table `vectors_bin` — the sign bit of each of the 384 dimensions (48 bytes a
+//! document) with the scope columns as vec0 metadata — written in the same transaction. Queries
+//! ([`super::nearest`]) take the Hamming-nearest candidates from `vectors_bin` and re-rank them by
+//! exact cosine over the f32 copies (docs/decisions.md, "binary index with re-ranking").
 //!
 //! The extension is compiled in and registered with `sqlite3_auto_extension` before the store opens
 //! its connections ([`register_extension`]). Where it is unavailable, queries scan `vectors` by
@@ -39,40 +42,86 @@ pub fn extension_loaded(conn: &Connection) -> bool {
     conn.query_row("SELECT vec_version()", [], |r| r.get::<_, String>(0)).is_ok()
 }
 
-fn vec_table_exists(conn: &Connection) -> Result<bool, StoreError> {
+fn table_exists(conn: &Connection, name: &str) -> Result<bool, StoreError> {
     Ok(conn
-        .query_row("SELECT 1 FROM sqlite_master WHERE name = 'vectors_vec'", [], |_| Ok(()))
+        .query_row("SELECT 1 FROM sqlite_master WHERE name = ?1", [name], |_| Ok(()))
         .optional()?
         .is_some())
 }
 
-/// Little-endian f32 bytes of a vector.
+/// True when the binary index exists (the caller checked the extension).
+pub(super) fn vec_table_exists(conn: &Connection) -> Result<bool, StoreError> {
+    table_exists(conn, "vectors_bin")
+}
+
+/// Little-endian f32 bytes of a vector (what sqlite-vec reads).
 pub fn to_blob(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
+/// Little-endian f16 bytes of a vector: the durable copy in `vectors`. Half the bytes of f32, so a
+/// row stays on its B-tree page (an f32 row spilled to an overflow page: ~5 KB on disk per
+/// document); cosine error ~1e-4, far below what changes a ranking (docs/decisions.md).
+pub fn to_stored_blob(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| half::f16::from_f32(*x).to_le_bytes()).collect()
+}
+
+/// The vector of a `vectors.embedding` blob: f16 ([`to_stored_blob`], `DIM × 2` bytes) or the f32
+/// of data dirs written before (`DIM × 4` bytes).
 pub fn from_blob(b: &[u8]) -> Vec<f32> {
+    if b.len() == DIM * 2 {
+        return b.chunks_exact(2).map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32()).collect();
+    }
     b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
-/// Creates `vectors_vec` when the extension is loaded and the table is missing. Returns whether the
-/// index is usable.
+fn insert_bin(
+    conn: &Connection,
+    doc_id: &str,
+    v: &[f32],
+    kind: &str,
+    project: &str,
+    platform: &str,
+    created: i64,
+) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "INSERT INTO vectors_bin(doc_id, embedding, doc_kind, project, platform_source, created_at_epoch)
+         VALUES (?1, vec_quantize_binary(?2), ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![doc_id, to_blob(v), kind, project, platform, created])?;
+    Ok(())
+}
+
+/// Creates `vectors_bin` when the extension is loaded and the table is missing, filled from
+/// `vectors` (this also upgrades a data dir that has the earlier f32 index `vectors_vec`, which is
+/// dropped). Returns whether the index is usable.
 pub fn ensure_vec_table(conn: &Connection) -> Result<bool, StoreError> {
     if !extension_loaded(conn) {
         return Ok(false);
     }
     if !vec_table_exists(conn)? {
+        if table_exists(conn, "vectors_vec")? {
+            conn.execute_batch("DROP TABLE vectors_vec")?;
+        }
         conn.execute_batch(&format!(
-            "CREATE VIRTUAL TABLE vectors_vec USING vec0(doc_id TEXT PRIMARY KEY, embedding float[{DIM}] distance_metric=cosine);
-             INSERT INTO vectors_vec(doc_id, embedding) SELECT doc_id, embedding FROM vectors;
+            "CREATE VIRTUAL TABLE vectors_bin USING vec0(doc_id TEXT PRIMARY KEY, embedding bit[{DIM}],
+               doc_kind TEXT, project TEXT, platform_source TEXT, created_at_epoch INTEGER);
              DELETE FROM vectors_vec_gc;"
         ))?;
+        let mut st = conn.prepare("SELECT doc_id, embedding, doc_kind, project, platform_source, created_at_epoch FROM vectors")?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            let blob = r.get_ref(1)?.as_blob().map_err(|e| StoreError::Internal(e.to_string()))?;
+            let v = from_blob(blob);
+            let (id, kind, project, platform): (String, String, String, String) = (r.get(0)?, r.get(2)?, r.get(3)?, r.get(4)?);
+            insert_bin(conn, &id, &v, &kind, &project, &platform, r.get(5)?)?;
+        }
     }
     Ok(true)
 }
 
 /// Replaces the documents of the given rows: removes what `vectors` holds for them, inserts the new
-/// documents with their vectors (and their `vectors_vec` entries).
+/// documents with their vectors (and their `vectors_bin` entries).
 pub fn replace_rows(
     conn: &Connection,
     kind: DocKind,
@@ -92,7 +141,6 @@ pub fn replace_rows(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
     for (d, v) in docs {
-        let blob = to_blob(v);
         ins.execute(params![
             d.doc_id,
             kind.as_str(),
@@ -103,13 +151,20 @@ pub fn replace_rows(
             d.created_at_epoch,
             model,
             v.len() as i64,
-            blob
+            to_stored_blob(v)
         ])?;
         if vec_ok {
-            conn.prepare_cached("DELETE FROM vectors_vec WHERE doc_id = ?1")?
+            conn.prepare_cached("DELETE FROM vectors_bin WHERE doc_id = ?1")?
                 .execute([&d.doc_id])?;
-            conn.prepare_cached("INSERT INTO vectors_vec(doc_id, embedding) VALUES (?1, ?2)")?
-                .execute(params![d.doc_id, blob])?;
+            insert_bin(
+                conn,
+                &d.doc_id,
+                v,
+                kind.as_str(),
+                &d.project,
+                &d.platform_source,
+                d.created_at_epoch,
+            )?;
         }
         conn.prepare_cached("DELETE FROM vectors_vec_gc WHERE doc_id = ?1")?
             .execute([&d.doc_id])?;
@@ -117,8 +172,8 @@ pub fn replace_rows(
     Ok(())
 }
 
-/// Removes `vectors_vec` entries of documents deleted from `vectors` (the `vectors_ad` trigger lists
-/// them). Returns how many were removed.
+/// Removes `vectors_bin` entries of documents deleted from `vectors` (the `vectors_ad` trigger lists
+/// them in `vectors_vec_gc`). Returns how many were removed.
 pub fn collect_garbage(conn: &Connection) -> Result<usize, StoreError> {
     let ids: Vec<String> = conn
         .prepare("SELECT doc_id FROM vectors_vec_gc LIMIT 1000")?
@@ -130,7 +185,7 @@ pub fn collect_garbage(conn: &Connection) -> Result<usize, StoreError> {
     let vec_ok = extension_loaded(conn) && vec_table_exists(conn)?;
     for id in &ids {
         if vec_ok {
-            conn.prepare_cached("DELETE FROM vectors_vec WHERE doc_id = ?1")?.execute([id])?;
+            conn.prepare_cached("DELETE FROM vectors_bin WHERE doc_id = ?1")?.execute([id])?;
         }
         conn.prepare_cached("DELETE FROM vectors_vec_gc WHERE doc_id = ?1")?.execute([id])?;
     }
@@ -140,117 +195,13 @@ pub fn collect_garbage(conn: &Connection) -> Result<usize, StoreError> {
 /// Drops every vector of the embedded store (reindex, model change).
 pub fn clear(conn: &Connection) -> Result<(), StoreError> {
     conn.execute_batch("DELETE FROM vectors; DELETE FROM vectors_vec_gc;")?;
-    if vec_table_exists(conn)? {
-        if extension_loaded(conn) {
-            conn.execute_batch("DROP TABLE vectors_vec")?;
-        } else {
-            return Err(StoreError::Internal("vectors_vec exists but sqlite-vec is not loaded".into()));
+    for table in ["vectors_bin", "vectors_vec"] {
+        if table_exists(conn, table)? {
+            if !extension_loaded(conn) {
+                return Err(StoreError::Internal(format!("{table} exists but sqlite-vec is not loaded")));
+            }
+            conn.execute_batch(&format!("DROP TABLE {table}"))?;
         }
     }
     Ok(())
-}
-
-/// A nearest document: its row and cosine distance (0 = same direction).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Neighbour {
-    pub doc_id: String,
-    pub kind: DocKind,
-    pub row_id: i64,
-    pub distance: f32,
-}
-
-/// Scope of a vector query, applied to the joined `vectors` rows.
-#[derive(Debug, Clone, Default)]
-pub struct VectorScope {
-    pub kinds: Vec<DocKind>,
-    /// Empty = every project.
-    pub projects: Vec<String>,
-    pub platform_source: Option<String>,
-    pub date_start: Option<i64>,
-    pub date_end: Option<i64>,
-}
-
-impl VectorScope {
-    pub fn admits(&self, kind: DocKind, project: &str, platform: &str, created: i64) -> bool {
-        (self.kinds.is_empty() || self.kinds.contains(&kind))
-            && (self.projects.is_empty() || self.projects.iter().any(|p| p == project))
-            && self.platform_source.as_deref().is_none_or(|p| p == platform)
-            && self.date_start.is_none_or(|s| created >= s)
-            && self.date_end.is_none_or(|e| created <= e)
-    }
-
-    fn is_unscoped(&self) -> bool {
-        self.projects.is_empty() && self.platform_source.is_none() && self.date_start.is_none() && self.date_end.is_none()
-    }
-}
-
-/// Which path answered a query.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum QueryPath {
-    SqliteVec,
-    BruteForce,
-}
-
-/// The `limit` nearest documents of `query` within `scope`.
-pub fn nearest(conn: &Connection, query: &[f32], scope: &VectorScope, limit: usize) -> Result<(Vec<Neighbour>, QueryPath), StoreError> {
-    if extension_loaded(conn) && vec_table_exists(conn)? {
-        // Scope filters apply after the k-NN: fetch more candidates when a scope narrows the set.
-        let k = if scope.is_unscoped() && scope.kinds.len() != 1 {
-            limit
-        } else {
-            (limit * 10).min(4096)
-        };
-        let mut st = conn.prepare_cached(
-            "SELECT n.doc_id, v.doc_kind, v.row_id, v.project, v.platform_source, v.created_at_epoch, n.distance
-             FROM (SELECT doc_id, distance FROM vectors_vec WHERE embedding MATCH ?1 AND k = ?2) n
-             JOIN vectors v ON v.doc_id = n.doc_id ORDER BY n.distance",
-        )?;
-        let mut rows = st.query(params![to_blob(query), k as i64])?;
-        let mut out = Vec::new();
-        while let Some(r) = rows.next()? {
-            let kind = DocKind::parse(&r.get::<_, String>(1)?);
-            let (project, platform, created): (String, String, i64) = (r.get(3)?, r.get(4)?, r.get(5)?);
-            if let Some(kind) = kind.filter(|k| scope.admits(*k, &project, &platform, created)) {
-                out.push(Neighbour {
-                    doc_id: r.get(0)?,
-                    kind,
-                    row_id: r.get(2)?,
-                    distance: r.get::<_, f64>(6)? as f32,
-                });
-                if out.len() >= limit {
-                    break;
-                }
-            }
-        }
-        return Ok((out, QueryPath::SqliteVec));
-    }
-    Ok((brute_force(conn, query, scope, limit)?, QueryPath::BruteForce))
-}
-
-/// Dot products over every in-scope row of `vectors`.
-pub fn brute_force(conn: &Connection, query: &[f32], scope: &VectorScope, limit: usize) -> Result<Vec<Neighbour>, StoreError> {
-    let mut st =
-        conn.prepare_cached("SELECT doc_id, doc_kind, row_id, project, platform_source, created_at_epoch, embedding FROM vectors")?;
-    let mut rows = st.query([])?;
-    let mut all = Vec::new();
-    while let Some(r) = rows.next()? {
-        let Some(kind) = DocKind::parse(&r.get::<_, String>(1)?) else {
-            continue;
-        };
-        let (project, platform, created): (String, String, i64) = (r.get(3)?, r.get(4)?, r.get(5)?);
-        if !scope.admits(kind, &project, &platform, created) {
-            continue;
-        }
-        let blob = r.get_ref(6)?.as_blob().map_err(|e| StoreError::Internal(e.to_string()))?;
-        let sim = super::embedder::dot(query, &from_blob(blob));
-        all.push(Neighbour {
-            doc_id: r.get(0)?,
-            kind,
-            row_id: r.get(2)?,
-            distance: 1.0 - sim,
-        });
-    }
-    all.sort_by(|a, b| a.distance.total_cmp(&b.distance));
-    all.truncate(limit);
-    Ok(all)
 }

@@ -1,7 +1,8 @@
 //! Unit tests of the document layout and the embedded index on a migrated in-memory database.
 
 use super::documents::{DocKind, documents};
-use super::index::{VectorScope, brute_force, collect_garbage, nearest, register_extension, replace_rows};
+use super::index::{collect_garbage, register_extension, replace_rows};
+use super::nearest::{VectorScope, brute_force, nearest};
 
 fn conn() -> rusqlite::Connection {
     register_extension();
@@ -58,7 +59,7 @@ fn nearest_uses_sqlite_vec_and_agrees_with_brute_force_and_deletes_reach_the_ind
     let with: Vec<_> = docs.into_iter().enumerate().map(|(i, d)| (d, unit(i))).collect();
     replace_rows(&c, DocKind::Observation, &[1], &with, "m").unwrap();
     let (found, path) = nearest(&c, &unit(1), &VectorScope::default(), 10).unwrap();
-    assert_eq!(path, super::index::QueryPath::SqliteVec);
+    assert_eq!(path, super::nearest::QueryPath::SqliteVec);
     assert_eq!(found[0].doc_id, "obs_1_fact_0");
     assert!(found[0].distance.abs() < 1e-5);
     let brute = brute_force(&c, &unit(1), &VectorScope::default(), 10).unwrap();
@@ -72,13 +73,13 @@ fn nearest_uses_sqlite_vec_and_agrees_with_brute_force_and_deletes_reach_the_ind
     replace_rows(&c, DocKind::Observation, &[1], &with, "m").unwrap();
     let count = |sql: &str| c.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
     assert_eq!(count("SELECT count(*) FROM vectors"), 3);
-    assert_eq!(count("SELECT count(*) FROM vectors_vec"), 3);
+    assert_eq!(count("SELECT count(*) FROM vectors_bin"), 3);
     assert_eq!(count("SELECT count(*) FROM vectors_vec_gc"), 0);
-    // Forget: the trigger empties `vectors`, the garbage pass empties `vectors_vec`.
+    // Forget: the trigger empties `vectors`, the garbage pass empties `vectors_bin`.
     c.execute("DELETE FROM observations WHERE id = 1", []).unwrap();
     assert_eq!(count("SELECT count(*) FROM vectors"), 0);
     assert_eq!(collect_garbage(&c).unwrap(), 3);
-    assert_eq!(count("SELECT count(*) FROM vectors_vec"), 0);
+    assert_eq!(count("SELECT count(*) FROM vectors_bin"), 0);
 }
 
 #[test]
@@ -93,4 +94,51 @@ fn a_replaced_summary_is_queued_for_the_embedded_store() {
         )
         .unwrap();
     assert_eq!(state, "pending");
+}
+
+#[test]
+fn a_project_scope_reaches_rows_merged_into_it() {
+    let c = conn();
+    c.execute("UPDATE observations SET merged_into_project = 'main-proj' WHERE id = 1", [])
+        .unwrap();
+    let docs = documents(&c, DocKind::Observation, &[1]).unwrap();
+    let with: Vec<_> = docs.into_iter().enumerate().map(|(i, d)| (d, unit(i))).collect();
+    replace_rows(&c, DocKind::Observation, &[1], &with, "m").unwrap();
+    let scope = VectorScope {
+        projects: vec!["main-proj".into()],
+        ..Default::default()
+    };
+    assert!(
+        nearest(&c, &unit(1), &scope, 10).unwrap().0.is_empty(),
+        "documents carry the row's own project"
+    );
+    let scope = scope.with_merged_projects(&c).unwrap();
+    assert_eq!(scope.projects, ["main-proj", "proj"]);
+    assert_eq!(nearest(&c, &unit(1), &scope, 10).unwrap().0[0].doc_id, "obs_1_fact_0");
+}
+
+#[test]
+fn stored_vectors_are_half_precision_and_older_f32_rows_still_read() {
+    use super::index::{from_blob, to_blob, to_stored_blob};
+    let v: Vec<f32> = (0..384).map(|i| ((i as f32) * 0.37).sin() / 14.0).collect();
+    let stored = to_stored_blob(&v);
+    assert_eq!(stored.len(), 768);
+    assert!(v.iter().zip(from_blob(&stored)).all(|(a, b)| (a - b).abs() < 1e-3));
+    assert_eq!(from_blob(&to_blob(&v)), v, "f32 rows of earlier data dirs");
+}
+
+#[test]
+fn an_index_missing_from_an_older_data_dir_is_built_from_its_f32_rows() {
+    let c = conn();
+    c.execute(
+        "INSERT INTO vectors(doc_id, doc_kind, row_id, field, project, platform_source, created_at_epoch, model, dim, embedding)
+         VALUES ('obs_1_narrative', 'observation', 1, 'narrative', 'proj', 'claude', 5, 'm', 384, ?1)",
+        [super::index::to_blob(&unit(3))],
+    )
+    .unwrap();
+    assert!(super::index::ensure_vec_table(&c).unwrap());
+    let (found, path) = nearest(&c, &unit(3), &VectorScope::default(), 5).unwrap();
+    assert_eq!(path, super::nearest::QueryPath::SqliteVec);
+    assert_eq!(found[0].doc_id, "obs_1_narrative");
+    assert!(found[0].distance.abs() < 1e-5);
 }

@@ -7,7 +7,8 @@
 //! | [`embedder`] | all-MiniLM-L6-v2 on candle: mean pooling, L2 normalisation |
 //! | [`service`] | the lazily loaded, shared embedder on a blocking thread |
 //! | [`documents`] | the document layout of §8.2: ids, texts, metadata per row |
-//! | [`index`] | `vectors` + the sqlite-vec table `vectors_vec`: writes, garbage, nearest neighbours |
+//! | [`index`] | `vectors` (f32) + the sqlite-vec binary index `vectors_bin`: writes, garbage, upgrade |
+//! | [`nearest`] | nearest-neighbour queries: binary candidates re-ranked by exact cosine; brute force |
 //! | [`sync_state`] | watermarks, `vector_sync` exceptions, backfill progress |
 //! | [`sync`] | one step of the embedded-store sync (run by the VectorSync actor) |
 //! | [`runtime`] | what search needs: the embedder, the query path and its 800 ms budget |
@@ -26,6 +27,7 @@ pub mod index;
 mod index_tests;
 pub mod install;
 pub mod mirror;
+pub mod nearest;
 pub mod runtime;
 pub mod service;
 pub mod settings;

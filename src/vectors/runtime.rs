@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::VectorError;
-use super::index::{Neighbour, QueryPath, VectorScope, nearest};
+use super::nearest::{Neighbour, QueryPath, VectorScope, nearest};
 use super::service::EmbedService;
 use crate::store::Store;
 
@@ -33,7 +33,11 @@ impl VectorRuntime {
     /// configured and reachable; the embedded index otherwise.
     pub async fn nearest(&self, store: &Store, text: &str, scope: VectorScope) -> Result<Vec<Neighbour>, VectorError> {
         let work = async {
-            let mut v = self.embed.embed(vec![text.to_string()]).await?;
+            let (embedded, scope) = tokio::join!(
+                self.embed.embed(vec![text.to_string()]),
+                store.read(move |c| scope.with_merged_projects(c))
+            );
+            let (mut v, scope) = (embedded?, scope?);
             let query = v.pop().ok_or_else(|| VectorError::Embed("no vector".into()))?;
             if let Some(chroma) = &self.chroma {
                 match chroma.nearest(&query, &scope, NEAREST).await {

@@ -23,6 +23,15 @@ pub struct EmbedService {
     slot: Mutex<Slot>,
     /// Serialises forward passes (two cores: parallel batches only thrash).
     run: Arc<Mutex<()>>,
+    /// Forward passes and tokens not yet added to `token_usage` (the sync records them).
+    unrecorded: Mutex<Usage>,
+}
+
+/// Embedding work to account for: forward passes (`calls`) and real tokens read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub calls: u64,
+    pub tokens: u64,
 }
 
 impl std::fmt::Debug for EmbedService {
@@ -55,6 +64,7 @@ impl EmbedService {
             dir,
             slot: Mutex::new(Slot::NotLoaded),
             run: Arc::new(Mutex::new(())),
+            unrecorded: Mutex::new(Usage::default()),
         })
     }
 
@@ -110,9 +120,28 @@ impl EmbedService {
         let mut out = Vec::with_capacity(texts.len());
         for chunk in texts.chunks(MAX_BATCH) {
             let _turn = self.run.lock().map_err(|_| VectorError::Embed("embedder lock poisoned".into()))?;
-            out.extend(embedder.embed(chunk)?);
+            let (vectors, tokens) = embedder.embed_counted(chunk)?;
+            out.extend(vectors);
+            self.add_usage(Usage { calls: 1, tokens });
         }
         Ok(out)
+    }
+
+    fn add_usage(&self, u: Usage) {
+        if let Ok(mut acc) = self.unrecorded.lock() {
+            acc.calls += u.calls;
+            acc.tokens += u.tokens;
+        }
+    }
+
+    /// Takes the usage not yet recorded (zero when none).
+    pub fn take_usage(&self) -> Usage {
+        self.unrecorded.lock().map(|mut u| std::mem::take(&mut *u)).unwrap_or_default()
+    }
+
+    /// Gives back usage whose recording failed (the next step records it).
+    pub fn restore_usage(&self, u: Usage) {
+        self.add_usage(u);
     }
 
     /// Embeds `texts` on a blocking thread.

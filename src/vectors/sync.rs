@@ -10,10 +10,11 @@ use super::VectorError;
 use super::documents::{DocKind, Document, documents, row_ids_after};
 use super::embedder::MODEL_NAME;
 use super::index::{clear, collect_garbage, replace_rows};
-use super::service::EmbedService;
+use super::service::{EmbedService, Usage};
 use super::sync_state::{SQLITE_TARGET, clear_exception, exceptions, mark_failed, meta, reset_target, set_meta, watermark};
 use crate::clock::now_ms;
 use crate::store::Store;
+use crate::store::batch::{UsageDelta, record_usage};
 
 /// Rows taken per step.
 pub const ROWS_PER_STEP: usize = 16;
@@ -70,6 +71,34 @@ async fn embed_docs(embed: &Arc<EmbedService>, docs: Vec<Document>) -> Result<Ve
     Ok(out)
 }
 
+/// Adds embedding work to today's `token_usage` as provider `embeddings` (spec/storage.md §3.9).
+fn record_embeddings(c: &rusqlite::Connection, u: Usage, now: i64) -> Result<(), crate::store::StoreError> {
+    if u.calls == 0 {
+        return Ok(());
+    }
+    let delta = UsageDelta {
+        provider: "embeddings".into(),
+        model: MODEL_NAME.into(),
+        calls: u.calls as i64,
+        input_tokens: u.tokens as i64,
+        ..UsageDelta::default()
+    };
+    record_usage(c, &delta, now)
+}
+
+/// Records embedding work done outside a sync write (search queries) when the sync is idle.
+async fn flush_usage(store: &Store, embed: &Arc<EmbedService>) -> Result<(), VectorError> {
+    let u = embed.take_usage();
+    if u.calls == 0 {
+        return Ok(());
+    }
+    if let Err(e) = store.write(move |c| record_embeddings(c, u, now_ms())).await {
+        embed.restore_usage(u);
+        return Err(e.into());
+    }
+    Ok(())
+}
+
 /// A model problem stops the sync (nothing advances); any other embedding error fails the rows.
 fn is_model_problem(e: &VectorError) -> bool {
     matches!(e, VectorError::NoModel(_) | VectorError::Model(_))
@@ -102,6 +131,7 @@ pub async fn step(store: &Store, embed: &Arc<EmbedService>) -> Result<StepOutcom
             return embed_rows(store, embed, kind, ids, Some(last)).await;
         }
     }
+    flush_usage(store, embed).await?;
     Ok(StepOutcome::Idle)
 }
 
@@ -119,8 +149,10 @@ async fn embed_rows(
     let n = ids.len();
     match embed_docs(embed, docs).await {
         Ok(embedded) => {
-            store
+            let usage = embed.take_usage();
+            let written = store
                 .write(move |c| {
+                    record_embeddings(c, usage, now_ms())?;
                     replace_rows(c, kind, &ids, &embedded, MODEL_NAME)?;
                     // The store holds vectors now (a Chroma target, when named, is kept).
                     c.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('vector_target', 'sqlite')", [])?;
@@ -129,7 +161,11 @@ async fn embed_rows(
                         None => ids.iter().try_for_each(|id| clear_exception(c, SQLITE_TARGET, kind, *id)),
                     }
                 })
-                .await?;
+                .await;
+            if let Err(e) = written {
+                embed.restore_usage(usage);
+                return Err(e.into());
+            }
             Ok(StepOutcome::Worked(n))
         }
         Err(e) if is_model_problem(&e) => Err(e),

@@ -1,0 +1,189 @@
+//! Nearest-neighbour queries over the embedded store (spec/retrieval.md §4.5, §8).
+//!
+//! With sqlite-vec: the `k = limit × OVERSAMPLE` Hamming-nearest documents of the query's sign bits
+//! are taken from `vectors_bin`, the scope applied inside the scan as vec0 metadata constraints; they
+//! are then re-ranked by exact cosine over their f32 copies in `vectors`, and the best `limit` kept.
+//! Without the extension every in-scope row of `vectors` is compared (brute force).
+
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, params_from_iter};
+
+use super::documents::DocKind;
+use super::embedder::dot;
+use super::index::{extension_loaded, from_blob, to_blob, vec_table_exists};
+use crate::store::StoreError;
+
+/// Binary candidates taken per document wanted; the exact re-ranking picks among them. Measured
+/// recall against exact search: docs/decisions.md ("binary index with re-ranking").
+pub const OVERSAMPLE: usize = 4;
+/// vec0 refuses larger `k`.
+const MAX_K: usize = 4096;
+
+/// A nearest document: its row and cosine distance (0 = same direction).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Neighbour {
+    pub doc_id: String,
+    pub kind: DocKind,
+    pub row_id: i64,
+    pub distance: f32,
+}
+
+/// Scope of a vector query: document metadata filters (spec §4.5).
+#[derive(Debug, Clone, Default)]
+pub struct VectorScope {
+    pub kinds: Vec<DocKind>,
+    /// Empty = every project.
+    pub projects: Vec<String>,
+    /// `claude` also admits documents without a platform (as rows without one count as `claude`).
+    pub platform_source: Option<String>,
+    pub date_start: Option<i64>,
+    pub date_end: Option<i64>,
+}
+
+impl VectorScope {
+    pub fn admits(&self, kind: DocKind, project: &str, platform: &str, created: i64) -> bool {
+        (self.kinds.is_empty() || self.kinds.contains(&kind))
+            && (self.projects.is_empty() || self.projects.iter().any(|p| p == project))
+            && self.platform_admits(platform)
+            && self.date_start.is_none_or(|s| created >= s)
+            && self.date_end.is_none_or(|e| created <= e)
+    }
+
+    fn platform_admits(&self, platform: &str) -> bool {
+        match self.platform_source.as_deref() {
+            None => true,
+            Some("claude") => platform == "claude" || platform.is_empty(),
+            Some(p) => p == platform,
+        }
+    }
+
+    /// Adds to a project scope the projects whose rows were merged into one of its projects
+    /// (`merged_into_project`, spec/retrieval.md §0): documents carry their row's own project, so the
+    /// scope must name the merged-away projects too. The exact check (project or
+    /// merged_into_project in the chain) runs on the rows afterwards, in SQL.
+    pub fn with_merged_projects(mut self, conn: &Connection) -> Result<Self, StoreError> {
+        if self.projects.is_empty() {
+            return Ok(self);
+        }
+        let ph = vec!["?"; self.projects.len()].join(",");
+        let sql = format!(
+            "SELECT DISTINCT project FROM observations WHERE merged_into_project IN ({ph})
+             UNION SELECT DISTINCT project FROM session_summaries WHERE merged_into_project IN ({ph})"
+        );
+        let params: Vec<&str> = self.projects.iter().chain(self.projects.iter()).map(String::as_str).collect();
+        let merged: Vec<String> = conn
+            .prepare_cached(&sql)?
+            .query_map(params_from_iter(params), |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        for p in merged {
+            if !self.projects.contains(&p) {
+                self.projects.push(p);
+            }
+        }
+        Ok(self)
+    }
+
+    /// vec0 metadata constraints (`AND …`) and their parameters.
+    fn constraints(&self) -> (String, Vec<SqlValue>) {
+        let mut sql = String::new();
+        let mut params = Vec::new();
+        let mut any_of = |col: &str, values: Vec<String>, sql: &mut String| {
+            sql.push_str(&format!(" AND {col} IN ({})", vec!["?"; values.len()].join(",")));
+            params.extend(values.into_iter().map(SqlValue::Text));
+        };
+        if !self.kinds.is_empty() {
+            any_of("doc_kind", self.kinds.iter().map(|k| k.as_str().to_string()).collect(), &mut sql);
+        }
+        if !self.projects.is_empty() {
+            any_of("project", self.projects.clone(), &mut sql);
+        }
+        match self.platform_source.as_deref() {
+            Some("claude") => any_of("platform_source", vec!["claude".into(), String::new()], &mut sql),
+            Some(p) => any_of("platform_source", vec![p.to_string()], &mut sql),
+            None => {}
+        }
+        if let Some(s) = self.date_start {
+            sql.push_str(" AND created_at_epoch >= ?");
+            params.push(SqlValue::Integer(s));
+        }
+        if let Some(e) = self.date_end {
+            sql.push_str(" AND created_at_epoch <= ?");
+            params.push(SqlValue::Integer(e));
+        }
+        (sql, params)
+    }
+}
+
+/// Which path answered a query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueryPath {
+    SqliteVec,
+    BruteForce,
+}
+
+/// The `limit` nearest documents of `query` within `scope`.
+pub fn nearest(conn: &Connection, query: &[f32], scope: &VectorScope, limit: usize) -> Result<(Vec<Neighbour>, QueryPath), StoreError> {
+    if extension_loaded(conn) && vec_table_exists(conn)? {
+        return Ok((binary_then_exact(conn, query, scope, limit)?, QueryPath::SqliteVec));
+    }
+    Ok((brute_force(conn, query, scope, limit)?, QueryPath::BruteForce))
+}
+
+fn binary_then_exact(conn: &Connection, query: &[f32], scope: &VectorScope, limit: usize) -> Result<Vec<Neighbour>, StoreError> {
+    let k = (limit * OVERSAMPLE).clamp(1, MAX_K);
+    let (filter, filter_params) = scope.constraints();
+    // One statement: the binary k-NN, then each candidate's f32 copy for the exact distance.
+    let sql = format!(
+        "SELECT v.doc_id, v.doc_kind, v.row_id, v.embedding
+         FROM (SELECT doc_id FROM vectors_bin WHERE embedding MATCH vec_quantize_binary(?) AND k = ?{filter}) b
+         JOIN vectors v ON v.doc_id = b.doc_id"
+    );
+    let params = [SqlValue::Blob(to_blob(query)), SqlValue::Integer(k as i64)]
+        .into_iter()
+        .chain(filter_params);
+    let mut st = conn.prepare_cached(&sql)?;
+    let mut rows = st.query(params_from_iter(params))?;
+    let mut out = Vec::with_capacity(k);
+    while let Some(r) = rows.next()? {
+        let Some(kind) = DocKind::parse(&r.get::<_, String>(1)?) else {
+            continue;
+        };
+        let blob = r.get_ref(3)?.as_blob().map_err(|e| StoreError::Internal(e.to_string()))?;
+        out.push(Neighbour {
+            doc_id: r.get(0)?,
+            kind,
+            row_id: r.get(2)?,
+            distance: 1.0 - dot(query, &from_blob(blob)),
+        });
+    }
+    out.sort_by(|a, b| a.distance.total_cmp(&b.distance));
+    out.truncate(limit);
+    Ok(out)
+}
+
+/// Dot products over every in-scope row of `vectors`.
+pub fn brute_force(conn: &Connection, query: &[f32], scope: &VectorScope, limit: usize) -> Result<Vec<Neighbour>, StoreError> {
+    let mut st =
+        conn.prepare_cached("SELECT doc_id, doc_kind, row_id, project, platform_source, created_at_epoch, embedding FROM vectors")?;
+    let mut rows = st.query([])?;
+    let mut all = Vec::new();
+    while let Some(r) = rows.next()? {
+        let Some(kind) = DocKind::parse(&r.get::<_, String>(1)?) else {
+            continue;
+        };
+        let (project, platform, created): (String, String, i64) = (r.get(3)?, r.get(4)?, r.get(5)?);
+        if !scope.admits(kind, &project, &platform, created) {
+            continue;
+        }
+        let blob = r.get_ref(6)?.as_blob().map_err(|e| StoreError::Internal(e.to_string()))?;
+        all.push(Neighbour {
+            doc_id: r.get(0)?,
+            kind,
+            row_id: r.get(2)?,
+            distance: 1.0 - dot(query, &from_blob(blob)),
+        });
+    }
+    all.sort_by(|a, b| a.distance.total_cmp(&b.distance));
+    all.truncate(limit);
+    Ok(all)
+}
