@@ -64,6 +64,10 @@ pub fn run(r: &Run<'_>) -> String {
         query_value(&r.chain(&identity)),
         mtime_ms
     ));
+    // The worker ranks by relevance to this session's latest prompt when it has vectors.
+    if !r.session_id().is_empty() {
+        path.push_str(&format!("&contentSessionId={}", query_value(r.session_id())));
+    }
     let Some(resp) = fetch(&r.hook, "file-context", "GET", &path, None, &budget, Start::Never) else {
         return EMPTY.into();
     };

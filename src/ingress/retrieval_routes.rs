@@ -152,6 +152,8 @@ pub async fn by_file(State(app): State<Arc<AppState>>, Query(q): Q, headers: Hea
         scope: Scope::new(parse_chain(p.get(&["projects", "project"])), p.platform(&headers)),
         limit: p.int(&["limit"], 1, 100)?.unwrap_or(15) as usize,
         file_mtime_ms: p.int(&["fileMtimeMs"], i64::MIN, i64::MAX)?,
+        content_session_id: p.get(&["contentSessionId"]).map(str::to_string),
+        vectors: svc.vectors.as_ref().is_some_and(|v| v.usable()),
     };
     if p.get(&["format"]) == Some("context") {
         let mode = svc.mode.clone();

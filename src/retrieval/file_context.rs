@@ -1,5 +1,9 @@
 //! Observations of a file (spec/retrieval.md §3, spec/api.md §4.6): lookup through the
 //! `observation_files` index, and the file-context block injected on a Read.
+//!
+//! With vectors, when more rows qualify than the block keeps, the spec's score order is fused by
+//! RRF with the rows' similarity to the session's latest prompt (its stored vector: nothing is
+//! embedded on this path), so the 15 kept are the ones nearest to the current task.
 
 use std::collections::HashSet;
 
@@ -7,6 +11,8 @@ use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params_from_iter};
 
 use super::RetrievalError;
+use super::ids::RecordId;
+use super::records::Kind;
 use super::records::{OBS_COLS, Observation, json_list};
 use super::render::{Row, TITLE_MAX, cut_utf16, day_grouped, title_or_untitled, utf16_len};
 use super::scope::{Conditions, Scope, placeholders};
@@ -26,6 +32,10 @@ pub struct FileContextRequest {
     pub limit: usize,
     /// The file's mtime: nothing is injected when it is ≥ the newest match's time.
     pub file_mtime_ms: Option<i64>,
+    /// The asking session (its latest prompt steers the ranking when `vectors` is on).
+    pub content_session_id: Option<String>,
+    /// The embedded vector store may be used for ranking.
+    pub vectors: bool,
 }
 
 fn normalised(paths: &[String]) -> Vec<String> {
@@ -108,10 +118,45 @@ pub fn file_context(conn: &Connection, req: &FileContextRequest, mode: &Mode, zo
         .map(|o| (score(&o, &paths), o))
         .collect();
     kept.sort_by_key(|k| std::cmp::Reverse(k.0));
-    kept.truncate(FILE_CONTEXT_ROWS);
     let mut obs: Vec<Observation> = kept.into_iter().map(|(_, o)| o).collect();
+    if obs.len() > FILE_CONTEXT_ROWS && req.vectors {
+        if let Some(session) = &req.content_session_id {
+            obs = by_relevance(conn, obs, session);
+        }
+    }
+    obs.truncate(FILE_CONTEXT_ROWS);
     obs.sort_by_key(|o| (o.created_at_epoch, o.id));
     Ok(render_file_context(&obs, &display_path(&paths), mode, zone, now_ms))
+}
+
+/// `obs` (in score order) re-ordered by RRF of that order and their similarity to the session's
+/// latest embedded prompt; unchanged when there is no such vector or the vector store fails.
+fn by_relevance(conn: &Connection, obs: Vec<Observation>, content_session_id: &str) -> Vec<Observation> {
+    use crate::vectors::nearest::{latest_prompt_vector, row_similarities};
+    let ids: Vec<i64> = obs.iter().map(|o| o.id).collect();
+    let sims = match latest_prompt_vector(conn, content_session_id) {
+        Ok(Some(prompt)) => row_similarities(conn, &prompt, crate::vectors::documents::DocKind::Observation, &ids),
+        Ok(None) => return obs,
+        Err(e) => Err(e),
+    };
+    let sims = match sims {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::warn!(error = %e, "file-context ranking without vectors");
+            return obs;
+        }
+    };
+    let rid = |id: i64| RecordId {
+        kind: Kind::Observation,
+        id,
+    };
+    let by_score: Vec<RecordId> = ids.iter().map(|id| rid(*id)).collect();
+    let mut by_similarity: Vec<(i64, f32)> = sims.into_iter().collect();
+    by_similarity.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+    let by_similarity: Vec<RecordId> = by_similarity.into_iter().map(|(id, _)| rid(id)).collect();
+    let order = super::fusion::merge_lists(&[&by_score, &by_similarity]);
+    let mut rows: std::collections::HashMap<i64, Observation> = obs.into_iter().map(|o| (o.id, o)).collect();
+    order.iter().filter_map(|r| rows.remove(&r.id)).collect()
 }
 
 /// Renders the block for `obs` (chronological), dropping the oldest rows until it fits.
@@ -146,5 +191,88 @@ pub fn render_file_context(obs: &[Observation], path: &str, mode: &Mode, zone: &
             return cut_utf16(&text, FILE_CONTEXT_MAX_CHARS);
         }
         start += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(i: usize) -> Vec<u8> {
+        let mut v = vec![0.0f32; 384];
+        v[i] = 1.0;
+        crate::vectors::index::to_stored_blob(&v)
+    }
+
+    /// 20 sessions each with one observation of `src/a.rs` (ids 1..=20, oldest first), each
+    /// embedded as a distinct unit vector; a current session whose prompt points at the oldest.
+    fn conn() -> Connection {
+        let c = crate::store::test_conn();
+        for i in 0..20 {
+            c.execute(
+                "INSERT INTO sdk_sessions(content_session_id, memory_session_id, project, started_at, started_at_epoch, last_event_epoch)
+                 VALUES (?1, ?2, 'proj', 'x', 0, 0)",
+                [format!("c{i}"), format!("m{i}")],
+            )
+            .unwrap();
+            c.execute(
+                "INSERT INTO observations(memory_session_id, project, platform_source, type, title, narrative, files_read, content_hash, origin, created_at, created_at_epoch)
+                 VALUES (?1, 'proj', 'claude', 'discovery', ?2, 'n', '[\"src/a.rs\"]', ?2, 'manual', 'x', ?3)",
+                rusqlite::params![format!("m{i}"), format!("t{i}"), 1_000 + i as i64],
+            )
+            .unwrap();
+            c.execute(
+                "INSERT INTO vectors(doc_id, doc_kind, row_id, field, project, platform_source, created_at_epoch, model, dim, embedding)
+                 VALUES (?1, 'observation', ?2, 'narrative', 'proj', 'claude', 0, 'm', 384, ?3)",
+                rusqlite::params![format!("obs_{}_narrative", i + 1), i as i64 + 1, unit(i + 1)],
+            )
+            .unwrap();
+        }
+        c.execute_batch(
+            "INSERT INTO sdk_sessions(content_session_id, memory_session_id, project, started_at, started_at_epoch, last_event_epoch)
+               VALUES ('cur', 'mcur', 'proj', 'x', 0, 0);
+             INSERT INTO user_prompts(session_db_id, content_session_id, platform_source, project, prompt_number, prompt_text, created_at, created_at_epoch)
+               VALUES (21, 'cur', 'claude', 'proj', 1, 'the oldest thing', 'x', 5000);",
+        )
+        .unwrap();
+        let prompt_id = c.last_insert_rowid();
+        c.execute(
+            "INSERT INTO vectors(doc_id, doc_kind, row_id, field, project, platform_source, created_at_epoch, model, dim, embedding)
+             VALUES (?1, 'prompt', ?2, 'prompt', 'proj', 'claude', 0, 'm', 384, ?3)",
+            rusqlite::params![format!("prompt_{prompt_id}"), prompt_id, unit(1)],
+        )
+        .unwrap();
+        c
+    }
+
+    fn ids_shown(conn: &Connection, vectors: bool, session: Option<&str>) -> String {
+        let req = FileContextRequest {
+            paths: vec!["src/a.rs".into()],
+            scope: Scope::default(),
+            limit: 40,
+            file_mtime_ms: None,
+            content_session_id: session.map(str::to_string),
+            vectors,
+        };
+        let mode = crate::modes::load_mode("code", &[]).0;
+        let block = file_context(conn, &req, &mode, &Zone::Utc, 10_000).unwrap();
+        block.lines().find(|l| l.starts_with("Full records")).unwrap().to_string()
+    }
+
+    #[test]
+    fn the_prompt_of_the_session_pulls_a_relevant_older_row_into_the_block() {
+        let c = conn();
+        // Spec order alone keeps the 15 newest (6..=20).
+        assert_eq!(
+            ids_shown(&c, false, Some("cur")),
+            "Full records: get_observations([6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20])"
+        );
+        // The prompt's vector is observation 1's: it enters, the 15th newest (6) leaves.
+        let fused = ids_shown(&c, true, Some("cur"));
+        assert!(fused.contains("([1, 7,"), "{fused}");
+        assert!(!fused.contains(" 6,"), "{fused}");
+        // No session, or a session without an embedded prompt: the spec order.
+        assert_eq!(ids_shown(&c, true, None), ids_shown(&c, false, None));
+        assert_eq!(ids_shown(&c, true, Some("c3")), ids_shown(&c, false, None));
     }
 }

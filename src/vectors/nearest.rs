@@ -5,8 +5,10 @@
 //! are then re-ranked by exact cosine over their f32 copies in `vectors`, and the best `limit` kept.
 //! Without the extension every in-scope row of `vectors` is compared (brute force).
 
+use std::collections::HashMap;
+
 use rusqlite::types::Value as SqlValue;
-use rusqlite::{Connection, params_from_iter};
+use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
 use super::documents::DocKind;
 use super::embedder::dot;
@@ -158,6 +160,35 @@ fn binary_then_exact(conn: &Connection, query: &[f32], scope: &VectorScope, limi
     }
     out.sort_by(|a, b| a.distance.total_cmp(&b.distance));
     out.truncate(limit);
+    Ok(out)
+}
+
+/// The stored vector of the latest prompt of a session (None: no prompt, private, or not embedded yet).
+pub fn latest_prompt_vector(conn: &Connection, content_session_id: &str) -> Result<Option<Vec<f32>>, StoreError> {
+    let blob: Option<Vec<u8>> = conn
+        .query_row(
+            "SELECT v.embedding FROM user_prompts p JOIN vectors v ON v.doc_id = 'prompt_' || p.id
+             WHERE p.content_session_id = ?1 ORDER BY p.prompt_number DESC, p.id DESC LIMIT 1",
+            [content_session_id],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(blob.map(|b| from_blob(&b)))
+}
+
+/// Each row's best cosine similarity to `query` over its documents (rows without documents absent).
+pub fn row_similarities(conn: &Connection, query: &[f32], kind: DocKind, row_ids: &[i64]) -> Result<HashMap<i64, f32>, StoreError> {
+    let mut out: HashMap<i64, f32> = HashMap::new();
+    let mut st = conn.prepare_cached("SELECT embedding FROM vectors WHERE doc_kind = ?1 AND row_id = ?2")?;
+    for id in row_ids {
+        let mut rows = st.query(rusqlite::params![kind.as_str(), id])?;
+        while let Some(r) = rows.next()? {
+            let blob = r.get_ref(0)?.as_blob().map_err(|e| StoreError::Internal(e.to_string()))?;
+            let sim = dot(query, &from_blob(blob));
+            let best = out.entry(*id).or_insert(f32::MIN);
+            *best = best.max(sim);
+        }
+    }
     Ok(out)
 }
 
