@@ -23,6 +23,8 @@ pub struct KindSpec {
     pub weights: &'static str,
     pub columns: &'static [&'static str],
     pub merged: bool,
+    /// Covering index keyed by id with every indexable filter column (schema v3).
+    pub filter_index: &'static str,
 }
 
 pub fn spec(kind: Kind) -> &'static KindSpec {
@@ -34,6 +36,7 @@ pub fn spec(kind: Kind) -> &'static KindSpec {
         weights: "10.0, 5.0, 3.0, 3.0, 1.0",
         columns: &["title", "subtitle", "narrative", "facts", "concepts"],
         merged: true,
+        filter_index: "observations_search_filter",
     };
     const SUM: KindSpec = KindSpec {
         table: "session_summaries",
@@ -43,6 +46,7 @@ pub fn spec(kind: Kind) -> &'static KindSpec {
         weights: "5.0, 2.0, 3.0, 3.0, 2.0, 1.0",
         columns: &["request", "investigated", "learned", "completed", "next_steps", "notes"],
         merged: true,
+        filter_index: "session_summaries_search_filter",
     };
     const PROMPT: KindSpec = KindSpec {
         table: "user_prompts",
@@ -52,6 +56,7 @@ pub fn spec(kind: Kind) -> &'static KindSpec {
         weights: "1.0",
         columns: &["prompt_text"],
         merged: false,
+        filter_index: "user_prompts_search_filter",
     };
     match kind {
         Kind::Observation => &OBS,
@@ -132,26 +137,25 @@ fn from_where(k: Kind, m: &MatchSpec, f: &Filters) -> (String, String, Vec<SqlVa
     let s = spec(k);
     let a = s.alias;
     let mut params = Vec::new();
+    // Every FTS5 match is joined to its table; when the conditions read only columns of the
+    // covering filter index (schema v3), the join reads that index instead of whole rows.
+    let joined = if m.likes.is_empty() && f.concepts.is_empty() && f.files.is_empty() {
+        format!("{} {a} INDEXED BY {}", s.table, s.filter_index)
+    } else {
+        format!("{} {a}", s.table)
+    };
     let (from, rank) = match (&m.words, &m.trigrams) {
         (Some(w), _) => {
             params.push(SqlValue::Text(w.clone()));
             (
-                format!(
-                    "{fts} JOIN {t} {a} ON {a}.id = {fts}.rowid WHERE {fts} MATCH ?",
-                    fts = s.fts,
-                    t = s.table
-                ),
+                format!("{fts} JOIN {joined} ON {a}.id = {fts}.rowid WHERE {fts} MATCH ?", fts = s.fts),
                 format!("bm25({}, {})", s.fts, s.weights),
             )
         }
         (None, Some(t)) => {
             params.push(SqlValue::Text(t.clone()));
             (
-                format!(
-                    "{tri} JOIN {tb} {a} ON {a}.id = {tri}.rowid WHERE {tri} MATCH ?",
-                    tri = s.tri,
-                    tb = s.table
-                ),
+                format!("{tri} JOIN {joined} ON {a}.id = {tri}.rowid WHERE {tri} MATCH ?", tri = s.tri),
                 format!("bm25({}, {})", s.tri, s.weights),
             )
         }
