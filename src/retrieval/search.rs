@@ -8,7 +8,7 @@ use super::RetrievalError;
 use super::ids::{RecordId, fetch_records};
 use super::query::{ParsedQuery, natural, parse_query};
 use super::records::{Kind, Record};
-use super::search_sql::{CANDIDATES, Candidate, Filters, MatchSpec, candidates, count};
+use super::search_sql::{CANDIDATES, COUNT_CAP, Candidate, Filters, MatchSpec, candidates, count};
 
 /// Result order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,23 +156,39 @@ pub fn search_with(conn: &Connection, req: &SearchRequest, vector: Option<&[Reco
             }
         };
         let first_limit = if filter_only { want } else { CANDIDATES.max(want) };
-        let exact_hits = candidates(conn, kind, &exact, &req.filters, first_limit)?;
+        // Without an FTS5 match (filters or short CJK terms only) the list is newest first, so
+        // one scan of up to COUNT_CAP + 1 rows yields the candidates and the count together.
+        let newest_first = exact.words.is_none() && exact.trigrams.is_none();
+        let mut exact_hits = candidates(
+            conn,
+            kind,
+            &exact,
+            &req.filters,
+            if newest_first { COUNT_CAP + 1 } else { first_limit },
+        )?;
+        let exact_total = exact_hits.len();
+        exact_hits.truncate(first_limit);
         // The fill only matters when this kind's AND tier cannot fill the page by itself; when it
         // can, the total counts the AND matches (a later page may then count fill rows too).
         let needs_fill = exact_hits.len() < want;
+        // A list shorter than its limit holds every match: the total is known without counting.
+        let mut complete = newest_first || exact_hits.len() < first_limit;
+        let before = all.len();
         push(exact_hits, 0, &mut all);
         let mut matches: Vec<&MatchSpec> = vec![&exact];
         if needs_fill {
             for (i, m) in fill.iter().enumerate() {
-                push(
-                    candidates(conn, kind, m, &req.filters, CANDIDATES.max(want))?,
-                    1 + i as u8,
-                    &mut all,
-                );
+                let hits = candidates(conn, kind, m, &req.filters, CANDIDATES.max(want))?;
+                complete &= hits.len() < CANDIDATES.max(want);
+                push(hits, 1 + i as u8, &mut all);
             }
             matches.extend(fill.iter().copied());
         }
-        totals[kind_index(kind)] = count(conn, kind, &matches, &req.filters)?;
+        totals[kind_index(kind)] = match complete {
+            true if matches.len() == 1 => exact_total,
+            true if exact_total <= first_limit => all.len() - before,
+            _ => count(conn, kind, &matches, &req.filters)?,
+        };
     }
     let fused = match vector {
         Some(v) if !filter_only && !v.is_empty() => Some(super::fusion::fuse(conn, req, &mut all, &mut totals, v)?),

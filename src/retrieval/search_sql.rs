@@ -192,8 +192,61 @@ pub struct Candidate {
     pub at_ms: i64,
 }
 
+/// The FTS5 table and expression of `m` when it is one FTS5 match and no filter applies: such a
+/// match is ranked and counted inside FTS5, without joining the table for every matching row.
+fn fts_only<'m>(k: Kind, m: &'m MatchSpec, f: &Filters) -> Option<(&'static str, &'m str)> {
+    if !m.likes.is_empty() || *f != Filters::default() {
+        return None;
+    }
+    match (&m.words, &m.trigrams) {
+        (Some(w), None) => Some((spec(k).fts, w)),
+        (None, Some(t)) => Some((spec(k).tri, t)),
+        _ => None,
+    }
+}
+
+/// The top `limit` of an unfiltered FTS5 match: bm25 ranks inside FTS5 and the rows are read in
+/// score order up to the `limit`-th and every row tied with it; only those are looked up for
+/// their time (the tie-break), through the covering filter index.
+fn ranked_in_fts(conn: &Connection, k: Kind, fts: &str, expr: &str, limit: usize) -> Result<Vec<Candidate>, RetrievalError> {
+    let s = spec(k);
+    let mut scored: Vec<(i64, f64)> = Vec::new();
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT rowid, bm25({fts}, {}) FROM {fts} WHERE {fts} MATCH ?1 ORDER BY 2",
+        s.weights
+    ))?;
+    let mut rows = stmt.query([expr])?;
+    while let Some(row) = rows.next()? {
+        let (id, score): (i64, f64) = (row.get(0)?, row.get(1)?);
+        if scored.len() >= limit && scored.last().is_none_or(|last| last.1 != score) {
+            break;
+        }
+        scored.push((id, score));
+    }
+    drop(rows);
+    if scored.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids = format!("[{}]", scored.iter().map(|(id, _)| id.to_string()).collect::<Vec<_>>().join(","));
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT id, created_at_epoch FROM {} INDEXED BY {} WHERE id IN (SELECT value FROM json_each(?1))",
+        s.table, s.filter_index
+    ))?;
+    let times: std::collections::HashMap<i64, i64> = stmt.query_map([ids], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+    let mut list: Vec<(f64, Candidate)> = scored
+        .into_iter()
+        .filter_map(|(id, score)| times.get(&id).map(|&at_ms| (score, Candidate { id, at_ms })))
+        .collect();
+    list.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.at_ms.cmp(&a.1.at_ms)).then(b.1.id.cmp(&a.1.id)));
+    list.truncate(limit);
+    Ok(list.into_iter().map(|(_, c)| c).collect())
+}
+
 /// Top `limit` candidates of kind `k`: by bm25 when there is a match, else newest first.
 pub fn candidates(conn: &Connection, k: Kind, m: &MatchSpec, f: &Filters, limit: usize) -> Result<Vec<Candidate>, RetrievalError> {
+    if let Some((fts, expr)) = fts_only(k, m, f) {
+        return ranked_in_fts(conn, k, fts, expr, limit);
+    }
     let (fw, rank, params) = from_where(k, m, f);
     let a = spec(k).alias;
     let order = if m.words.is_some() || m.trigrams.is_some() {
@@ -219,9 +272,14 @@ pub fn count(conn: &Connection, k: Kind, matches: &[&MatchSpec], f: &Filters) ->
     let mut parts = Vec::new();
     let mut params = Vec::new();
     for m in matches {
-        let (fw, _, p) = from_where(k, m, f);
-        parts.push(format!("SELECT {a}.id FROM {fw}"));
-        params.extend(p);
+        if let Some((fts, expr)) = fts_only(k, m, f) {
+            parts.push(format!("SELECT rowid FROM {fts} WHERE {fts} MATCH ?"));
+            params.push(SqlValue::Text(expr.to_string()));
+        } else {
+            let (fw, _, p) = from_where(k, m, f);
+            parts.push(format!("SELECT {a}.id FROM {fw}"));
+            params.extend(p);
+        }
     }
     if parts.is_empty() {
         return Ok(0);
