@@ -225,3 +225,6 @@ pub fn search_with(conn: &Connection, req: &SearchRequest, vector: Option<&[Reco
         filter_only,
     })
 }
+
+#[cfg(test)]
+mod tests;

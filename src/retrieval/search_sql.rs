@@ -244,9 +244,14 @@ fn ranked_in_fts(conn: &Connection, k: Kind, fts: &str, expr: &str, limit: usize
 
 /// Top `limit` candidates of kind `k`: by bm25 when there is a match, else newest first.
 pub fn candidates(conn: &Connection, k: Kind, m: &MatchSpec, f: &Filters, limit: usize) -> Result<Vec<Candidate>, RetrievalError> {
-    if let Some((fts, expr)) = fts_only(k, m, f) {
-        return ranked_in_fts(conn, k, fts, expr, limit);
+    match fts_only(k, m, f) {
+        Some((fts, expr)) => ranked_in_fts(conn, k, fts, expr, limit),
+        None => joined_candidates(conn, k, m, f, limit),
     }
+}
+
+/// [`candidates`] by one query joining every match to its table (filters apply there).
+fn joined_candidates(conn: &Connection, k: Kind, m: &MatchSpec, f: &Filters, limit: usize) -> Result<Vec<Candidate>, RetrievalError> {
     let (fw, rank, params) = from_where(k, m, f);
     let a = spec(k).alias;
     let order = if m.words.is_some() || m.trigrams.is_some() {
@@ -288,3 +293,6 @@ pub fn count(conn: &Connection, k: Kind, matches: &[&MatchSpec], f: &Filters) ->
     let n: i64 = conn.query_row(&sql, params_from_iter(params.iter()), |r| r.get(0))?;
     Ok(n as usize)
 }
+
+#[cfg(test)]
+mod tests;
