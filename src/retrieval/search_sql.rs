@@ -205,6 +205,13 @@ fn fts_only<'m>(k: Kind, m: &'m MatchSpec, f: &Filters) -> Option<(&'static str,
     }
 }
 
+/// Whether [`candidates`] of `m` read every match anyway (a joined query ranks every filtered
+/// match; a newest-first one scans for them), so reading up to [`COUNT_CAP`] + 1 of them counts
+/// the matches at little extra cost. False for a match ranked inside FTS5, which counts cheaper alone.
+pub fn counts_while_ranking(k: Kind, m: &MatchSpec, f: &Filters) -> bool {
+    fts_only(k, m, f).is_none()
+}
+
 /// The top `limit` of an unfiltered FTS5 match: bm25 ranks inside FTS5 and the rows are read in
 /// score order up to the `limit`-th and every row tied with it; only those are looked up for
 /// their time (the tie-break), through the covering filter index.
