@@ -154,6 +154,10 @@ fn database() -> Connection {
         std::fs::rename(&tmp, &path).expect("rename");
         eprintln!("generated {OBSERVATIONS} observations in {:.1}s", t.elapsed().as_secs_f64());
     }
+    // A database kept from an earlier run gets the migrations added since (e.g. new indexes).
+    let mut rw = Connection::open(&path).expect("open rw");
+    memd::store::migrations::migrate(&mut rw, T0).expect("migrate");
+    drop(rw);
     Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY).expect("open ro")
 }
 

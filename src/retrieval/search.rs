@@ -2,13 +2,15 @@
 //! then the natural-mode fill (stopwords dropped, stems as prefixes, OR-ed); kinds interleave by
 //! rank within a tier (no vectors yet); `orderBy` date re-sorts the matched set; paging last.
 
+use std::collections::HashSet;
+
 use rusqlite::Connection;
 
 use super::RetrievalError;
 use super::ids::{RecordId, fetch_records};
 use super::query::{ParsedQuery, natural, parse_query};
 use super::records::{Kind, Record};
-use super::search_sql::{CANDIDATES, Candidate, Filters, MatchSpec, candidates, count};
+use super::search_sql::{CANDIDATES, COUNT_CAP, Candidate, Filters, MatchSpec, candidates, count, counts_while_ranking};
 
 /// Result order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +98,46 @@ pub(super) struct Ranked {
     pub rank: usize,
 }
 
+/// The matches of one kind's tiers seen while fetching candidates, so the total often needs no
+/// count query: a list shorter than its limit holds every match of its tier, and a list read up
+/// to the count cap counts its tier.
+#[derive(Default)]
+struct Tally {
+    ids: HashSet<i64>,
+    /// Some tier's matches are not all in `ids`.
+    partial: bool,
+    /// Some tier alone has more matches than the cap.
+    capped: bool,
+}
+
+impl Tally {
+    /// The top `limit` candidates of a tier. Where ranking reads every match anyway (a joined or
+    /// newest-first query), up to COUNT_CAP + 1 rows are read so the list counts the tier too.
+    fn fetch(&mut self, conn: &Connection, k: Kind, m: &MatchSpec, f: &Filters, limit: usize) -> Result<Vec<Candidate>, RetrievalError> {
+        let whole = counts_while_ranking(k, m, f);
+        let mut hits = candidates(conn, k, m, f, if whole { COUNT_CAP + 1 } else { limit })?;
+        if whole || hits.len() < limit {
+            self.ids.extend(hits.iter().map(|c| c.id));
+            self.capped |= hits.len() > COUNT_CAP;
+        } else {
+            self.partial = true;
+        }
+        hits.truncate(limit);
+        Ok(hits)
+    }
+
+    /// The total (capped at COUNT_CAP + 1) when the lists tell it.
+    fn total(&self) -> Option<usize> {
+        if self.capped {
+            Some(COUNT_CAP + 1)
+        } else if self.partial {
+            None
+        } else {
+            Some(self.ids.len().min(COUNT_CAP + 1))
+        }
+    }
+}
+
 /// Runs a keyword-only search on a read connection.
 pub fn search(conn: &Connection, req: &SearchRequest) -> Result<SearchResult, RetrievalError> {
     search_with(conn, req, None)
@@ -140,7 +182,7 @@ pub fn search_with(conn: &Connection, req: &SearchRequest, vector: Option<&[Reco
     };
     let want = req.offset + req.limit;
     for kind in req.effective_kinds() {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::new();
         let mut push = |list: Vec<Candidate>, tier: u8, all: &mut Vec<Ranked>| {
             let mut rank = 0;
             for c in list {
@@ -156,7 +198,8 @@ pub fn search_with(conn: &Connection, req: &SearchRequest, vector: Option<&[Reco
             }
         };
         let first_limit = if filter_only { want } else { CANDIDATES.max(want) };
-        let exact_hits = candidates(conn, kind, &exact, &req.filters, first_limit)?;
+        let mut tally = Tally::default();
+        let exact_hits = tally.fetch(conn, kind, &exact, &req.filters, first_limit)?;
         // The fill only matters when this kind's AND tier cannot fill the page by itself; when it
         // can, the total counts the AND matches (a later page may then count fill rows too).
         let needs_fill = exact_hits.len() < want;
@@ -164,15 +207,15 @@ pub fn search_with(conn: &Connection, req: &SearchRequest, vector: Option<&[Reco
         let mut matches: Vec<&MatchSpec> = vec![&exact];
         if needs_fill {
             for (i, m) in fill.iter().enumerate() {
-                push(
-                    candidates(conn, kind, m, &req.filters, CANDIDATES.max(want))?,
-                    1 + i as u8,
-                    &mut all,
-                );
+                let hits = tally.fetch(conn, kind, m, &req.filters, CANDIDATES.max(want))?;
+                push(hits, 1 + i as u8, &mut all);
             }
             matches.extend(fill.iter().copied());
         }
-        totals[kind_index(kind)] = count(conn, kind, &matches, &req.filters)?;
+        totals[kind_index(kind)] = match tally.total() {
+            Some(n) => n,
+            None => count(conn, kind, &matches, &req.filters)?,
+        };
     }
     let fused = match vector {
         Some(v) if !filter_only && !v.is_empty() => Some(super::fusion::fuse(conn, req, &mut all, &mut totals, v)?),
@@ -209,3 +252,6 @@ pub fn search_with(conn: &Connection, req: &SearchRequest, vector: Option<&[Reco
         filter_only,
     })
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,6 +1,8 @@
 //! Keyword candidate queries of one record kind (spec/retrieval.md §4.3): the FTS5 match (word
 //! and/or trigram index, intersected on rowid), LIKE for short CJK terms, and every filter as SQL
-//! conditions of the same query, so ranks are within the filtered set.
+//! conditions of the same query, so ranks are within the filtered set. Speed at 100,000 rows: an
+//! unfiltered match is ranked and counted inside FTS5; a filtered one joins the covering filter
+//! index of schema v3 rather than whole rows (docs/decisions.md, retrieval).
 
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params_from_iter};
@@ -23,6 +25,8 @@ pub struct KindSpec {
     pub weights: &'static str,
     pub columns: &'static [&'static str],
     pub merged: bool,
+    /// Covering index keyed by id with every indexable filter column (schema v3).
+    pub filter_index: &'static str,
 }
 
 pub fn spec(kind: Kind) -> &'static KindSpec {
@@ -34,6 +38,7 @@ pub fn spec(kind: Kind) -> &'static KindSpec {
         weights: "10.0, 5.0, 3.0, 3.0, 1.0",
         columns: &["title", "subtitle", "narrative", "facts", "concepts"],
         merged: true,
+        filter_index: "observations_search_filter",
     };
     const SUM: KindSpec = KindSpec {
         table: "session_summaries",
@@ -43,6 +48,7 @@ pub fn spec(kind: Kind) -> &'static KindSpec {
         weights: "5.0, 2.0, 3.0, 3.0, 2.0, 1.0",
         columns: &["request", "investigated", "learned", "completed", "next_steps", "notes"],
         merged: true,
+        filter_index: "session_summaries_search_filter",
     };
     const PROMPT: KindSpec = KindSpec {
         table: "user_prompts",
@@ -52,6 +58,7 @@ pub fn spec(kind: Kind) -> &'static KindSpec {
         weights: "1.0",
         columns: &["prompt_text"],
         merged: false,
+        filter_index: "user_prompts_search_filter",
     };
     match kind {
         Kind::Observation => &OBS,
@@ -132,26 +139,25 @@ fn from_where(k: Kind, m: &MatchSpec, f: &Filters) -> (String, String, Vec<SqlVa
     let s = spec(k);
     let a = s.alias;
     let mut params = Vec::new();
+    // Every FTS5 match is joined to its table; when the conditions read only columns of the
+    // covering filter index (schema v3), the join reads that index instead of whole rows.
+    let joined = if m.likes.is_empty() && f.concepts.is_empty() && f.files.is_empty() {
+        format!("{} {a} INDEXED BY {}", s.table, s.filter_index)
+    } else {
+        format!("{} {a}", s.table)
+    };
     let (from, rank) = match (&m.words, &m.trigrams) {
         (Some(w), _) => {
             params.push(SqlValue::Text(w.clone()));
             (
-                format!(
-                    "{fts} JOIN {t} {a} ON {a}.id = {fts}.rowid WHERE {fts} MATCH ?",
-                    fts = s.fts,
-                    t = s.table
-                ),
+                format!("{fts} JOIN {joined} ON {a}.id = {fts}.rowid WHERE {fts} MATCH ?", fts = s.fts),
                 format!("bm25({}, {})", s.fts, s.weights),
             )
         }
         (None, Some(t)) => {
             params.push(SqlValue::Text(t.clone()));
             (
-                format!(
-                    "{tri} JOIN {tb} {a} ON {a}.id = {tri}.rowid WHERE {tri} MATCH ?",
-                    tri = s.tri,
-                    tb = s.table
-                ),
+                format!("{tri} JOIN {joined} ON {a}.id = {tri}.rowid WHERE {tri} MATCH ?", tri = s.tri),
                 format!("bm25({}, {})", s.tri, s.weights),
             )
         }
@@ -188,8 +194,73 @@ pub struct Candidate {
     pub at_ms: i64,
 }
 
+/// The FTS5 table and expression of `m` when it is one FTS5 match and no filter applies: such a
+/// match is ranked and counted inside FTS5, without joining the table for every matching row.
+fn fts_only<'m>(k: Kind, m: &'m MatchSpec, f: &Filters) -> Option<(&'static str, &'m str)> {
+    if !m.likes.is_empty() || *f != Filters::default() {
+        return None;
+    }
+    match (&m.words, &m.trigrams) {
+        (Some(w), None) => Some((spec(k).fts, w)),
+        (None, Some(t)) => Some((spec(k).tri, t)),
+        _ => None,
+    }
+}
+
+/// Whether [`candidates`] of `m` read every match anyway (a joined query ranks every filtered
+/// match; a newest-first one scans for them), so reading up to [`COUNT_CAP`] + 1 of them counts
+/// the matches at little extra cost. False for a match ranked inside FTS5, which counts cheaper alone.
+pub fn counts_while_ranking(k: Kind, m: &MatchSpec, f: &Filters) -> bool {
+    fts_only(k, m, f).is_none()
+}
+
+/// The top `limit` of an unfiltered FTS5 match: bm25 ranks inside FTS5 and the rows are read in
+/// score order up to the `limit`-th and every row tied with it; only those are looked up for
+/// their time (the tie-break), through the covering filter index.
+fn ranked_in_fts(conn: &Connection, k: Kind, fts: &str, expr: &str, limit: usize) -> Result<Vec<Candidate>, RetrievalError> {
+    let s = spec(k);
+    let mut scored: Vec<(i64, f64)> = Vec::new();
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT rowid, bm25({fts}, {}) FROM {fts} WHERE {fts} MATCH ?1 ORDER BY 2",
+        s.weights
+    ))?;
+    let mut rows = stmt.query([expr])?;
+    while let Some(row) = rows.next()? {
+        let (id, score): (i64, f64) = (row.get(0)?, row.get(1)?);
+        if scored.len() >= limit && scored.last().is_none_or(|last| last.1 != score) {
+            break;
+        }
+        scored.push((id, score));
+    }
+    drop(rows);
+    if scored.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids = format!("[{}]", scored.iter().map(|(id, _)| id.to_string()).collect::<Vec<_>>().join(","));
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT id, created_at_epoch FROM {} INDEXED BY {} WHERE id IN (SELECT value FROM json_each(?1))",
+        s.table, s.filter_index
+    ))?;
+    let times: std::collections::HashMap<i64, i64> = stmt.query_map([ids], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+    let mut list: Vec<(f64, Candidate)> = scored
+        .into_iter()
+        .filter_map(|(id, score)| times.get(&id).map(|&at_ms| (score, Candidate { id, at_ms })))
+        .collect();
+    list.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.at_ms.cmp(&a.1.at_ms)).then(b.1.id.cmp(&a.1.id)));
+    list.truncate(limit);
+    Ok(list.into_iter().map(|(_, c)| c).collect())
+}
+
 /// Top `limit` candidates of kind `k`: by bm25 when there is a match, else newest first.
 pub fn candidates(conn: &Connection, k: Kind, m: &MatchSpec, f: &Filters, limit: usize) -> Result<Vec<Candidate>, RetrievalError> {
+    match fts_only(k, m, f) {
+        Some((fts, expr)) => ranked_in_fts(conn, k, fts, expr, limit),
+        None => joined_candidates(conn, k, m, f, limit),
+    }
+}
+
+/// [`candidates`] by one query joining every match to its table (filters apply there).
+fn joined_candidates(conn: &Connection, k: Kind, m: &MatchSpec, f: &Filters, limit: usize) -> Result<Vec<Candidate>, RetrievalError> {
     let (fw, rank, params) = from_where(k, m, f);
     let a = spec(k).alias;
     let order = if m.words.is_some() || m.trigrams.is_some() {
@@ -215,9 +286,14 @@ pub fn count(conn: &Connection, k: Kind, matches: &[&MatchSpec], f: &Filters) ->
     let mut parts = Vec::new();
     let mut params = Vec::new();
     for m in matches {
-        let (fw, _, p) = from_where(k, m, f);
-        parts.push(format!("SELECT {a}.id FROM {fw}"));
-        params.extend(p);
+        if let Some((fts, expr)) = fts_only(k, m, f) {
+            parts.push(format!("SELECT rowid FROM {fts} WHERE {fts} MATCH ?"));
+            params.push(SqlValue::Text(expr.to_string()));
+        } else {
+            let (fw, _, p) = from_where(k, m, f);
+            parts.push(format!("SELECT {a}.id FROM {fw}"));
+            params.extend(p);
+        }
     }
     if parts.is_empty() {
         return Ok(0);
@@ -226,3 +302,6 @@ pub fn count(conn: &Connection, k: Kind, matches: &[&MatchSpec], f: &Filters) ->
     let n: i64 = conn.query_row(&sql, params_from_iter(params.iter()), |r| r.get(0))?;
     Ok(n as usize)
 }
+
+#[cfg(test)]
+mod tests;

@@ -12,7 +12,11 @@ use rusqlite::Connection;
 use super::StoreError;
 
 /// The list, oldest first. Never edit an entry: append a new one.
-pub const MIGRATIONS: &[&str] = &[include_str!("schema_v1.sql"), include_str!("schema_v2_vectors.sql")];
+pub const MIGRATIONS: &[&str] = &[
+    include_str!("schema_v1.sql"),
+    include_str!("schema_v2_vectors.sql"),
+    include_str!("schema_v3_search_filters.sql"),
+];
 
 const BACKUPS_KEPT: usize = 3;
 
