@@ -14,11 +14,12 @@ use super::read_params::Params;
 use super::retrieval_routes::{read, text};
 use crate::retrieval::ids::parse_id;
 use crate::retrieval::scope::parse_chain;
+use crate::retrieval::search::{finish, keyword_phase};
 use crate::retrieval::search_render::{render_index, render_json};
 use crate::retrieval::search_sql::Filters;
 use crate::retrieval::timeline::{DEPTH_MAX, render_timeline, timeline_json};
 use crate::retrieval::zone::parse_time;
-use crate::retrieval::{Anchor, Kind, Order, Scope, SearchRequest, TimelineRequest, Zone, search_with, timeline as run_timeline};
+use crate::retrieval::{Anchor, Kind, Order, Scope, SearchRequest, TimelineRequest, Zone, timeline as run_timeline};
 use crate::vectors::hybrid::{nearest_rows, vector_scope};
 
 type Q = Query<Vec<(String, String)>>;
@@ -79,10 +80,15 @@ pub async fn search(State(app): State<Arc<AppState>>, Query(q): Q, headers: Head
         req.filters.date_start,
         req.filters.date_end,
     );
-    let vectors = nearest_rows(svc.vectors.as_ref(), &svc.store, &req.query, scope).await;
+    // The keyword half runs while the query is embedded and the vector store asked.
     let r = req.clone();
+    let (vectors, phase) = tokio::join!(
+        nearest_rows(svc.vectors.as_ref(), &svc.store, &req.query, scope),
+        read(svc, move |c| keyword_phase(c, &r))
+    );
+    let (phase, r) = (phase?, req.clone());
     let rows = vectors.rows().map(<[_]>::to_vec);
-    let res = read(svc, move |c| search_with(c, &r, rows.as_deref())).await?;
+    let res = read(svc, move |c| finish(c, &r, phase, rows.as_deref())).await?;
     if json {
         let mut v = render_json(&req, &res);
         if vectors.failure().is_some() {

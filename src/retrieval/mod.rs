@@ -50,7 +50,7 @@ pub use ids::{RecordId, fetch_records, parse_id, parse_ids};
 pub use query::{ParsedQuery, Term, parse_query};
 pub use records::{Kind, Observation, Prompt, Record, Summary};
 pub use scope::Scope;
-pub use search::{Order, SearchRequest, SearchResult, search, search_with};
+pub use search::{KeywordPhase, Order, SearchRequest, SearchResult, finish, keyword_phase, search, search_with};
 pub use timeline::{Anchor, TimelineRequest, TimelineResult, timeline};
 pub use zone::Zone;
 

@@ -146,17 +146,30 @@ pub fn search(conn: &Connection, req: &SearchRequest) -> Result<SearchResult, Re
 /// Runs a search; `vector` (rows nearest to the query, best first, one entry per row) joins the
 /// keyword lists by reciprocal-rank fusion (spec §4.5).
 pub fn search_with(conn: &Connection, req: &SearchRequest, vector: Option<&[RecordId]>) -> Result<SearchResult, RetrievalError> {
+    let phase = keyword_phase(conn, req)?;
+    finish(conn, req, phase, vector)
+}
+
+/// The keyword half of a search: every kind's ranked candidates and totals. It needs nothing from
+/// the vector half, so the route runs the two side by side and then calls [`finish`].
+#[derive(Default)]
+pub struct KeywordPhase {
+    all: Vec<Ranked>,
+    totals: [usize; 3],
+    /// The query has no searchable term: the result is empty.
+    nothing: bool,
+}
+
+/// Runs the keyword half of `req`.
+pub fn keyword_phase(conn: &Connection, req: &SearchRequest) -> Result<KeywordPhase, RetrievalError> {
     let parsed: ParsedQuery = parse_query(&req.query);
     let filter_only = req.query.trim().is_empty();
-    let order = req.order.unwrap_or(if filter_only { Order::DateDesc } else { Order::Relevance });
     let mut totals = [0usize; 3];
     let mut all: Vec<Ranked> = Vec::new();
     if !filter_only && parsed.is_empty() {
-        return Ok(SearchResult {
-            records: Vec::new(),
-            totals,
-            order,
-            filter_only,
+        return Ok(KeywordPhase {
+            nothing: true,
+            ..KeywordPhase::default()
         });
     }
     let exact = MatchSpec {
@@ -216,6 +229,35 @@ pub fn search_with(conn: &Connection, req: &SearchRequest, vector: Option<&[Reco
             Some(n) => n,
             None => count(conn, kind, &matches, &req.filters)?,
         };
+    }
+    Ok(KeywordPhase {
+        all,
+        totals,
+        nothing: false,
+    })
+}
+
+/// Fuses the keyword half with `vector` (when given), orders, pages and loads the records.
+pub fn finish(
+    conn: &Connection,
+    req: &SearchRequest,
+    phase: KeywordPhase,
+    vector: Option<&[RecordId]>,
+) -> Result<SearchResult, RetrievalError> {
+    let filter_only = req.query.trim().is_empty();
+    let order = req.order.unwrap_or(if filter_only { Order::DateDesc } else { Order::Relevance });
+    let KeywordPhase {
+        mut all,
+        mut totals,
+        nothing,
+    } = phase;
+    if nothing {
+        return Ok(SearchResult {
+            records: Vec::new(),
+            totals,
+            order,
+            filter_only,
+        });
     }
     let fused = match vector {
         Some(v) if !filter_only && !v.is_empty() => Some(super::fusion::fuse(conn, req, &mut all, &mut totals, v)?),
