@@ -68,7 +68,7 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
         .port();
     let stale_pid = dir.write_pid(port, started_epoch)?;
     // A hook that started us may have died before seeing readiness: its spawn lock ends here.
-    let _ = std::fs::remove_file(dir.root.join(crate::hook::autostart::SPAWN_LOCK));
+    let _ = std::fs::remove_file(dir.root.join(crate::client::spawn::SPAWN_LOCK));
     let app = Arc::new(AppState::new(token.clone(), started_epoch));
     app.port.store(port, std::sync::atomic::Ordering::Relaxed);
     let shutdown = app.shutdown.clone();

@@ -65,9 +65,25 @@ pub struct VectorSyncState {
     last_error: Option<String>,
     /// A reindex asked for while a step ran: done when the step reports back.
     reindex_waiting: Option<RpcReplyPort<Result<(), String>>>,
+    /// A step has been waiting for ingest to go quiet since then.
+    yielding_since: Option<Instant>,
 }
 
 const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+/// While ingest requests are in flight a step waits for a later tick, so embedding does not take
+/// the CPU from acknowledgements; after [`YIELD_MAX`] it runs anyway, so a sustained load still
+/// makes progress (one step of 16 rows per ~2 s).
+const YIELD_MAX: Duration = Duration::from_secs(2);
+
+/// Whether a step should wait: ingest is busy and the step has not waited [`YIELD_MAX`] yet
+/// (`since`: when it started waiting; cleared when it runs).
+fn yield_to_ingest(busy: bool, since: &mut Option<Instant>, now: Instant) -> bool {
+    if !busy {
+        return false;
+    }
+    let started = *since.get_or_insert(now);
+    now.duration_since(started) < YIELD_MAX
+}
 
 impl VectorSyncState {
     fn start_step(&mut self, myself: &ActorRef<VectorSyncMsg>) {
@@ -78,6 +94,11 @@ impl VectorSyncState {
             self.no_model = true;
             return;
         }
+        if self.should_yield(Instant::now()) {
+            // The next periodic tick looks again.
+            return;
+        }
+        self.yielding_since = None;
         self.running = true;
         let (store, embed, me) = (self.args.store.clone(), self.args.embed.clone(), myself.clone());
         tokio::spawn(async move {
@@ -85,6 +106,11 @@ impl VectorSyncState {
             let model_problem = matches!(r, Err(VectorError::NoModel(_) | VectorError::Model(_)));
             let _ = me.cast(VectorSyncMsg::StepDone(r.map_err(|e| e.to_string()), model_problem));
         });
+    }
+
+    fn should_yield(&mut self, now: Instant) -> bool {
+        let busy = self.args.store.arrivals.load(std::sync::atomic::Ordering::Relaxed) > 0;
+        yield_to_ingest(busy, &mut self.yielding_since, now)
     }
 
     fn step_done(&mut self, myself: &ActorRef<VectorSyncMsg>, result: Result<StepOutcome, String>, model_problem: bool) {
@@ -179,6 +205,7 @@ impl Actor for VectorSync {
             rows_embedded: 0,
             last_error: None,
             reindex_waiting: None,
+            yielding_since: None,
         };
         state.refresh_progress(true).await;
         let _ = myself.cast(VectorSyncMsg::Tick);
@@ -210,5 +237,23 @@ impl Actor for VectorSync {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_step_yields_to_busy_ingest_for_at_most_two_seconds() {
+        let t0 = Instant::now();
+        let mut since = None;
+        assert!(!yield_to_ingest(false, &mut since, t0), "quiet ingest: run");
+        assert!(yield_to_ingest(true, &mut since, t0));
+        assert!(yield_to_ingest(true, &mut since, t0 + Duration::from_millis(1_900)));
+        assert!(
+            !yield_to_ingest(true, &mut since, t0 + YIELD_MAX),
+            "sustained load still progresses"
+        );
     }
 }

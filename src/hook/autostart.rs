@@ -1,23 +1,14 @@
-//! Worker auto-start (spec/hooks.md §2.6): under an exclusive spawn lock (`<data>/spawn.lock`,
-//! created `O_EXCL`, stale after 90 s), start `memd serve` detached — own session, stdin from
-//! /dev/null, output appended to `<data>/logs/serve.out` — and optionally wait for readiness.
-//! The hook never waits for or kills the child; `memd serve` itself refuses to run twice.
+//! Worker auto-start from the hook (spec/hooks.md §2.6): under the spawn lock, start `memd serve`
+//! detached ([`crate::client::spawn`], shared with `memd mcp`) and optionally wait for readiness
+//! within the hook's budget. The hook never waits for or kills the child.
 
-use std::fs::OpenOptions;
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
-use std::os::unix::io::AsRawFd;
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use super::env::{Budget, HookEnv};
 use super::log::hook_log;
 use crate::client::http::{self, Request};
-use crate::clock::{iso, now_ms};
+use crate::client::spawn::{SpawnEnv, acquire_spawn_lock, release_spawn_lock, spawn_serve, worker_holds_lock};
 
-pub const SPAWN_LOCK: &str = "spawn.lock";
-const STALE_AFTER: Duration = Duration::from_secs(90);
 const POLL: Duration = Duration::from_millis(50);
 
 /// Whether auto-start is allowed in this run (`MEMD_AUTOSTART` not `false`).
@@ -28,25 +19,23 @@ pub fn enabled(hook: &HookEnv<'_>) -> bool {
 /// Takes the spawn lock and starts the worker if nobody else is doing so. Returns whether this
 /// process spawned it.
 pub fn spawn_once(hook: &HookEnv<'_>, handler: &str) -> bool {
-    if hook.dir.ensure_root().is_err() {
+    if hook.dir.ensure_root().is_err() || !acquire_spawn_lock(&hook.dir) {
         return false;
     }
-    if !acquire_lock(hook) {
-        return false;
-    }
-    if worker_holds_lock(hook) {
+    if worker_holds_lock(&hook.dir) {
         // A worker is running or starting (it removes spawn.lock only after taking memd.lock).
-        release_lock(hook);
+        release_spawn_lock(&hook.dir);
         return false;
     }
-    match spawn_worker(hook) {
+    let spawned = std::env::current_exe().and_then(|exe| spawn_serve(&hook.dir, &exe, SpawnEnv::Only(hook.env), "hook"));
+    match spawned {
         Ok(pid) => {
             hook_log(&hook.dir, handler, None, &format!("started the worker (pid {pid})"));
             true
         }
         Err(e) => {
             hook_log(&hook.dir, handler, None, &format!("could not start the worker: {e}"));
-            release_lock(hook);
+            release_spawn_lock(&hook.dir);
             false
         }
     }
@@ -57,7 +46,7 @@ pub fn start_and_wait(hook: &HookEnv<'_>, handler: &str, budget: &Budget) -> boo
     let spawned = spawn_once(hook, handler);
     let ready = wait_ready(hook, budget);
     if ready && spawned {
-        release_lock(hook);
+        release_spawn_lock(&hook.dir);
     }
     ready
 }
@@ -78,101 +67,4 @@ fn wait_ready(hook: &HookEnv<'_>, budget: &Budget) -> bool {
         }
         std::thread::sleep(POLL.min(budget.left()));
     }
-}
-
-fn lock_path(hook: &HookEnv<'_>) -> std::path::PathBuf {
-    hook.dir.root.join(SPAWN_LOCK)
-}
-
-fn try_create(hook: &HookEnv<'_>) -> bool {
-    let created = OpenOptions::new().write(true).create_new(true).mode(0o600).open(lock_path(hook));
-    match created {
-        Ok(mut f) => {
-            let body = serde_json::json!({"pid": std::process::id(), "started_at": iso(now_ms())});
-            let _ = f.write_all(body.to_string().as_bytes());
-            true
-        }
-        Err(_) => false,
-    }
-}
-
-fn acquire_lock(hook: &HookEnv<'_>) -> bool {
-    if try_create(hook) {
-        return true;
-    }
-    let path = lock_path(hook);
-    let Some(first) = std::fs::metadata(&path).and_then(|m| m.modified()).ok() else {
-        // Vanished between our create and stat: whoever held it has finished; try once more.
-        return try_create(hook);
-    };
-    let age = SystemTime::now().duration_since(first).unwrap_or_default();
-    if age < STALE_AFTER {
-        return false;
-    }
-    let again = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
-    if again == Some(first) {
-        let _ = std::fs::remove_file(&path);
-        return try_create(hook);
-    }
-    false
-}
-
-/// Whether some process holds the worker's exclusive `flock` on `<data>/memd.lock`.
-fn worker_holds_lock(hook: &HookEnv<'_>) -> bool {
-    let Ok(file) = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .open(hook.dir.lock_file())
-    else {
-        return false;
-    };
-    // SAFETY: flock on a valid, owned descriptor; the probe lock is released when `file` drops.
-    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    rc != 0
-}
-
-/// Deletes the lock only when it still holds our pid.
-fn release_lock(hook: &HookEnv<'_>) {
-    let path = lock_path(hook);
-    let ours = std::fs::read_to_string(&path)
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .is_some_and(|v| v["pid"].as_u64() == Some(u64::from(std::process::id())));
-    if ours {
-        let _ = std::fs::remove_file(&path);
-    }
-}
-
-fn spawn_worker(hook: &HookEnv<'_>) -> std::io::Result<u32> {
-    let exe = std::env::current_exe()?;
-    let logs = hook.dir.logs();
-    hook.dir.ensure_subdir(&logs).map_err(std::io::Error::other)?;
-    let out = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .open(logs.join("serve.out"))?;
-    let err = out.try_clone()?;
-    let mut cmd = Command::new(exe);
-    cmd.arg("serve")
-        .current_dir(&hook.dir.root)
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err)
-        .env_clear()
-        .envs(hook.env.iter().filter(|(k, _)| *k != "MEMD_INTERNAL" && *k != "MEMD_PROJECT"))
-        .env("MEMD_SPAWNED_BY", "hook");
-    // SAFETY: setsid is async-signal-safe and touches only the child's own process state.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::setsid() == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let child = cmd.spawn()?;
-    Ok(child.id())
 }

@@ -54,6 +54,8 @@ pub struct Store {
     pub readers: Arc<ReadPool>,
     pub path: PathBuf,
     pub read_only: bool,
+    /// Ingest requests in flight at the ingress (background work yields while it is non-zero).
+    pub arrivals: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// Options for [`Store::open`].
@@ -91,6 +93,7 @@ impl Store {
             readers,
             path: path.to_path_buf(),
             read_only,
+            arrivals: opts.arrivals.clone(),
         })
     }
 
