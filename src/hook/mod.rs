@@ -10,8 +10,9 @@
 //! | `run` | per-run context: event, cwd, project identity |
 //! | `event` | ingest events: `eventId`, `occurredAtEpoch`, 4 MiB shrinking |
 //! | `transport` | HTTP exchanges and the ingest outcome table |
-//! | `autostart` | spawn lock, detached `memd serve`, readiness wait |
+//! | `autostart` | auto-start (via `client::spawn`) and the readiness wait |
 //! | `spool_write` | the spool and `spool/rejected/` (hook side) |
+//! | `signals` | SIGTERM/SIGINT/SIGHUP before the acknowledgement: spool, exit 0 |
 //! | `output` | stdout shapes and the injected-context cap |
 //! | `log` | `<data>/logs/hook.log` |
 //! | `transcript` | last assistant message from a transcript (Stop fallback) |
@@ -29,6 +30,7 @@ pub mod observation;
 pub mod output;
 pub mod run;
 pub mod session_init;
+pub mod signals;
 pub mod spool_write;
 pub mod summarize;
 pub mod transcript;

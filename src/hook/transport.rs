@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::autostart;
 use super::env::{Budget, HookEnv};
 use super::event::IngestEvent;
+use super::signals::{self, Guard};
 use super::spool_write::{reject, spool};
 use crate::client::http::{self, HttpError, Request, Response};
 
@@ -89,6 +90,8 @@ pub fn fetch(
 /// Delivers an ingest event; spools or rejects it when the worker does not acknowledge it.
 /// Returns the 2xx answer's JSON body when acknowledged.
 pub fn deliver(hook: &HookEnv<'_>, event: &mut IngestEvent, budget: &Budget, start: Start) -> Option<Value> {
+    // A signal before the acknowledgement spools the event (§2.7).
+    let guard = signals::arm(hook, event);
     let bytes = event.serialized();
     let mut answer = exchange(hook, "POST", event.path, Some(&bytes), budget);
     if matches!(answer, Exchange::Unreachable) && may_start(hook, start) {
@@ -103,22 +106,37 @@ pub fn deliver(hook: &HookEnv<'_>, event: &mut IngestEvent, budget: &Budget, sta
         }
     }
     match answer {
-        Exchange::Answered(r) if (200..300).contains(&r.status) => Some(r.json().unwrap_or(Value::Null)),
+        Exchange::Answered(r) if (200..300).contains(&r.status) => {
+            guard.done();
+            Some(r.json().unwrap_or(Value::Null))
+        }
         Exchange::Answered(r) if matches!(r.status, 400 | 413 | 415 | 422) => {
-            reject(hook, event, r.status);
+            finish(&guard, || reject(hook, event, r.status));
             None
         }
         Exchange::Answered(r) => {
-            spool(hook, event, &format!("worker answered {}", r.status));
+            finish(&guard, || spool(hook, event, &format!("worker answered {}", r.status)));
             None
         }
         Exchange::Unreachable => {
-            spool(hook, event, "worker not reachable");
+            finish(&guard, || spool(hook, event, "worker not reachable"));
             None
         }
         Exchange::Broken(why) => {
-            spool(hook, event, &why);
+            finish(&guard, || spool(hook, event, &why));
             None
         }
     }
+}
+
+/// Writes the unacknowledged event unless a signal's watcher already took it (then the process is
+/// exiting: wait for it).
+fn finish(guard: &Guard, write: impl FnOnce()) {
+    if !guard.claim() {
+        loop {
+            std::thread::park();
+        }
+    }
+    write();
+    guard.done();
 }
