@@ -21,12 +21,12 @@
 //! | [`protocol`] | wire types: HTTP bodies, observer XML parser and classifier, observer prompt builder |
 //! | [`retrieval`] | context injection, file context, search, timeline, records by id: the read side |
 //! | [`replay`] | transcripts → hook event stream, load replay against a worker, report and loss check |
-//! | [`client`] | a blocking loopback HTTP client and worker discovery (hook, CLI, tests) |
+//! | [`client`] | a blocking loopback HTTP client, worker discovery, and worker auto-start (hook, MCP, CLI, tests) |
 //! | [`import`] | `memd import-claude-mem`: reading, cleaning and chunking a claude-mem database |
 //! | [`mcp`] | `memd mcp`: the stdio MCP server, a client of the worker's HTTP API |
-//! | [`hook`] | `memd hook claude-code <handler>`: the thin, blocking hook process, spool writer, worker auto-start |
+//! | [`hook`] | `memd hook claude-code <handler>`: the thin, blocking hook process, spool writer (also on SIGTERM) |
 //! | [`install`] | `memd install`: hooks and MCP entry in Claude Code's settings (order-preserving edits), plugin folder |
-//! | [`vectors`] | embeddings (candle, all-MiniLM-L6-v2), the sqlite-vec index, documents, model install |
+//! | [`vectors`] | embeddings (candle, all-MiniLM-L6-v2), the binary sqlite-vec index + exact re-rank, documents, model install |
 //! | [`cli`] | one file per subcommand; `main.rs` only dispatches |
 
 pub mod actors;
