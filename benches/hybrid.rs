@@ -15,7 +15,6 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use memd::retrieval::search_sql::Filters;
 use memd::retrieval::{Kind, RecordId, Scope, SearchRequest, finish, keyword_phase, search_with};
 use memd::vectors::documents::DocKind;
 use memd::vectors::embedder::{DIM, Embedder};
@@ -158,17 +157,7 @@ fn database() -> Connection {
 }
 
 fn request(query: &str, project: Option<&str>) -> SearchRequest {
-    SearchRequest {
-        query: query.into(),
-        kinds: vec![Kind::Observation, Kind::Summary, Kind::Prompt],
-        filters: Filters {
-            scope: Scope::new(project.map(|p| vec![p.to_string()]), None),
-            ..Filters::default()
-        },
-        limit: 20,
-        offset: 0,
-        order: None,
-    }
+    SearchRequest::new(query, Scope::new(project.map(|p| vec![p.to_string()]), None))
 }
 
 fn percentiles(mut v: Vec<Duration>) -> (f64, f64) {

@@ -12,8 +12,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group};
 use memd::config::ContextSettings;
 use memd::modes::load_mode;
-use memd::retrieval::search_sql::Filters;
-use memd::retrieval::{ContextRequest, Kind, Scope, SearchRequest, Zone, context_inject, search};
+use memd::retrieval::{ContextRequest, Scope, SearchRequest, Zone, context_inject, search};
 use rusqlite::{Connection, OpenFlags, params};
 
 const OBSERVATIONS: i64 = 100_000;
@@ -162,17 +161,7 @@ fn database() -> Connection {
 }
 
 fn request(query: &str, project: Option<&str>) -> SearchRequest {
-    SearchRequest {
-        query: query.into(),
-        kinds: vec![Kind::Observation, Kind::Summary, Kind::Prompt],
-        filters: Filters {
-            scope: Scope::new(project.map(|p| vec![p.to_string()]), None),
-            ..Filters::default()
-        },
-        limit: 20,
-        offset: 0,
-        order: None,
-    }
+    SearchRequest::new(query, Scope::new(project.map(|p| vec![p.to_string()]), None))
 }
 
 const QUERIES: &[(&str, &str)] = &[

@@ -10,6 +10,7 @@ use super::RetrievalError;
 use super::ids::{RecordId, fetch_records};
 use super::query::{ParsedQuery, natural, parse_query};
 use super::records::{Kind, Record};
+use super::scope::Scope;
 use super::search_sql::{CANDIDATES, COUNT_CAP, Candidate, Filters, MatchSpec, candidates, count, counts_while_ranking};
 
 /// Result order.
@@ -54,6 +55,21 @@ pub struct SearchRequest {
 }
 
 impl SearchRequest {
+    /// A query over every kind in `scope`: the first 20 results, default order.
+    pub fn new(query: &str, scope: Scope) -> Self {
+        Self {
+            query: query.into(),
+            kinds: vec![Kind::Observation, Kind::Summary, Kind::Prompt],
+            filters: Filters {
+                scope,
+                ..Filters::default()
+            },
+            limit: 20,
+            offset: 0,
+            order: None,
+        }
+    }
+
     /// Kinds left after the filters that exclude some (§4.1).
     pub fn effective_kinds(&self) -> Vec<Kind> {
         let f = &self.filters;

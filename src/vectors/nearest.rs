@@ -147,20 +147,26 @@ fn binary_then_exact(conn: &Connection, query: &[f32], scope: &VectorScope, limi
     let mut rows = st.query(params_from_iter(params))?;
     let mut out = Vec::with_capacity(k);
     while let Some(r) = rows.next()? {
-        let Some(kind) = DocKind::parse(&r.get::<_, String>(1)?) else {
-            continue;
-        };
-        let blob = r.get_ref(3)?.as_blob().map_err(|e| StoreError::Internal(e.to_string()))?;
-        out.push(Neighbour {
-            doc_id: r.get(0)?,
-            kind,
-            row_id: r.get(2)?,
-            distance: 1.0 - dot(query, &from_blob(blob)),
-        });
+        out.extend(neighbour(query, r, [0, 1, 2, 3])?);
     }
     out.sort_by(|a, b| a.distance.total_cmp(&b.distance));
     out.truncate(limit);
     Ok(out)
+}
+
+/// The document of a result row (columns: doc_id, doc_kind, row_id, embedding) and its cosine
+/// distance to `query`; None for an unknown kind.
+fn neighbour(query: &[f32], r: &rusqlite::Row<'_>, cols: [usize; 4]) -> Result<Option<Neighbour>, StoreError> {
+    let Some(kind) = DocKind::parse(&r.get::<_, String>(cols[1])?) else {
+        return Ok(None);
+    };
+    let blob = r.get_ref(cols[3])?.as_blob().map_err(|e| StoreError::Internal(e.to_string()))?;
+    Ok(Some(Neighbour {
+        doc_id: r.get(cols[0])?,
+        kind,
+        row_id: r.get(cols[2])?,
+        distance: 1.0 - dot(query, &from_blob(blob)),
+    }))
 }
 
 /// The stored vector of the latest prompt of a session (None: no prompt, private, or not embedded yet).
@@ -199,20 +205,10 @@ pub fn brute_force(conn: &Connection, query: &[f32], scope: &VectorScope, limit:
     let mut rows = st.query([])?;
     let mut all = Vec::new();
     while let Some(r) = rows.next()? {
-        let Some(kind) = DocKind::parse(&r.get::<_, String>(1)?) else {
-            continue;
-        };
-        let (project, platform, created): (String, String, i64) = (r.get(3)?, r.get(4)?, r.get(5)?);
-        if !scope.admits(kind, &project, &platform, created) {
-            continue;
+        let (kind, project, platform, created): (String, String, String, i64) = (r.get(1)?, r.get(3)?, r.get(4)?, r.get(5)?);
+        if DocKind::parse(&kind).is_some_and(|k| scope.admits(k, &project, &platform, created)) {
+            all.extend(neighbour(query, r, [0, 1, 2, 6])?);
         }
-        let blob = r.get_ref(6)?.as_blob().map_err(|e| StoreError::Internal(e.to_string()))?;
-        all.push(Neighbour {
-            doc_id: r.get(0)?,
-            kind,
-            row_id: r.get(2)?,
-            distance: 1.0 - dot(query, &from_blob(blob)),
-        });
     }
     all.sort_by(|a, b| a.distance.total_cmp(&b.distance));
     all.truncate(limit);

@@ -34,17 +34,7 @@ fn database() -> Connection {
 }
 
 fn request(query: &str, project: Option<&str>) -> SearchRequest {
-    SearchRequest {
-        query: query.into(),
-        kinds: vec![Kind::Observation, Kind::Summary, Kind::Prompt],
-        filters: Filters {
-            scope: Scope::new(project.map(|p| vec![p.to_string()]), None),
-            ..Filters::default()
-        },
-        limit: 20,
-        offset: 0,
-        order: None,
-    }
+    SearchRequest::new(query, Scope::new(project.map(|p| vec![p.to_string()]), None))
 }
 
 fn sql_count(conn: &Connection, condition: &str) -> usize {
