@@ -157,16 +157,7 @@ impl Job {
             ReplyClass::Xml => {
                 match parse_reply(text, &mode.type_ids()) {
                     ParsedReply::Observations(parsed) if !self.is_summary() => self.add_observations(parsed),
-                    ParsedReply::Summary(s) if self.is_summary() => {
-                        self.summary = Some(SummaryDraft {
-                            request: s.request,
-                            investigated: s.investigated,
-                            learned: s.learned,
-                            completed: s.completed,
-                            next_steps: s.next_steps,
-                            notes: s.notes,
-                        })
-                    }
+                    ParsedReply::Summary(s) if self.is_summary() => self.summary = Some(s),
                     _ => {}
                 }
                 Step::Next
@@ -190,23 +181,13 @@ impl Job {
         matches!(self.batch.work, BatchWork::Summary { .. })
     }
 
-    fn add_observations(&mut self, parsed: Vec<crate::protocol::observer_xml::ParsedObservation>) {
+    fn add_observations(&mut self, parsed: Vec<ObservationDraft>) {
         let root = self.batch.meta.project_root.clone();
         let ev = match (&self.batch.work, self.parts.front()) {
             (BatchWork::Observations(events), Some(p)) => evidence::collect(events.get(p.range.clone()).unwrap_or_default(), &root),
             _ => evidence::Evidence::default(),
         };
-        for p in parsed {
-            let mut draft = ObservationDraft {
-                obs_type: p.obs_type,
-                title: p.title,
-                subtitle: p.subtitle,
-                facts: p.facts,
-                narrative: p.narrative,
-                concepts: p.concepts,
-                files_read: p.files_read,
-                files_modified: p.files_modified,
-            };
+        for mut draft in parsed {
             evidence::correct(&mut draft, &ev, &root);
             self.observations.push(draft);
         }

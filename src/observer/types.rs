@@ -23,8 +23,9 @@ pub struct ToolEvent {
     pub occurred_at_epoch: i64,
 }
 
-/// An observation as produced by an observer, before §14 bounds and storage.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+/// An observation as produced by an observer (also what the XML parser yields), before §14 bounds
+/// and storage.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ObservationDraft {
     pub obs_type: String,
     pub title: Option<String>,
@@ -36,8 +37,9 @@ pub struct ObservationDraft {
     pub files_modified: Vec<String>,
 }
 
-/// A session summary as produced by an observer, before §14 bounds and storage.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+/// A session summary as produced by an observer (also what the XML parser yields), before §14
+/// bounds and storage.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct SummaryDraft {
     pub request: Option<String>,
     pub investigated: Option<String>,

@@ -18,33 +18,13 @@ mod scan;
 
 pub use classify::{ProseKind, ReplyClass, classify_prose, classify_reply};
 use scan::{Doc, TagKind, attribute, decode, root_extents};
-use serde::Serialize;
 
-/// One parsed observation, normalised per §12 rules 4–7 (bounds and file evidence come later).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ParsedObservation {
-    /// Normalised type; may be outside the mode (unknown types are kept, the caller logs them).
-    #[serde(rename = "type")]
-    pub obs_type: String,
-    pub title: Option<String>,
-    pub subtitle: Option<String>,
-    pub facts: Vec<String>,
-    pub narrative: Option<String>,
-    pub concepts: Vec<String>,
-    pub files_read: Vec<String>,
-    pub files_modified: Vec<String>,
-}
-
+/// One parsed observation, normalised per §12 rules 4–7 (bounds and file evidence come later): the
+/// observer's [`ObservationDraft`]. Its type may be outside the mode (unknown types are kept, the
+/// caller logs them).
+pub use crate::observer::types::ObservationDraft as ParsedObservation;
 /// A parsed summary; valid only when one of the first five fields is set (rule 9).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct ParsedSummary {
-    pub request: Option<String>,
-    pub investigated: Option<String>,
-    pub learned: Option<String>,
-    pub completed: Option<String>,
-    pub next_steps: Option<String>,
-    pub notes: Option<String>,
-}
+pub use crate::observer::types::SummaryDraft as ParsedSummary;
 
 /// Result of [`parse_reply`].
 #[derive(Debug, Clone, PartialEq, Eq)]
