@@ -20,6 +20,7 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     settings.path_env = env.get("PATH").cloned();
     crate::logging::init(Some(dir.logs()), "memd", &settings.log_filter);
     fixed_mmap_threshold();
+    unblock_stop_signals();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("memd")
@@ -39,5 +40,19 @@ fn fixed_mmap_threshold() {
     // SAFETY: mallopt only changes allocator tuning; called once before any other thread starts.
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+    }
+}
+
+/// A parent may have started us with SIGTERM/SIGINT/SIGHUP blocked (a blocked mask is inherited);
+/// graceful shutdown needs them.
+fn unblock_stop_signals() {
+    // SAFETY: sigset operations on an owned, zeroed set; sigprocmask on this (still single) thread.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+            libc::sigaddset(&mut set, sig);
+        }
+        libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
     }
 }

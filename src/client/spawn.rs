@@ -118,12 +118,17 @@ pub fn spawn_serve(dir: &DataDir, exe: &Path, env: SpawnEnv<'_>, spawned_by: &st
         }
     }
     cmd.env("MEMD_SPAWNED_BY", spawned_by);
-    // SAFETY: setsid is async-signal-safe and touches only the child's own process state.
+    // SAFETY: setsid, sigemptyset and sigprocmask are async-signal-safe and touch only the child's
+    // own process state. The mask is cleared because a hook blocks SIGTERM/SIGINT/SIGHUP while it
+    // delivers (hook/signals.rs) and a blocked mask is inherited: the worker must see its signals.
     unsafe {
         cmd.pre_exec(|| {
             if libc::setsid() == -1 {
                 return Err(std::io::Error::last_os_error());
             }
+            let mut none: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut none);
+            libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
             Ok(())
         });
     }
