@@ -139,3 +139,40 @@ fn rows_are_embedded_per_layout_and_a_killed_backfill_resumes_without_duplicates
             == 330
     }));
 }
+
+#[test]
+fn a_data_dir_with_the_earlier_f32_index_gets_the_binary_index_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("none");
+    let mut w = TestWorker::start(&[("MEMD_EMBED_MODEL_DIR", missing.to_str().unwrap())]);
+    w.stop();
+    {
+        // The layout of the first vector release: f32 rows and a float vec0 table `vectors_vec`.
+        memd::vectors::index::register_extension();
+        let c = writer(&w);
+        c.execute_batch(
+            "DROP TABLE IF EXISTS vectors_bin;
+             CREATE VIRTUAL TABLE vectors_vec USING vec0(doc_id TEXT PRIMARY KEY, embedding float[384] distance_metric=cosine);",
+        )
+        .unwrap();
+        let v: Vec<f32> = (0..384).map(|i| if i == 7 { 1.0 } else { 0.0 }).collect();
+        let blob = memd::vectors::index::to_blob(&v);
+        c.execute(
+            "INSERT INTO vectors(doc_id, doc_kind, row_id, field, project, platform_source, created_at_epoch, model, dim, embedding)
+             VALUES ('obs_1_narrative', 'observation', 1, 'narrative', 'p', 'claude', 0, 'all-MiniLM-L6-v2', 384, ?1)",
+            [&blob],
+        )
+        .unwrap();
+        c.execute("INSERT INTO vectors_vec(doc_id, embedding) VALUES ('obs_1_narrative', ?1)", [&blob])
+            .unwrap();
+    }
+    w.spawn();
+    let tables = |name: &str| w.count(&format!("SELECT count(*) FROM sqlite_master WHERE name = '{name}'"));
+    assert!(
+        wait_until(Duration::from_secs(30), || tables("vectors_bin") == 1),
+        "vectors_bin built at start"
+    );
+    assert_eq!(tables("vectors_vec"), 0, "the f32 index is dropped");
+    let rows: i64 = w.db().query_row("SELECT count(*) FROM vectors_bin", [], |r| r.get(0)).unwrap();
+    assert_eq!(rows, 1, "built from the f32 rows");
+}

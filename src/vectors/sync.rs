@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::VectorError;
 use super::documents::{DocKind, Document, documents, row_ids_after};
 use super::embedder::MODEL_NAME;
-use super::index::{clear, collect_garbage, replace_rows};
+use super::index::{clear, collect_garbage, ensure_vec_table, replace_rows};
 use super::service::{EmbedService, Usage};
 use super::sync_state::{SQLITE_TARGET, clear_exception, exceptions, mark_failed, meta, reset_target, set_meta, watermark};
 use crate::clock::now_ms;
@@ -30,7 +30,8 @@ pub enum StepOutcome {
     Worked(usize),
 }
 
-/// At start: a change of embedding model clears the embedded store so everything is re-embedded.
+/// At start: a change of embedding model clears the embedded store so everything is re-embedded;
+/// the binary index is built when missing.
 pub async fn check_model(store: &Store) -> Result<bool, VectorError> {
     let reset = store
         .write(|c| {
@@ -43,6 +44,8 @@ pub async fn check_model(store: &Store) -> Result<bool, VectorError> {
             if current.as_deref() != Some(MODEL_NAME) {
                 set_meta(c, "embedding_model", MODEL_NAME)?;
             }
+            // A data dir from before the binary index gets it now, not at its next write.
+            ensure_vec_table(c)?;
             Ok(changed)
         })
         .await?;
