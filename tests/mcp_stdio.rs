@@ -20,8 +20,13 @@ struct McpClient {
 
 impl McpClient {
     fn start(w: &TestWorker) -> Self {
+        Self::start_with(w, &[])
+    }
+
+    fn start_with(w: &TestWorker, env: &[(&str, &str)]) -> Self {
         let mut child = w
             .command()
+            .envs(env.iter().copied())
             .arg("mcp")
             .env("MEMD_PROJECT", "acme")
             .current_dir(w.data_dir())
@@ -87,7 +92,11 @@ impl Drop for McpClient {
 }
 
 fn initialized(w: &TestWorker) -> McpClient {
-    let mut c = McpClient::start(w);
+    initialized_with(w, &[])
+}
+
+fn initialized_with(w: &TestWorker, env: &[(&str, &str)]) -> McpClient {
+    let mut c = McpClient::start_with(w, env);
     let init = c.request(
         "initialize",
         json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "memd-test", "version": "0"}}),
@@ -288,4 +297,26 @@ fn starts_the_worker_when_none_runs() {
     let _ = child.wait();
     assert_eq!(r["result"]["content"][0]["text"], "Saved memory #1 in auto.", "{r}");
     assert!(pid.is_some(), "a worker was started");
+}
+
+#[test]
+fn search_answers_from_the_database_when_no_worker_can_start() {
+    let mut w = TestWorker::start(&[]);
+    let saved = w.post(
+        "/api/memory/save",
+        &json!({"text": "The nightly backup rotates the archive volumes", "project": "acme", "title": "Backup rotation"}),
+    );
+    assert_eq!(saved.status, 200, "{}", saved.text());
+    w.stop();
+    let mut c = initialized_with(&w, &[("MEMD_AUTOSTART", "false")]);
+    let (text, is_error) = c.call("search", json!({"query": "backup rotation"}));
+    assert!(!is_error, "{text}");
+    assert!(text.contains("Backup rotation"), "{text}");
+    assert!(
+        text.ends_with("(memd worker not running: answered from the database, keyword only)"),
+        "{text}"
+    );
+    // Write tools still need the worker and say so.
+    let (text, is_error) = c.call("save_memory", json!({"text": "x"}));
+    assert!(is_error && text.contains("not running"), "{text}");
 }

@@ -14,8 +14,11 @@ pub fn run(env: &HashMap<String, String>, platform: &str, data_dir: Option<PathB
     crate::logging::init(logs, "mcp", &ctx.settings.log_filter);
     let identity = ctx.identity();
     tracing::info!(project = %identity.primary, "memd mcp starting");
+    let dirs = crate::modes::mode_search_dirs(ctx.settings.modes_dir.as_deref(), &ctx.dir.root);
+    let (mode, _) = crate::modes::load_mode(&ctx.settings.mode, &dirs);
     let caller = CallerContext {
         link: ctx.link(),
+        mode,
         chain: identity.chain,
         platform: normalize_platform_source(Some(platform)),
     };

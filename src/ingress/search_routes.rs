@@ -24,7 +24,7 @@ use crate::vectors::hybrid::{nearest_rows, vector_scope};
 
 type Q = Query<Vec<(String, String)>>;
 
-fn search_request(p: &Params, headers: &HeaderMap) -> Result<SearchRequest, ApiError> {
+pub(crate) fn search_request(p: &Params, headers: &HeaderMap) -> Result<SearchRequest, ApiError> {
     let zone = Zone::Local;
     let query = p.get(&["query", "q"]).unwrap_or_default().to_string();
     let mut obs_types = p.list(&["obs_type"]);

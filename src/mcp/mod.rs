@@ -5,6 +5,7 @@
 
 pub mod autostart;
 pub mod link;
+pub mod offline;
 pub mod records;
 pub mod schema;
 pub mod tools;

@@ -11,6 +11,8 @@ use crate::store::forget::{RecordKind, RecordRef};
 #[derive(Debug, Clone)]
 pub struct CallerContext {
     pub link: WorkerLink,
+    /// The configured mode (glyphs of the offline search answer).
+    pub mode: crate::modes::Mode,
     /// Project chain from the server's cwd, primary last.
     pub chain: Vec<String>,
     pub platform: String,
@@ -156,7 +158,11 @@ impl CallerContext {
         }
         match self.fetch("GET", &with_query("/api/search", &q), None)? {
             Ok(ans) => ok(ans.text()),
-            Err(e) => fail(e),
+            // No worker: answer from the database (keyword only) rather than not at all.
+            Err(e) => match super::offline::search(&self.link.dir, &self.mode, &q) {
+                Some(text) => ok(text),
+                None => fail(e),
+            },
         }
     }
 
