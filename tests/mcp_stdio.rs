@@ -19,10 +19,6 @@ struct McpClient {
 }
 
 impl McpClient {
-    fn start(w: &TestWorker) -> Self {
-        Self::start_with(w, &[])
-    }
-
     fn start_with(w: &TestWorker, env: &[(&str, &str)]) -> Self {
         let mut child = w
             .command()
