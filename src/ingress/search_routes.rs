@@ -103,9 +103,8 @@ pub async fn search(State(app): State<Arc<AppState>>, Query(q): Q, headers: Head
     Ok(text(out))
 }
 
-/// `GET /api/timeline`.
-pub async fn timeline(State(app): State<Arc<AppState>>, Query(q): Q, headers: HeaderMap) -> Result<Response, ApiError> {
-    let p = Params(q);
+/// The timeline request of a query string (spec/api.md §4.4).
+pub(crate) fn timeline_request(p: &Params, headers: &HeaderMap) -> Result<TimelineRequest, ApiError> {
     let anchor = match (p.get(&["anchor"]), p.get(&["query", "q"])) {
         (Some(a), None) => match parse_id(a) {
             Some(rid) => Anchor::Record(rid),
@@ -117,29 +116,44 @@ pub async fn timeline(State(app): State<Arc<AppState>>, Query(q): Q, headers: He
         _ => return Err(ApiError::bad_request("exactly one of anchor and query is required")),
     };
     let depth = DEPTH_MAX as i64;
-    let req = TimelineRequest {
+    Ok(TimelineRequest {
         anchor,
         depth_before: p.int(&["depth_before", "depthBefore"], 0, depth)?.unwrap_or(5) as usize,
         depth_after: p.int(&["depth_after", "depthAfter"], 0, depth)?.unwrap_or(5) as usize,
         projects: parse_chain(p.get(&["project", "projects"])),
         platform: p.platform(&headers),
-    };
+    })
+}
+
+/// The text answer of a timeline (`None`: nothing matched the query anchor).
+pub(crate) fn timeline_text(req: &TimelineRequest, res: Option<&crate::retrieval::TimelineResult>, mode: &crate::modes::Mode) -> String {
+    match res {
+        Some(res) => render_timeline(res, mode, &Zone::Local),
+        None => {
+            let query = match &req.anchor {
+                Anchor::Query(q) => q.as_str(),
+                _ => "",
+            };
+            format!("No results found matching \"{query}\"")
+        }
+    }
+}
+
+/// `GET /api/timeline`.
+pub async fn timeline(State(app): State<Arc<AppState>>, Query(q): Q, headers: HeaderMap) -> Result<Response, ApiError> {
+    let p = Params(q);
+    let req = timeline_request(&p, &headers)?;
     let svc = app.services()?;
     let json = p.get(&["format"]) == Some("json");
     let mode = svc.mode.clone();
-    let query = match &req.anchor {
-        Anchor::Query(q) => q.clone(),
-        _ => String::new(),
-    };
-    let res = read(svc, move |c| run_timeline(c, &req)).await?;
-    let Some(res) = res else {
-        if json {
-            return Ok(Json(serde_json::json!({"anchor": null, "items": []})).into_response());
-        }
-        return Ok(text(format!("No results found matching \"{query}\"")));
-    };
+    let r = req.clone();
+    let res = read(svc, move |c| run_timeline(c, &r)).await?;
     if json {
-        return Ok(Json(timeline_json(&res)).into_response());
+        let v = match &res {
+            Some(res) => timeline_json(res),
+            None => serde_json::json!({"anchor": null, "items": []}),
+        };
+        return Ok(Json(v).into_response());
     }
-    Ok(text(render_timeline(&res, &mode, &Zone::Local)))
+    Ok(text(timeline_text(&req, res.as_ref(), &mode)))
 }

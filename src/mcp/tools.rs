@@ -184,7 +184,10 @@ impl CallerContext {
         ];
         match self.fetch("GET", &with_query("/api/timeline", &q), None)? {
             Ok(ans) => ok(ans.text()),
-            Err(e) => fail(e),
+            Err(e) => match super::offline::timeline(&self.link.dir, &self.mode, &q) {
+                Some(text) => ok(text),
+                None => fail(e),
+            },
         }
     }
 
