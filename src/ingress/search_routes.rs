@@ -121,7 +121,7 @@ pub(crate) fn timeline_request(p: &Params, headers: &HeaderMap) -> Result<Timeli
         depth_before: p.int(&["depth_before", "depthBefore"], 0, depth)?.unwrap_or(5) as usize,
         depth_after: p.int(&["depth_after", "depthAfter"], 0, depth)?.unwrap_or(5) as usize,
         projects: parse_chain(p.get(&["project", "projects"])),
-        platform: p.platform(&headers),
+        platform: p.platform(headers),
     })
 }
 
