@@ -296,7 +296,7 @@ fn starts_the_worker_when_none_runs() {
 }
 
 #[test]
-fn search_and_timeline_answer_from_the_database_when_no_worker_can_start() {
+fn read_tools_answer_from_the_database_when_no_worker_can_start() {
     let mut w = TestWorker::start(&[]);
     let saved = w.post(
         "/api/memory/save",
@@ -315,6 +315,9 @@ fn search_and_timeline_answer_from_the_database_when_no_worker_can_start() {
     let (text, is_error) = c.call("timeline", json!({"query": "backup rotation"}));
     assert!(!is_error && text.contains("Backup rotation"), "{text}");
     assert!(text.ends_with("keyword only)"), "{text}");
+    let id = saved.json().unwrap()["id"].as_i64().expect("saved id");
+    let (text, is_error) = c.call("get_observations", json!({"ids": [id]}));
+    assert!(!is_error && text.contains("nightly backup rotates"), "{text}");
     // Write tools still need the worker and say so.
     let (text, is_error) = c.call("save_memory", json!({"text": "x"}));
     assert!(is_error && text.contains("not running"), "{text}");

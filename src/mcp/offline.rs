@@ -1,7 +1,8 @@
-//! `search` and `timeline` when no worker answers and none can be started (`MEMD_AUTOSTART=false`,
-//! a worker that fails to start): the same request parsing and rendering as `GET /api/search` and
-//! `GET /api/timeline`, run on a read-only connection to `<data>/memd.db` (search keyword only),
-//! with a line saying so. Recall must not depend on the worker being up.
+//! The read tools when no worker answers and none can be started (`MEMD_AUTOSTART=false`, a worker
+//! that fails to start): the same request parsing and rendering as `GET /api/search`,
+//! `GET /api/timeline` and `POST /api/observations/batch`, run on a read-only connection to
+//! `<data>/memd.db` (search keyword only); text answers end with a line saying so. Recall must not
+//! depend on the worker being up.
 
 use axum::http::HeaderMap;
 
@@ -54,4 +55,17 @@ pub fn timeline(dir: &DataDir, mode: &Mode, pairs: &[(&str, String)]) -> Option<
         .map_err(|e| tracing::warn!(error = %e, "offline timeline failed"))
         .ok()?;
     Some(format!("{}\n{OFFLINE_NOTE}", timeline_text(&req, res.as_ref(), mode)))
+}
+
+/// The rows of `POST /api/observations/batch` for `ids` (labels as the tool sends them), oldest
+/// first; None as for [`search`].
+pub fn batch_rows(dir: &DataDir, ids: &serde_json::Value) -> Option<Vec<serde_json::Value>> {
+    let ids = crate::retrieval::parse_ids(ids).ok()?;
+    let conn = open(dir)?;
+    let found = crate::retrieval::fetch_records(&conn, &ids, &crate::retrieval::Scope::default())
+        .map_err(|e| tracing::warn!(error = %e, "offline records failed"))
+        .ok()?;
+    let mut records: Vec<_> = found.into_values().collect();
+    records.sort_by_key(|r| (r.at_ms(), r.kind(), r.id()));
+    Some(records.iter().map(|r| r.to_json_with_kind()).collect())
 }
