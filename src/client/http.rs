@@ -150,9 +150,27 @@ fn dechunk(mut rest: &[u8]) -> Result<Vec<u8>, HttpError> {
     }
 }
 
+/// Percent-encodes a query-string value (RFC 3986 unreserved characters kept).
+pub fn query_value(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn encodes_query_values() {
+        assert_eq!(query_value("a b,c/é"), "a%20b%2Cc%2F%C3%A9");
+    }
 
     #[test]
     fn parses_plain_and_chunked() {

@@ -34,23 +34,4 @@ impl Run<'_> {
     }
 }
 
-/// Percent-encodes a query-string value (RFC 3986 unreserved characters kept).
-pub fn query_value(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn encodes() {
-        assert_eq!(super::query_value("a b,c/é"), "a%20b%2Cc%2F%C3%A9");
-    }
-}
+pub use crate::client::http::query_value;

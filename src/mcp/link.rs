@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::autostart::{AutostartError, ensure_worker};
-use crate::client::http::{self, Request, Response};
+use crate::client::http::{self, Request, Response, query_value};
 use crate::client::worker::Worker;
 use crate::data_dir::DataDir;
 
@@ -90,25 +90,12 @@ impl WorkerLink {
     }
 }
 
-/// Percent-encodes a query value (RFC 3986 unreserved characters kept).
-pub fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// `path?k=v&…` from (key, value) pairs; empty values are left out.
 pub fn with_query(path: &str, pairs: &[(&str, String)]) -> String {
     let q: Vec<String> = pairs
         .iter()
         .filter(|(_, v)| !v.is_empty())
-        .map(|(k, v)| format!("{k}={}", encode(v)))
+        .map(|(k, v)| format!("{k}={}", query_value(v)))
         .collect();
     if q.is_empty() {
         path.to_string()
@@ -123,7 +110,7 @@ mod tests {
 
     #[test]
     fn query_strings() {
-        assert_eq!(encode("a b/ü"), "a%20b%2F%C3%BC");
+        assert_eq!(query_value("a b/ü"), "a%20b%2F%C3%BC");
         assert_eq!(
             with_query("/x", &[("q", "rate limit".into()), ("e", String::new())]),
             "/x?q=rate%20limit"

@@ -4,18 +4,8 @@
 
 use rusqlite::{Connection, params};
 
-/// Percent-encodes a query-string value.
-pub fn enc(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
+/// Percent-encodes a query-string value (the client's own encoder).
+pub use memd::client::http::query_value as enc;
 
 /// 2026-08-18T00:00Z.
 pub const T0: i64 = 1_787_011_200_000;
