@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{TestWorker, observation_body, wait_until};
+use support::{TestWorker, model_dir, observation_body, wait_until};
 
 fn env_of(key: &str) -> Option<String> {
     let v = std::env::var(key).ok().filter(|v| !v.is_empty());
@@ -17,10 +17,6 @@ fn env_of(key: &str) -> Option<String> {
         eprintln!("skipped: {key} is not set");
     }
     v
-}
-
-fn model_dir() -> Option<String> {
-    env_of("MEMD_TEST_MODEL_DIR").filter(|d| std::path::Path::new(d).join("model.safetensors").is_file())
 }
 
 /// Blocking JSON call to Chroma.

@@ -7,17 +7,7 @@ mod support;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{TestWorker, wait_until};
-
-fn model_dir() -> Option<String> {
-    let dir = std::env::var("MEMD_TEST_MODEL_DIR")
-        .ok()
-        .filter(|d| std::path::Path::new(d).join("model.safetensors").is_file());
-    if dir.is_none() {
-        eprintln!("skipped: MEMD_TEST_MODEL_DIR does not hold the all-MiniLM-L6-v2 files");
-    }
-    dir
-}
+use support::{TestWorker, model_dir, wait_until};
 
 const DISTRACTORS: [&str; 12] = [
     "Fixed the flaky login test by mocking the clock",

@@ -111,6 +111,21 @@ struct RowMeta {
 }
 
 impl RowMeta {
+    /// Columns 0–6 of the observation and summary queries: id, memory_session_id, project,
+    /// merged_into_project, platform_source, created_at_epoch, prompt_number.
+    fn from_row(r: &rusqlite::Row<'_>, extra: Map<String, Value>) -> rusqlite::Result<Self> {
+        Ok(Self {
+            row_id: r.get(0)?,
+            memory_session_id: r.get(1)?,
+            project: r.get(2)?,
+            merged_into_project: r.get(3)?,
+            platform_source: r.get(4)?,
+            created_at_epoch: r.get(5)?,
+            prompt_number: r.get(6)?,
+            extra,
+        })
+    }
+
     fn document(&self, kind: DocKind, doc_id: String, field: &str, text: &str, fact_index: Option<usize>) -> Document {
         let mut m = Map::new();
         m.insert("sqlite_id".into(), json!(self.row_id));
@@ -183,16 +198,7 @@ pub fn documents(conn: &Connection, kind: DocKind, ids: &[i64]) -> Result<Vec<Do
                         extra.insert(key.into(), json!(cut(&joined, LIST_MAX_CHARS)));
                     }
                 }
-                let meta = RowMeta {
-                    row_id: r.get(0)?,
-                    memory_session_id: r.get(1)?,
-                    project: r.get(2)?,
-                    merged_into_project: r.get(3)?,
-                    platform_source: r.get(4)?,
-                    created_at_epoch: r.get(5)?,
-                    prompt_number: r.get(6)?,
-                    extra,
-                };
+                let meta = RowMeta::from_row(r, extra)?;
                 let parts: Vec<String> = [title, r.get::<_, Option<String>>(9)?, r.get::<_, Option<String>>(10)?]
                     .into_iter()
                     .flatten()
@@ -214,16 +220,7 @@ pub fn documents(conn: &Connection, kind: DocKind, ids: &[i64]) -> Result<Vec<Do
             let mut st = conn.prepare(&sql)?;
             let mut rows = st.query(params_from_iter(ids))?;
             while let Some(r) = rows.next()? {
-                let meta = RowMeta {
-                    row_id: r.get(0)?,
-                    memory_session_id: r.get(1)?,
-                    project: r.get(2)?,
-                    merged_into_project: r.get(3)?,
-                    platform_source: r.get(4)?,
-                    created_at_epoch: r.get(5)?,
-                    prompt_number: r.get(6)?,
-                    extra: Map::new(),
-                };
+                let meta = RowMeta::from_row(r, Map::new())?;
                 for (i, field) in SUMMARY_FIELDS.iter().enumerate() {
                     let text: Option<String> = r.get(7 + i)?;
                     if let Some(t) = text.filter(|t| !t.trim().is_empty()) {

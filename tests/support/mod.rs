@@ -210,3 +210,15 @@ pub fn shared_dir() -> Option<PathBuf> {
 pub fn transcript(name: &str) -> Option<PathBuf> {
     shared_dir().map(|d| d.join("data/transcripts").join(name)).filter(|p| p.is_file())
 }
+
+/// The all-MiniLM-L6-v2 directory of the vector tests (`MEMD_TEST_MODEL_DIR`, set by `.ci/run`),
+/// or None with a "skipped" line.
+pub fn model_dir() -> Option<String> {
+    let dir = std::env::var("MEMD_TEST_MODEL_DIR")
+        .ok()
+        .filter(|d| std::path::Path::new(d).join("model.safetensors").is_file());
+    if dir.is_none() {
+        eprintln!("skipped: MEMD_TEST_MODEL_DIR does not hold the all-MiniLM-L6-v2 files");
+    }
+    dir
+}
