@@ -1,6 +1,6 @@
 //! memd — a memory daemon for AI coding agents.
 //!
-//! Layout map (one concern per file; see `../shared/DESIGN.md`):
+//! Layout map (one concern per file; see `docs/design.md`):
 //!
 //! | module | what it holds |
 //! |---|---|

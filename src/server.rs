@@ -241,7 +241,7 @@ async fn vector_runtime(settings: &Settings, store: &Store, extension: bool) -> 
         None => None,
     };
     if chroma.is_none() && embed.model_present() {
-        // Deletes queue for Chroma only while it is the target (spec/storage.md §3.10 triggers).
+        // Deletes queue for Chroma only while it is the target (docs/spec/storage.md §3.10 triggers).
         let _ = store
             .write(|c| crate::vectors::sync_state::set_meta(c, "vector_target", crate::vectors::sync_state::SQLITE_TARGET))
             .await;

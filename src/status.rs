@@ -1,4 +1,4 @@
-//! The `GET /api/status` document (spec/api.md §6.3): the actor tree at a glance.
+//! The `GET /api/status` document (docs/spec/api.md §6.3): the actor tree at a glance.
 //! Sessions come from the shared registry (no mailbox round trip per session); provider, store and
 //! reaper answer an RPC with a timeout, so a stuck actor shows as `null` instead of hanging status.
 

@@ -1,4 +1,4 @@
-//! Every handler with its spec/hooks.md §3 payload against a real worker: exact stdout, exit
+//! Every handler with its docs/spec/hooks.md §3 payload against a real worker: exact stdout, exit
 //! code, and the rows the worker stored. Plus malformed stdin, unknown handlers and the
 //! worker-down behaviour with auto-start off.
 

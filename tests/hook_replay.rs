@@ -1,5 +1,5 @@
 //! Replaying a real Claude Code transcript through `memd hook` processes (a reduced form of the
-//! replay rules of spec/hooks.md §6, main thread only): every tool call is stored; the next
+//! replay rules of docs/spec/hooks.md §6, main thread only): every tool call is stored; the next
 //! session's SessionStart injects a non-empty index (needs the retrieval branch's route).
 
 mod hook_common;

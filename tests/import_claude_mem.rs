@@ -1,4 +1,4 @@
-//! `memd import-claude-mem` against fixture databases (spec/storage.md §7, cases S9–S11), both
+//! `memd import-claude-mem` against fixture databases (docs/spec/storage.md §7, cases S9–S11), both
 //! in-process (no worker) and through a running worker.
 
 mod fixtures_claude_mem;

@@ -1,5 +1,5 @@
 //! Memory management routes against a real worker: save_memory, forget (single, bulk), pending
-//! retry, gc (spec/api.md §5, §6.4).
+//! retry, gc (docs/spec/api.md §5, §6.4).
 
 mod support;
 

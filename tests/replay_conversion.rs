@@ -1,4 +1,4 @@
-//! The replay counts of spec/hooks.md §6 "Check" over `../shared/data/transcripts/`.
+//! The replay counts of docs/spec/hooks.md §6 "Check" over `../shared/data/transcripts/`.
 
 use std::collections::BTreeMap;
 mod replay_common;

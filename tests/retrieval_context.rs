@@ -1,5 +1,5 @@
 //! Context injection, file context, semantic context, projects and stats against a real
-//! `memd serve` (spec/retrieval.md §1–§3, spec/api.md §4.1, §4.2, §4.6, §6.1, §6.2).
+//! `memd serve` (docs/spec/retrieval.md §1–§3, docs/spec/api.md §4.1, §4.2, §4.6, §6.1, §6.2).
 
 mod retrieval_support;
 mod support;

@@ -1,5 +1,5 @@
 //! Search, timeline and records by id against a real `memd serve` with rows seeded into its
-//! database (spec/retrieval.md §4–§6; conformance Q1–Q4, Q7, Q8, L1–L3, G1; storage S4).
+//! database (docs/spec/retrieval.md §4–§6; conformance Q1–Q4, Q7, Q8, L1–L3, G1; storage S4).
 
 mod retrieval_support;
 mod support;

@@ -1,4 +1,4 @@
-//! Restart policy of session actors (DESIGN.md "Supervision"): pure, no runtime needed.
+//! Restart policy of session actors (docs/design.md "Supervision"): pure, no runtime needed.
 //!
 //! Delays 1 s, 2 s, 4 s, capped at 8 s; more than 3 consecutive failures, or more than 10 restarts
 //! within 60 s, parks the session as `failed`.

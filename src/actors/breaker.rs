@@ -1,4 +1,4 @@
-//! Circuit breakers of the ProviderActor (DESIGN.md "The observer"), pure: time is passed in.
+//! Circuit breakers of the ProviderActor (docs/design.md "The observer"), pure: time is passed in.
 //!
 //! * failure — 5 consecutive transient failures open it for 30 s; then exactly one probe call.
 //! * quota — a 429 or quota prose opens it until Retry-After (else 5 min); then exactly one probe.

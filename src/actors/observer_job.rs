@@ -1,4 +1,4 @@
-//! One claimed batch on its way through an LLM observer (spec/pipeline.md §8–§16), pure.
+//! One claimed batch on its way through an LLM observer (docs/spec/pipeline.md §8–§16), pure.
 //!
 //! A job is a queue of parts (event ranges of the batch, each with its field limit). Each part
 //! becomes one self-contained request; its reply is classified and parsed, observations get their

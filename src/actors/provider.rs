@@ -3,7 +3,7 @@
 //! Owns the backend (anthropic, openai, gemini, claude-cli or extractive), the circuit breakers
 //! ([`super::breaker`]), the daily token budget and the call counters. Supervised by
 //! RootSupervisor. Every provider call runs on a spawned task that reports back as
-//! [`ProviderMsg::CallDone`]; handlers never block. Routing (spec/pipeline.md §13): no provider,
+//! [`ProviderMsg::CallDone`]; handlers never block. Routing (docs/spec/pipeline.md §13): no provider,
 //! budget spent or auth breaker open → extractive at once; quota/failure breaker open → the batch
 //! is deferred (rows back to `pending`) until the breaker's probe time, at most
 //! `MEMD_OBSERVER_MAX_DEFER_MS` after the oldest row arrived, then extractive. Transient errors
@@ -91,7 +91,7 @@ pub struct CallFinished {
     pub latency_ms: u64,
 }
 
-/// spec/api.md §6.3 `provider`.
+/// docs/spec/api.md §6.3 `provider`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ProviderStatus {
     pub name: String,

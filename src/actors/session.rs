@@ -1,7 +1,7 @@
 //! SessionActor — one per (platform_source, contentSessionId) with queued work.
 //!
 //! Owns the session's generator state: which pending rows are in flight, the debounce timer, and
-//! the batching decision (spec/pipeline.md §7). It claims a batch through the store, hands it to
+//! the batching decision (docs/spec/pipeline.md §7). It claims a batch through the store, hands it to
 //! the ProviderActor, and stores the result (observations + deletion of the pending rows in one
 //! transaction). Supervised by SessionManager. Failure policy: any error fails the actor; its
 //! claimed rows stay `processing` in SQLite and the restarted actor reverts them to `pending` in
@@ -71,7 +71,7 @@ pub enum SessionMsg {
 }
 
 /// Backoff before retrying a batch after its `attempts`-th failed provider call:
-/// 5 s, 30 s, then 120 s, each ± 20 % jitter (spec/pipeline.md §13).
+/// 5 s, 30 s, then 120 s, each ± 20 % jitter (docs/spec/pipeline.md §13).
 pub fn retry_delay_ms(attempts: i64, jitter_unit: f64) -> i64 {
     let base: f64 = match attempts {
         ..=1 => 5_000.0,

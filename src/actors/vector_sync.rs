@@ -41,7 +41,7 @@ pub enum VectorSyncMsg {
     Status(RpcReplyPort<VectorSyncStatus>),
 }
 
-/// `ok`, `backfilling`, `no_model`, `degraded` (spec/api.md §6.3).
+/// `ok`, `backfilling`, `no_model`, `degraded` (docs/spec/api.md §6.3).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct VectorSyncStatus {
     pub state: String,

@@ -1,4 +1,4 @@
-//! `memd forget <id>… | --session <id> | --project <name> [--before <date>]` (spec/api.md §5.2–§5.3).
+//! `memd forget <id>… | --session <id> | --project <name> [--before <date>]` (docs/spec/api.md §5.2–§5.3).
 
 use std::collections::HashMap;
 use std::process::ExitCode;

@@ -1,4 +1,4 @@
-//! `memd gc [--dry-run] [--vacuum]`: retention now (spec/storage.md §6). Through the worker
+//! `memd gc [--dry-run] [--vacuum]`: retention now (docs/spec/storage.md §6). Through the worker
 //! (`POST /api/admin/gc`) when one runs, else in-process holding the data-dir lock.
 
 use std::collections::HashMap;

@@ -1,4 +1,4 @@
-//! `memd import-claude-mem [PATH]` (spec/storage.md §7): through the worker when one runs (progress
+//! `memd import-claude-mem [PATH]` (docs/spec/storage.md §7): through the worker when one runs (progress
 //! from `GET /api/status`), else in-process holding the data-dir lock. Prints a progress bar and a
 //! final count. Exit 1 when the source is unreadable or not a claude-mem database.
 
@@ -34,7 +34,7 @@ pub struct ImportArgs {
     pub projects: Vec<String>,
     #[arg(long)]
     pub no_prompts: bool,
-    /// A claude-mem settings.json whose mapped keys are copied (spec/storage.md §7.4).
+    /// A claude-mem settings.json whose mapped keys are copied (docs/spec/storage.md §7.4).
     #[arg(long)]
     pub settings: Option<PathBuf>,
 }

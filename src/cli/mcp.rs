@@ -1,4 +1,4 @@
-//! `memd mcp [--platform <name>] [--data-dir <dir>]`: the stdio MCP server (spec/retrieval.md §7).
+//! `memd mcp [--platform <name>] [--data-dir <dir>]`: the stdio MCP server (docs/spec/retrieval.md §7).
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -1,5 +1,5 @@
 //! `memd retry [--session <contentSessionId>]`: failed pending rows back to `pending` and their
-//! sessions un-parked (`POST /api/pending/retry`, spec/api.md §6.4).
+//! sessions un-parked (`POST /api/pending/retry`, docs/spec/api.md §6.4).
 
 use std::collections::HashMap;
 use std::process::ExitCode;

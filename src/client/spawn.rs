@@ -1,4 +1,4 @@
-//! Starting the worker from a client process (spec/hooks.md §2.6), shared by the hook and
+//! Starting the worker from a client process (docs/spec/hooks.md §2.6), shared by the hook and
 //! `memd mcp`: the spawn lock (`<data>/spawn.lock`, created `O_EXCL`, stale after 90 s), the probe
 //! of the worker's own `memd.lock`, and `memd serve` started detached — own session, stdin from
 //! /dev/null, output appended to `<data>/logs/serve.out`. Callers never wait for or kill the child;

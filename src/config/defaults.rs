@@ -163,7 +163,7 @@ pub const DEFAULTS: &[(&str, &str, &str)] = &[
     ("MEMD_CHROMA_RETRY_MS", "5000", "first retry while Chroma is down (x2, max 5 min)"),
 ];
 
-/// Provider environment fallbacks read besides `MEMD_*` (DESIGN.md provider table).
+/// Provider environment fallbacks read besides `MEMD_*` (docs/design.md provider table).
 pub const KEY_FALLBACKS: &[(&str, &str)] = &[
     ("MEMD_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"),
     ("MEMD_OPENAI_API_KEY", "OPENAI_API_KEY"),

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::{RawSettings, Settings};
 
-/// Retention rules of spec/storage.md §6 (0 disables a rule).
+/// Retention rules of docs/spec/storage.md §6 (0 disables a rule).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetentionSettings {
     pub tool_uses_days: u64,
@@ -37,7 +37,7 @@ impl std::fmt::Debug for Secret {
     }
 }
 
-/// Observer provider settings (DESIGN.md "The observer").
+/// Observer provider settings (docs/design.md "The observer").
 #[derive(Debug, Clone, Default)]
 pub struct ProviderSettings {
     pub provider: String,
@@ -55,7 +55,7 @@ pub struct ProviderSettings {
     pub field_max_chars: usize,
 }
 
-/// Retrieval settings of spec/retrieval.md §9 used by the worker.
+/// Retrieval settings of docs/spec/retrieval.md §9 used by the worker.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContextSettings {
     pub observations: usize,

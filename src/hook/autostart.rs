@@ -1,4 +1,4 @@
-//! Worker auto-start from the hook (spec/hooks.md §2.6): under the spawn lock, start `memd serve`
+//! Worker auto-start from the hook (docs/spec/hooks.md §2.6): under the spawn lock, start `memd serve`
 //! detached ([`crate::client::spawn`], shared with `memd mcp`) and optionally wait for readiness
 //! within the hook's budget. The hook never waits for or kills the child.
 

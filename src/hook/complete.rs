@@ -1,4 +1,4 @@
-//! SessionEnd → `complete` (spec/hooks.md §3.6): `POST /api/sessions/complete` within 1,000 ms,
+//! SessionEnd → `complete` (docs/spec/hooks.md §3.6): `POST /api/sessions/complete` within 1,000 ms,
 //! else the spool. Never starts the worker.
 
 use serde_json::json;

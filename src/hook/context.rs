@@ -1,4 +1,4 @@
-//! SessionStart → `context` (spec/hooks.md §3.1): fetch the rendered index from
+//! SessionStart → `context` (docs/spec/hooks.md §3.1): fetch the rendered index from
 //! `GET /api/context/inject` and print it as `additionalContext`; any failure prints the empty
 //! SessionStart object. Usually the handler that starts a stopped worker.
 

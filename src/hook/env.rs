@@ -1,4 +1,4 @@
-//! What a hook run knows about its surroundings (spec/hooks.md §2.5): the data directory, the
+//! What a hook run knows about its surroundings (docs/spec/hooks.md §2.5): the data directory, the
 //! settings it reads (environment, else `<data>/settings.json`, else the default; never written),
 //! the worker's address and token, and its time budget.
 

@@ -1,4 +1,4 @@
-//! One ingest event of a hook run (spec/hooks.md §2.8): its random UUID v4 `eventId`, the time
+//! One ingest event of a hook run (docs/spec/hooks.md §2.8): its random UUID v4 `eventId`, the time
 //! stdin was parsed, the route it goes to, and the body — shrunk below 4 MiB before sending.
 
 use serde_json::{Value, json};

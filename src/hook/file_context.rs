@@ -1,4 +1,4 @@
-//! PreToolUse (Read) → `file-context` (spec/hooks.md §3.3): what memd knows about the file being
+//! PreToolUse (Read) → `file-context` (docs/spec/hooks.md §3.3): what memd knows about the file being
 //! read, from `GET /api/observations/by-file?format=context`, as `additionalContext`. Never a
 //! `permissionDecision`; never starts the worker.
 

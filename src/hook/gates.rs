@@ -1,4 +1,4 @@
-//! The gates of spec/hooks.md §2.3, checked before any network traffic: `MEMD_INTERNAL=1`, a cwd
+//! The gates of docs/spec/hooks.md §2.3, checked before any network traffic: `MEMD_INTERNAL=1`, a cwd
 //! inside `<data>`, an excluded project. The first that applies makes the run a no-op.
 
 use std::path::Path;

@@ -1,5 +1,5 @@
 //! `memd hook <platform> <handler>`: the short-lived process Claude Code starts for each hook
-//! event (spec/hooks.md). Hot path: read stdin, check the gates, one blocking HTTP exchange on
+//! event (docs/spec/hooks.md). Hot path: read stdin, check the gates, one blocking HTTP exchange on
 //! loopback, print one JSON object. No database, no async runtime, no actor system, no subprocess
 //! (except the rare detached worker start).
 //!

@@ -1,4 +1,4 @@
-//! PostToolUse and PostToolUseFailure → `observation` (spec/hooks.md §3.4): one
+//! PostToolUse and PostToolUseFailure → `observation` (docs/spec/hooks.md §3.4): one
 //! `POST /api/sessions/observations`; raw `tool_input` / `tool_response` values; a failure keeps
 //! `error` and `is_interrupt`. Prints `{}` always.
 

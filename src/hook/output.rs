@@ -1,4 +1,4 @@
-//! What a hook prints (spec/hooks.md §2.4): exactly one JSON object and `\n`, keys in the order
+//! What a hook prints (docs/spec/hooks.md §2.4): exactly one JSON object and `\n`, keys in the order
 //! the spec shows, `additionalContext` / `systemMessage` capped in UTF-16 code units.
 
 use serde_json::Value;

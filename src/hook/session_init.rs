@@ -1,4 +1,4 @@
-//! UserPromptSubmit → `session-init` (spec/hooks.md §3.2): `POST /api/sessions/init`, then —
+//! UserPromptSubmit → `session-init` (docs/spec/hooks.md §3.2): `POST /api/sessions/init`, then —
 //! when `MEMD_SEMANTIC_INJECT=true` — `POST /api/context/semantic` for related memories.
 
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! SIGTERM, SIGINT or SIGHUP while an ingest event is unacknowledged (spec/hooks.md §2.7): spool it,
+//! SIGTERM, SIGINT or SIGHUP while an ingest event is unacknowledged (docs/spec/hooks.md §2.7): spool it,
 //! then exit 0 — the host killing a slow hook must not lose the event.
 //!
 //! [`arm`] blocks the three signals in the calling thread (so in every thread started after it) and

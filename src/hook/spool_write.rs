@@ -1,4 +1,4 @@
-//! The hook side of the spool (spec/hooks.md §2.7): an unacknowledged event becomes one fsync'd
+//! The hook side of the spool (docs/spec/hooks.md §2.7): an unacknowledged event becomes one fsync'd
 //! JSON line in `<data>/spool/<pid>-<ts>.jsonl` (written as `.jsonl.tmp`, renamed, directory
 //! fsync'd). Secrets are stripped first with the worker's own privacy pipeline — compiled only on
 //! this rare path.

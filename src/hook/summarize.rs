@@ -1,4 +1,4 @@
-//! Stop → `summarize` (spec/hooks.md §3.5): `POST /api/sessions/summarize` with the turn's last
+//! Stop → `summarize` (docs/spec/hooks.md §3.5): `POST /api/sessions/summarize` with the turn's last
 //! assistant message (from the event, else from the transcript's tail). Subagents are skipped.
 
 use serde_json::json;

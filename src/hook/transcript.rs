@@ -1,4 +1,4 @@
-//! The transcript rule of spec/hooks.md §3.5, used only when Stop carries no
+//! The transcript rule of docs/spec/hooks.md §3.5, used only when Stop carries no
 //! `last_assistant_message`: the newest main-thread assistant text of the current turn, read
 //! backwards from the end of the transcript (at most its last 16 MiB).
 

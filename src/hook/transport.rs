@@ -1,4 +1,4 @@
-//! Talking to the worker from a hook (spec/hooks.md §2.5): one blocking request per connection on
+//! Talking to the worker from a hook (docs/spec/hooks.md §2.5): one blocking request per connection on
 //! 127.0.0.1, bounded by the run's budget, and the outcome table for ingest events — acknowledged,
 //! spooled, or rejected. Read requests simply fail to `None`.
 

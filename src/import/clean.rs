@@ -1,4 +1,4 @@
-//! Column mapping of spec/storage.md §7.2: every text through the current privacy processing and
+//! Column mapping of docs/spec/storage.md §7.2: every text through the current privacy processing and
 //! the stored-field bounds, JSON arrays repaired, types and concepts normalised, times filled.
 
 use serde_json::Value;

@@ -1,5 +1,5 @@
 //! `memd import-claude-mem`: sessions, prompts, observations and summaries from a claude-mem
-//! database (spec/storage.md §7). The driver reads the source in id order, 1,000 rows at a time,
+//! database (docs/spec/storage.md §7). The driver reads the source in id order, 1,000 rows at a time,
 //! cleans each row ([`clean`]) and hands the chunk to a writer closure — the worker's store writer
 //! (`POST /api/admin/import-claude-mem`) or a direct transaction (CLI without a worker); both run
 //! [`crate::store::import_rows::write_chunk`], so a second run maps everything as done.
@@ -121,7 +121,7 @@ pub struct ImportReport {
 }
 
 impl ImportReport {
-    /// The answer of `POST /api/admin/import-claude-mem` (spec/api.md §6.7) plus per-table detail.
+    /// The answer of `POST /api/admin/import-claude-mem` (docs/spec/api.md §6.7) plus per-table detail.
     pub fn to_json(&self) -> Value {
         let t = [&self.sessions, &self.prompts, &self.observations, &self.summaries];
         json!({

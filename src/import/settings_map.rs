@@ -1,5 +1,5 @@
 //! `--settings`: copy the claude-mem settings that have a memd equivalent into
-//! `<data>/settings.json`, only for keys memd's file does not set yet (spec/storage.md §7.4).
+//! `<data>/settings.json`, only for keys memd's file does not set yet (docs/spec/storage.md §7.4).
 //! Provider keys and ports are never copied.
 
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Reading a claude-mem database, opened read-only (`file:<path>?mode=ro`), whatever its schema
 //! age: each table's columns come from `PRAGMA table_info`; a missing optional column reads as
 //! NULL; `claude_session_id` stands for `content_session_id` and `sdk_session_id` for
-//! `memory_session_id` (spec/storage.md §7.1).
+//! `memory_session_id` (docs/spec/storage.md §7.1).
 
 use std::collections::HashSet;
 use std::path::Path;

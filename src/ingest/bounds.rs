@@ -1,4 +1,4 @@
-//! Stored-field bounds and the second redaction pass over observer output (spec/pipeline.md §14.2).
+//! Stored-field bounds and the second redaction pass over observer output (docs/spec/pipeline.md §14.2).
 
 use crate::observer::types::{ObservationDraft, SummaryDraft};
 use crate::pipeline::limits::bound;

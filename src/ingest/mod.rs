@@ -1,4 +1,4 @@
-//! The one ingest pipeline every capture path goes through (spec/pipeline.md §1–§6):
+//! The one ingest pipeline every capture path goes through (docs/spec/pipeline.md §1–§6):
 //! filters → tag stripping → redaction → limits → a store command. HTTP routes, the spool and the
 //! manual-memory path call these functions, so no path can bypass privacy processing.
 

@@ -1,4 +1,4 @@
-//! Spool ingestion in the worker (spec/hooks.md §4). Hooks that could not reach the worker left
+//! Spool ingestion in the worker (docs/spec/hooks.md §4). Hooks that could not reach the worker left
 //! one JSON line per event in `<data>/spool/<pid>-<ts>.jsonl`; the worker replays them through
 //! the very same route cores as HTTP (`crate::ingress::ingest_routes::*_core`) at start and every
 //! `MEMD_SPOOL_SCAN_MS`, then deletes each file once all its lines are done.

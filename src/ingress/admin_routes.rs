@@ -1,4 +1,4 @@
-//! Maintenance routes: `POST /api/pending/retry` (spec/api.md §6.4), `POST
+//! Maintenance routes: `POST /api/pending/retry` (docs/spec/api.md §6.4), `POST
 //! /api/admin/import-claude-mem` (§6.7) and `POST /api/admin/gc` (memd: `memd gc` while a worker
 //! runs, since only the worker writes the store).
 

@@ -1,4 +1,4 @@
-//! Cross-cutting request checks, in the order of spec/api.md §2.1: Host, Origin, token, readiness,
+//! Cross-cutting request checks, in the order of docs/spec/api.md §2.1: Host, Origin, token, readiness,
 //! body size. Pure predicates first (unit tested), then the axum middleware that applies them.
 
 use std::sync::Arc;

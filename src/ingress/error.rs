@@ -1,4 +1,4 @@
-//! The JSON error answer of every route: `{"error":"<code>","detail":"<one sentence>"}` (spec/api.md §2.2).
+//! The JSON error answer of every route: `{"error":"<code>","detail":"<one sentence>"}` (docs/spec/api.md §2.2).
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};

@@ -1,4 +1,4 @@
-//! The four ingest routes (spec/api.md §3). Each answers 200 only after its rows committed.
+//! The four ingest routes (docs/spec/api.md §3). Each answers 200 only after its rows committed.
 //!
 //! Each route is a thin axum adapter around a plain core fn `(&Services, body, platform) →
 //! Result<Value, ApiError>`; the spool ingester (`crate::ingest::spool`) calls the same cores, so

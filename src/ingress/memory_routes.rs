@@ -1,6 +1,6 @@
-//! Memory management routes (spec/api.md §5): `POST /api/memory/save`, `DELETE
+//! Memory management routes (docs/spec/api.md §5): `POST /api/memory/save`, `DELETE
 //! /api/{observation,summary,prompt}/:id` and `POST /api/forget`. Every write goes through the
-//! store writer; save_memory text passes the privacy pipeline (spec/pipeline.md §17).
+//! store writer; save_memory text passes the privacy pipeline (docs/spec/pipeline.md §17).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -192,7 +192,7 @@ pub struct ForgetBody {
     pub platform_source: Option<String>,
 }
 
-/// Ids as in spec/api.md §4.5, parsed by the retrieval layer's parser (one implementation), at most 500.
+/// Ids as in docs/spec/api.md §4.5, parsed by the retrieval layer's parser (one implementation), at most 500.
 pub fn parse_ids(v: &Value) -> Result<Vec<RecordRef>, ApiError> {
     let ids = crate::retrieval::ids::parse_ids(v).map_err(|e| ApiError::bad_request(e.to_string()))?;
     if ids.len() > MAX_IDS {

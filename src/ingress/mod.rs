@@ -1,4 +1,4 @@
-//! HTTP ingress: axum on hyper, bound to 127.0.0.1 only (spec/api.md).
+//! HTTP ingress: axum on hyper, bound to 127.0.0.1 only (docs/spec/api.md).
 //!
 //! [`AppState`] is shared by every request: the lifecycle phase (503 until the store is open and
 //! while shutting down), the token, and — once ready — the [`Services`] the routes use.

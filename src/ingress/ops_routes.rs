@@ -1,4 +1,4 @@
-//! Operations routes: health, readiness, status, shutdown (spec/api.md §6).
+//! Operations routes: health, readiness, status, shutdown (docs/spec/api.md §6).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;

@@ -1,4 +1,4 @@
-//! Where `platformSource` comes from (spec/api.md §2.5): query, body, then headers.
+//! Where `platformSource` comes from (docs/spec/api.md §2.5): query, body, then headers.
 
 use std::collections::HashMap;
 

@@ -1,4 +1,4 @@
-//! Query-string parameters of the read routes (spec/api.md §4): repeated keys, aliases, ranged
+//! Query-string parameters of the read routes (docs/spec/api.md §4): repeated keys, aliases, ranged
 //! numbers, booleans, lists, times. Every failure is a 400 naming the parameter.
 
 use axum::http::HeaderMap;

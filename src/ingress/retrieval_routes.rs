@@ -1,5 +1,5 @@
 //! Read routes: context injection, semantic context, file context, records by id, projects and
-//! stats (spec/api.md §4.1, §4.2, §4.5–§4.7, §6.1–§6.2). Every read runs on the read-only pool.
+//! stats (docs/spec/api.md §4.1, §4.2, §4.5–§4.7, §6.1–§6.2). Every read runs on the read-only pool.
 
 use std::sync::Arc;
 

@@ -1,4 +1,4 @@
-//! `GET /api/search` and `GET /api/timeline` (spec/api.md §4.3–§4.4): MCP text by default,
+//! `GET /api/search` and `GET /api/timeline` (docs/spec/api.md §4.3–§4.4): MCP text by default,
 //! `format=json` on request. A malformed query is never an error: it finds what its terms find.
 
 use std::sync::Arc;
@@ -103,7 +103,7 @@ pub async fn search(State(app): State<Arc<AppState>>, Query(q): Q, headers: Head
     Ok(text(out))
 }
 
-/// The timeline request of a query string (spec/api.md §4.4).
+/// The timeline request of a query string (docs/spec/api.md §4.4).
 pub(crate) fn timeline_request(p: &Params, headers: &HeaderMap) -> Result<TimelineRequest, ApiError> {
     let anchor = match (p.get(&["anchor"]), p.get(&["query", "q"])) {
         (Some(a), None) => match parse_id(a) {

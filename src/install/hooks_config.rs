@@ -1,4 +1,4 @@
-//! memd's hook registrations (spec/hooks.md §1, §5) as settings-file matcher groups, and the
+//! memd's hook registrations (docs/spec/hooks.md §1, §5) as settings-file matcher groups, and the
 //! ownership rule that tells memd's handlers and MCP entry apart from everyone else's.
 
 use super::json_doc::Doc;

@@ -1,4 +1,4 @@
-//! `memd install` (spec/hooks.md §5): memd's hooks into Claude Code's settings, its MCP server
+//! `memd install` (docs/spec/hooks.md §5): memd's hooks into Claude Code's settings, its MCP server
 //! into `.claude.json`, idempotently and reversibly; or a plugin folder with `--plugin`.
 //!
 //! Files are edited as order-preserving documents ([`json_doc`]), backed up before a change,

@@ -1,4 +1,4 @@
-//! Finding the worker for `memd mcp` and starting it when nothing listens (spec/hooks.md §2.6):
+//! Finding the worker for `memd mcp` and starting it when nothing listens (docs/spec/hooks.md §2.6):
 //! the spawn lock and the detached `memd serve` of [`crate::client::spawn`] (shared with the hook),
 //! readiness polled every 50 ms.
 

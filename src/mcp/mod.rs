@@ -1,4 +1,4 @@
-//! `memd mcp`: a stdio MCP server (spec/retrieval.md §7) built on `rmcp`. It is a client of the
+//! `memd mcp`: a stdio MCP server (docs/spec/retrieval.md §7) built on `rmcp`. It is a client of the
 //! worker's HTTP API ([`link`]), starting the worker when nothing listens ([`autostart`]). Stdout
 //! carries protocol messages only; logs go to stderr and `<data>/logs/mcp.log`. It exits when stdin
 //! closes or its parent process dies.

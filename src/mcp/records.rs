@@ -1,4 +1,4 @@
-//! `get_observations` (spec/retrieval.md §6): rows from `POST /api/observations/batch`, grouped
+//! `get_observations` (docs/spec/retrieval.md §6): rows from `POST /api/observations/batch`, grouped
 //! by kind in the requested order, JSON-string arrays turned into real arrays, absent ids listed.
 
 use serde_json::{Map, Value, json};

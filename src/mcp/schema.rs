@@ -1,5 +1,5 @@
 //! The MCP tool list: names, descriptions (each repeats its workflow step) and input schemas, and
-//! the server instructions (spec/retrieval.md §7, §7.1).
+//! the server instructions (docs/spec/retrieval.md §7, §7.1).
 
 use std::sync::Arc;
 

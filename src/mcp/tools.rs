@@ -1,4 +1,4 @@
-//! Tool calls → worker HTTP calls (spec/retrieval.md §7). Blocking; pure apart from the link.
+//! Tool calls → worker HTTP calls (docs/spec/retrieval.md §7). Blocking; pure apart from the link.
 //! Bad arguments are [`ToolError::InvalidParams`] (JSON-RPC −32602); failures inside a tool are a
 //! one-line text with `is_error`.
 

@@ -1,4 +1,4 @@
-//! Observer modes (`spec/pipeline.md` §18).
+//! Observer modes (`docs/spec/pipeline.md` §18).
 //!
 //! A mode is a JSON document: a name, the ordered observation types (the first one is the default
 //! type and the legend order), the observation concepts, and the prompt texts the observer request

@@ -1,4 +1,4 @@
-//! File evidence (`spec/pipeline.md` §14 item 1): which files a batch of tool
+//! File evidence (`docs/spec/pipeline.md` §14 item 1): which files a batch of tool
 //! events actually read or modified, taken from the tool inputs rather than
 //! from what an observer claims, plus the lexical path normalisation shared by
 //! the extractive observer.

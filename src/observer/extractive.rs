@@ -1,4 +1,4 @@
-//! The extractive observer (`spec/pipeline.md` §16): deterministic
+//! The extractive observer (`docs/spec/pipeline.md` §16): deterministic
 //! observations and summaries built from the tool events alone, used when no
 //! LLM provider is available or usable. Same input → same output (hence the
 //! same content hashes on re-processing).

@@ -1,6 +1,6 @@
 //! Domain types of the observer stage: one recorded tool event as the observer
 //! sees it, and the observation / summary drafts an observer produces before
-//! §14 correction, bounding and storage (`spec/pipeline.md` §8, §10, §14).
+//! §14 correction, bounding and storage (`docs/spec/pipeline.md` §8, §10, §14).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! Excluded-project globs (`spec/pipeline.md` §3.1): `MEMD_EXCLUDED_PROJECTS` compiled to
+//! Excluded-project globs (`docs/spec/pipeline.md` §3.1): `MEMD_EXCLUDED_PROJECTS` compiled to
 //! anchored, case-sensitive regexes tested against the whole cwd and its last component.
 
 use regex::{Regex, RegexBuilder};

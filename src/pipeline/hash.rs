@@ -1,4 +1,4 @@
-//! Observation content hash for dedup (`spec/pipeline.md` §15).
+//! Observation content hash for dedup (`docs/spec/pipeline.md` §15).
 
 use sha2::{Digest, Sha256};
 

@@ -1,4 +1,4 @@
-//! Image stripping over tool JSON (`spec/pipeline.md` §5.2): image content blocks, `data:image`
+//! Image stripping over tool JSON (`docs/spec/pipeline.md` §5.2): image content blocks, `data:image`
 //! URIs inside string leaves, and bare base64 image strings become an `<image_omitted …/>` marker.
 
 use std::borrow::Cow;

@@ -1,4 +1,4 @@
-//! Size limits: the prompt byte cut and char cap (`spec/pipeline.md` §4), field elision (§9),
+//! Size limits: the prompt byte cut and char cap (`docs/spec/pipeline.md` §4), field elision (§9),
 //! oversized `tool_uses` columns (§6.1) and stored-field bounds (§14.2).
 
 use std::borrow::Cow;

@@ -1,6 +1,6 @@
 //! Ingest hygiene shared by the hook, the worker and the store: privacy processing
-//! (`spec/pipeline.md` §5), excluded-project globs (§3.1), size limits (§4, §6.1, §9, §14.2),
-//! the dedup content hash (§15) and the identity functions of `spec/api.md` §2.5–§2.6.
+//! (`docs/spec/pipeline.md` §5), excluded-project globs (§3.1), size limits (§4, §6.1, §9, §14.2),
+//! the dedup content hash (§15) and the identity functions of `docs/spec/api.md` §2.5–§2.6.
 //!
 //! Everything here is pure except [`project::identify`], which reads `.memd-project` and `.git`.
 

@@ -1,4 +1,4 @@
-//! `platformSource` normalisation (`spec/api.md` §2.5).
+//! `platformSource` normalisation (`docs/spec/api.md` §2.5).
 
 const DEFAULT_SOURCE: &str = "claude";
 const MAX_CHARS: usize = 64;

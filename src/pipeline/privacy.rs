@@ -1,4 +1,4 @@
-//! Privacy processing in the order of `spec/pipeline.md` §5.1: images (JSON only) → oversize →
+//! Privacy processing in the order of `docs/spec/pipeline.md` §5.1: images (JSON only) → oversize →
 //! tags → redaction. Top-level strings are trimmed after tag stripping; JSON leaves are not.
 
 use serde_json::Value;

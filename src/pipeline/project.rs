@@ -1,4 +1,4 @@
-//! Project identity (`spec/api.md` §2.6) and project root (`spec/pipeline.md` §2).
+//! Project identity (`docs/spec/api.md` §2.6) and project root (`docs/spec/pipeline.md` §2).
 //!
 //! Paths are handled lexically (`\` as `/`, `~`, `.`/`..` folded, no symlinks); the only I/O is
 //! looking for `.memd-project` and `.git` while walking up from the cwd. No subprocess.

@@ -1,4 +1,4 @@
-//! Secret redaction (`spec/pipeline.md` §5.5), its settings (§5.6) and the oversize rule (§5.3).
+//! Secret redaction (`docs/spec/pipeline.md` §5.5), its settings (§5.6) and the oversize rule (§5.3).
 //!
 //! A [`Redactor`] is built once per settings change; bad settings only produce warnings.
 //! Matched secrets are never logged or returned, only counted per detector name.

@@ -1,4 +1,4 @@
-//! Tag stripping (`spec/pipeline.md` §5.4) and the task-notification check (§4 rule 1).
+//! Tag stripping (`docs/spec/pipeline.md` §5.4) and the task-notification check (§4 rule 1).
 //!
 //! One left-to-right pass: a region opened by a stripped tag runs through its balanced closing
 //! tag of the same name (or to the end of the string, fail-closed). The position of the next `>`

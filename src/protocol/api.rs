@@ -1,4 +1,4 @@
-//! HTTP bodies of the ingest routes (spec/api.md §3): wire types only, no I/O.
+//! HTTP bodies of the ingest routes (docs/spec/api.md §3): wire types only, no I/O.
 //!
 //! Unknown fields are ignored; ill-typed fields fail deserialisation (→ 400). Range checks live in
 //! `validate` so the error names the field.

@@ -1,4 +1,4 @@
-//! The JSON Claude Code writes on a hook's stdin (spec/hooks.md §2.2), read tolerantly: unknown
+//! The JSON Claude Code writes on a hook's stdin (docs/spec/hooks.md §2.2), read tolerantly: unknown
 //! fields are ignored, `null` counts as absent, an optional field of the wrong type is absent.
 //! Only the required fields (`session_id`, a string `cwd`, `tool_name` for `observation`) make
 //! the input malformed.

@@ -1,4 +1,4 @@
-//! Observer replies: the classifier (`spec/pipeline.md` §11) and the tolerant parser (§12).
+//! Observer replies: the classifier (`docs/spec/pipeline.md` §11) and the tolerant parser (§12).
 //!
 //! Why a hand-written scanner instead of quick-xml events: the replies are model output, and the
 //! tolerant rules are exactly the cases a conforming XML reader rejects or reports as errors —

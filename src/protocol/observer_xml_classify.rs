@@ -1,4 +1,4 @@
-//! Reply classifier (`spec/pipeline.md` §11): idle, xml, or prose of a kind (auth, quota,
+//! Reply classifier (`docs/spec/pipeline.md` §11): idle, xml, or prose of a kind (auth, quota,
 //! overflow, plain). Prose is matched on the lowercased, whitespace-collapsed text with the
 //! regexes of §11 ("within n chars" = `[^.]{0,n}`); XML-shaped text is never auth or quota.
 

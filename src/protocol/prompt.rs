@@ -1,4 +1,4 @@
-//! The observer request (`spec/pipeline.md` §8–§9), built from a mode. Pure: no I/O.
+//! The observer request (`docs/spec/pipeline.md` §8–§9), built from a mode. Pure: no I/O.
 //!
 //! * Part A ([`part_a`]) depends on the mode alone — no dates, ids, paths or counts — so it is
 //!   byte-identical across sessions, projects and days and provider prompt caches hit. It goes

@@ -1,5 +1,5 @@
 //! The extractive observer as a provider: deterministic observations from the tool events
-//! themselves (spec/pipeline.md §16), bounded and re-redacted like any observer output.
+//! themselves (docs/spec/pipeline.md §16), bounded and re-redacted like any observer output.
 
 use crate::ingest::bounds::finish_output;
 use crate::observer::extractive;

@@ -1,8 +1,8 @@
-//! Observer backends (DESIGN.md "The observer"): one file per provider, all behind [`Backend`].
+//! Observer backends (docs/design.md "The observer"): one file per provider, all behind [`Backend`].
 //!
 //! Each backend turns an [`LlmRequest`] (Part A as the system text, then user/assistant turns)
 //! into an [`LlmReply`] or a classified [`CallError`]. HTTP statuses map to error kinds before any
-//! text is read (spec/pipeline.md §11): 401/403 auth, 429 quota (with Retry-After), 413 or a
+//! text is read (docs/spec/pipeline.md §11): 401/403 auth, 429 quota (with Retry-After), 413 or a
 //! "context too long" body overflow, 5xx/408/transport/timeout transient. Keys live in
 //! [`crate::config::Secret`] and never reach logs or `Debug` output.
 
@@ -53,7 +53,7 @@ pub struct LlmReply {
     pub output_tokens: i64,
 }
 
-/// Why a call failed, already classified for the breakers (spec/pipeline.md §13).
+/// Why a call failed, already classified for the breakers (docs/spec/pipeline.md §13).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CallError {
     /// Transport error, timeout, 5xx, undecodable answer: retried with backoff.

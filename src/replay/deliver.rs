@@ -52,7 +52,7 @@ pub fn send_http(t: &HttpTarget, call: &Call) -> Answer {
     }
 }
 
-/// Reads a 2xx ingest answer (spec/api.md §3).
+/// Reads a 2xx ingest answer (docs/spec/api.md §3).
 pub fn classify(v: &Value) -> Answer {
     let status = v["status"].as_str().unwrap_or("");
     if status == "duplicate" || v["reason"] == "duplicate" {

@@ -1,5 +1,5 @@
 //! The hook event stream produced from a transcript: one [`HookEvent`] per event Claude Code
-//! would have sent, with the exact hook stdin JSON of spec/hooks.md §3 as its payload.
+//! would have sent, with the exact hook stdin JSON of docs/spec/hooks.md §3 as its payload.
 
 use serde::Serialize;
 use serde_json::Value;

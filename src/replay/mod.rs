@@ -1,4 +1,4 @@
-//! `memd replay`: recorded Claude Code transcripts → the hook event stream of spec/hooks.md §6,
+//! `memd replay`: recorded Claude Code transcripts → the hook event stream of docs/spec/hooks.md §6,
 //! delivered to a worker over HTTP or through `memd hook` processes, with a load report and a
 //! loss check.
 //!

@@ -1,4 +1,4 @@
-//! SessionStart context injection (spec/retrieval.md §1): selection of observations and
+//! SessionStart context injection (docs/spec/retrieval.md §1): selection of observations and
 //! summaries in scope (chain × platform), optional ACT-R ranking, then [`render_context`].
 
 use rusqlite::{Connection, params_from_iter};
@@ -17,7 +17,7 @@ const FULL_OBSERVATIONS: usize = 200;
 const FULL_SUMMARIES: usize = 50;
 const POOL_MAX: usize = 500;
 
-/// One context request (spec/api.md §4.1).
+/// One context request (docs/spec/api.md §4.1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContextRequest {
     /// Project chain, primary last (never empty).

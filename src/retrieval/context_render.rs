@@ -1,4 +1,4 @@
-//! Text of the SessionStart context (spec/retrieval.md §1.3–§1.4): pure rendering of selected
+//! Text of the SessionStart context (docs/spec/retrieval.md §1.3–§1.4): pure rendering of selected
 //! rows, including the UTF-16 size cap (oldest timeline rows dropped first, then the last-summary
 //! block shortened, dropped, and finally the text cut).
 
@@ -15,7 +15,7 @@ const DETAIL_MAX: usize = 1_000;
 const SUMMARY_FIELD_MAX: usize = 1_000;
 const SUMMARY_FIELD_SHORT: usize = 300;
 
-/// Presentation settings (spec/retrieval.md §9).
+/// Presentation settings (docs/spec/retrieval.md §9).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RenderOptions {
     pub full_count: usize,

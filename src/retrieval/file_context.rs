@@ -1,4 +1,4 @@
-//! Observations of a file (spec/retrieval.md §3, spec/api.md §4.6): lookup through the
+//! Observations of a file (docs/spec/retrieval.md §3, docs/spec/api.md §4.6): lookup through the
 //! `observation_files` index, and the file-context block injected on a Read.
 //!
 //! With vectors, when more rows qualify than the block keeps, the spec's score order is fused by

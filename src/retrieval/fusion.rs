@@ -1,4 +1,4 @@
-//! Hybrid ranking (spec/retrieval.md §4.5): keyword and vector candidates fused by reciprocal-rank
+//! Hybrid ranking (docs/spec/retrieval.md §4.5): keyword and vector candidates fused by reciprocal-rank
 //! fusion, Σ 1/(60 + rank) over the lists a row appears in. Vector-only rows are admitted when they
 //! pass the SQL filters; ties go to the better keyword rank, then the newer row, then the kind order.
 

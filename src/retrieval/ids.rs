@@ -1,4 +1,4 @@
-//! Record ids in every accepted form (spec/retrieval.md §0): `123`, `"123"`, `"#123"`, `"S12"`,
+//! Record ids in every accepted form (docs/spec/retrieval.md §0): `123`, `"123"`, `"#123"`, `"S12"`,
 //! `"#S12"`, `"P7"`, `"#P7"`; and fetching records by id within a scope.
 
 use std::collections::HashMap;

@@ -1,4 +1,4 @@
-//! Retrieval: how stored memories reach the agent (spec/retrieval.md). Every surface is one
+//! Retrieval: how stored memories reach the agent (docs/spec/retrieval.md). Every surface is one
 //! function over a read-only `&Connection`, used alike by the HTTP routes, the MCP server and the
 //! CLI. Reads never write.
 //!

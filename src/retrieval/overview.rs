@@ -1,4 +1,4 @@
-//! Project list and database figures (spec/api.md §6.1–§6.2).
+//! Project list and database figures (docs/spec/api.md §6.1–§6.2).
 
 use rusqlite::Connection;
 use serde_json::{Map, Value, json};

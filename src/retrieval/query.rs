@@ -1,4 +1,4 @@
-//! User query parsing (spec/retrieval.md §4.2–§4.4). The user's text never reaches FTS5 as
+//! User query parsing (docs/spec/retrieval.md §4.2–§4.4). The user's text never reaches FTS5 as
 //! syntax: it is split into terms here and every term is emitted as a quoted FTS5 string
 //! literal, so `foo AND (` or `"unbalanced` can never raise an FTS5 syntax error.
 

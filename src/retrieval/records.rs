@@ -1,5 +1,5 @@
 //! The three record kinds as retrieval reads them (observation, summary, prompt): column lists,
-//! row mapping, read-token estimates, and the claude-mem-compatible JSON rows of spec/api.md §2.7
+//! row mapping, read-token estimates, and the claude-mem-compatible JSON rows of docs/spec/api.md §2.7
 //! (array columns stay JSON-encoded strings).
 
 use rusqlite::Row as SqlRow;
@@ -89,7 +89,7 @@ impl Observation {
         read_tokens_of_chars(text(&self.title) + text(&self.subtitle) + text(&self.narrative) + facts)
     }
 
-    /// The row of spec/api.md §2.7 plus memd's provenance columns.
+    /// The row of docs/spec/api.md §2.7 plus memd's provenance columns.
     pub fn to_json(&self) -> Value {
         json!({
             "id": self.id, "memory_session_id": self.memory_session_id, "project": self.project,

@@ -1,4 +1,4 @@
-//! ACT-R reinforcement ranking of context candidates (spec/retrieval.md §1.2).
+//! ACT-R reinforcement ranking of context candidates (docs/spec/retrieval.md §1.2).
 //!
 //! `score = ln(1 + age_c^(−d) + ALPHA · Σ_r age_r^(−d))`, d = 0.5, ages in whole days (≥ 1).
 //! The newest ceil(N/4) candidates are kept by recency; the rest of the N slots go by score.

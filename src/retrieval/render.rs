@@ -1,5 +1,5 @@
 //! Rendering helpers shared by context injection, file context, the search index and the
-//! timeline (spec/retrieval.md §0): titles, token estimates, thousands separators, UTF-16 length,
+//! timeline (docs/spec/retrieval.md §0): titles, token estimates, thousands separators, UTF-16 length,
 //! and the day-grouped row list with ditto marks. One implementation for every surface.
 
 use super::zone::{Zone, day_heading, row_time};

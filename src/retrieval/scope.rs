@@ -1,4 +1,4 @@
-//! Scope of a read (spec/retrieval.md §0): a project chain matched against `project` or
+//! Scope of a read (docs/spec/retrieval.md §0): a project chain matched against `project` or
 //! `merged_into_project`, and an optional platform source (rows without one count as `claude`).
 //! Builds SQL conditions with positional parameters; user text only ever travels as a parameter.
 

@@ -1,4 +1,4 @@
-//! Search execution (spec/retrieval.md §4): per kind, records matching all terms first (bm25),
+//! Search execution (docs/spec/retrieval.md §4): per kind, records matching all terms first (bm25),
 //! then the natural-mode fill (stopwords dropped, stems as prefixes, OR-ed); kinds interleave by
 //! rank within a tier (no vectors yet); `orderBy` date re-sorts the matched set; paging last.
 
@@ -40,7 +40,7 @@ impl Order {
     }
 }
 
-/// A search request (spec/retrieval.md §4.1), already validated.
+/// A search request (docs/spec/retrieval.md §4.1), already validated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchRequest {
     /// The query text (empty → filter-only listing).

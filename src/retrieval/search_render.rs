@@ -1,4 +1,4 @@
-//! The answers of a search (spec/retrieval.md §4.6, spec/api.md §4.3): the compact text index
+//! The answers of a search (docs/spec/retrieval.md §4.6, docs/spec/api.md §4.3): the compact text index
 //! (`#<id>`, `#S<id>`, `#P<id>`, read-token estimates) and the claude-mem-compatible JSON.
 
 use serde_json::{Value, json};

@@ -1,4 +1,4 @@
-//! Keyword candidate queries of one record kind (spec/retrieval.md §4.3): the FTS5 match (word
+//! Keyword candidate queries of one record kind (docs/spec/retrieval.md §4.3): the FTS5 match (word
 //! and/or trigram index, intersected on rowid), LIKE for short CJK terms, and every filter as SQL
 //! conditions of the same query, so ranks are within the filtered set. Speed at 100,000 rows: an
 //! unfiltered match is ranked and counted inside FTS5; a filtered one joins the covering filter

@@ -1,4 +1,4 @@
-//! UserPromptSubmit related-work text (spec/retrieval.md §2, spec/api.md §4.2): natural-mode
+//! UserPromptSubmit related-work text (docs/spec/retrieval.md §2, docs/spec/api.md §4.2): natural-mode
 //! keyword search over observations (vectors join later), leaving out the current session.
 
 use rusqlite::{Connection, OptionalExtension};

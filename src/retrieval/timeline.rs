@@ -1,4 +1,4 @@
-//! Timeline around an anchor (spec/retrieval.md §5): observations, summaries and prompts in
+//! Timeline around an anchor (docs/spec/retrieval.md §5): observations, summaries and prompts in
 //! scope, ascending by time (same instant: prompt, observation, summary, then id); the window is
 //! `depth_before` items, the anchor, `depth_after` items.
 

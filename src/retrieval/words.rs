@@ -1,4 +1,4 @@
-//! Word lists and word forms for natural-mode search (spec/retrieval.md §4.4): the English
+//! Word lists and word forms for natural-mode search (docs/spec/retrieval.md §4.4): the English
 //! stopword list (kept in this one place) and a light suffix-stripping stemmer whose stems are
 //! matched as prefixes (`retrying` → `retry*` and `retri*`, so `retries` is found too).
 

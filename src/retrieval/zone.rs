@@ -1,4 +1,4 @@
-//! Time zones and the time formats of retrieval texts (spec/retrieval.md §0).
+//! Time zones and the time formats of retrieval texts (docs/spec/retrieval.md §0).
 //!
 //! Renderers take a [`Zone`] as a parameter so tests are deterministic (`Zone::Utc`); the worker
 //! uses `Zone::Local` (the tz database through `localtime_r`). Formats: header

@@ -1,5 +1,5 @@
 //! `store_batch`: observations (with dedup and reinforcement), summary, provenance, token usage and
-//! the deletion of the batch's pending rows, all in one transaction (spec/pipeline.md §14–§15).
+//! the deletion of the batch's pending rows, all in one transaction (docs/spec/pipeline.md §14–§15).
 
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -150,7 +150,7 @@ pub fn record_usage(conn: &Connection, d: &UsageDelta, now: i64) -> Result<(), S
     Ok(())
 }
 
-/// Budget tokens spent today by the observer providers (spec/storage.md `token_usage`: not
+/// Budget tokens spent today by the observer providers (docs/spec/storage.md `token_usage`: not
 /// `extractive`, not the local `embeddings`).
 pub fn tokens_today(conn: &Connection, now: i64) -> Result<i64, StoreError> {
     Ok(conn.query_row(

@@ -1,4 +1,4 @@
-//! `forget`: deleting observations, summaries and prompts (spec/api.md §5.2–§5.3, storage §5).
+//! `forget`: deleting observations, summaries and prompts (docs/spec/api.md §5.2–§5.3, storage §5).
 //!
 //! An observation gets a `tombstones` row (its `(memory_session_id, content_hash)`) before it is
 //! deleted, so neither re-processing nor an import brings it back. Triggers remove the full-text
@@ -8,7 +8,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::StoreError;
 
-/// Which table a record id belongs to (`123`, `S12`, `P7` in spec/retrieval.md §0).
+/// Which table a record id belongs to (`123`, `S12`, `P7` in docs/spec/retrieval.md §0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RecordKind {
     Observation,

@@ -1,5 +1,5 @@
 //! `import_chunk`: one transaction per ≤ 1,000 claude-mem rows, with their `import_map` rows
-//! (spec/storage.md §7). Rows arrive already cleaned (privacy, bounds); this decides what is
+//! (docs/spec/storage.md §7). Rows arrive already cleaned (privacy, bounds); this decides what is
 //! new, what was mapped before, and what is a duplicate or tombstoned (skipped, never reinforced).
 
 use std::collections::HashMap;

@@ -1,4 +1,4 @@
-//! `save_memory`: an explicit note stored at once, no observer (spec/pipeline.md §17, storage §5).
+//! `save_memory`: an explicit note stored at once, no observer (docs/spec/pipeline.md §17, storage §5).
 //! Gets or creates the project's manual session, then inserts the observation or reinforces the
 //! existing one with the same content hash.
 

@@ -1,4 +1,4 @@
-//! Append-only schema migrations, versioned by `PRAGMA user_version` (spec/storage.md §2).
+//! Append-only schema migrations, versioned by `PRAGMA user_version` (docs/spec/storage.md §2).
 //!
 //! Migration *n* moves version *n−1* to *n* inside its own transaction. A database whose version is
 //! higher than [`MIGRATIONS`] knows was written by a newer memd and is opened read-only by the caller.

@@ -1,4 +1,4 @@
-//! The embedded SQLite store (spec/storage.md).
+//! The embedded SQLite store (docs/spec/storage.md).
 //!
 //! [`Store`] bundles the single writer (group commit on its own thread, owned by the StoreActor)
 //! and the read pool. Table families live in their own files as plain functions over a

@@ -1,4 +1,4 @@
-//! Opening connections with the pragmas of spec/storage.md §1: one writer, many read-only readers.
+//! Opening connections with the pragmas of docs/spec/storage.md §1: one writer, many read-only readers.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

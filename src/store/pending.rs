@@ -5,7 +5,7 @@ use rusqlite::{Connection, params};
 use super::StoreError;
 use crate::observer::types::ToolEvent;
 
-/// Batch bounds (spec/pipeline.md §7).
+/// Batch bounds (docs/spec/pipeline.md §7).
 #[derive(Debug, Clone, Copy)]
 pub struct BatchLimits {
     pub max_events: usize,

@@ -6,7 +6,7 @@ use super::StoreError;
 use super::sessions::{SessionSeed, touch};
 use crate::clock::iso;
 
-/// Duplicate window for the same normalised prompt text (spec/pipeline.md §4 step 6).
+/// Duplicate window for the same normalised prompt text (docs/spec/pipeline.md §4 step 6).
 pub const DUPLICATE_WINDOW_MS: i64 = 10_000;
 
 #[derive(Debug, Clone)]

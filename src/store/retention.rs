@@ -1,4 +1,4 @@
-//! Retention (spec/storage.md §6): rules applied in chunks of ≤ 1,000 rows per transaction,
+//! Retention (docs/spec/storage.md §6): rules applied in chunks of ≤ 1,000 rows per transaction,
 //! a dry run that only counts, and the closing incremental vacuum. `memd gc` and the worker's
 //! periodic run use the same functions.
 

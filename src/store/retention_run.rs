@@ -1,6 +1,6 @@
 //! Retention as the worker runs it: rule chunks of ≤ 1,000 rows, each its own store command (so
 //! ingest latency stays bounded), then the incremental vacuum. Used by `POST /api/admin/gc` and by
-//! the schedule of spec/storage.md §6 (5 minutes after start, then every 24 h).
+//! the schedule of docs/spec/storage.md §6 (5 minutes after start, then every 24 h).
 
 use std::time::Duration;
 

@@ -1,5 +1,5 @@
 //! `POST /api/pending/retry`: `failed` pending rows back to `pending` with their attempts reset, and
-//! their sessions out of `failed` (spec/api.md §6.4).
+//! their sessions out of `failed` (docs/spec/api.md §6.4).
 
 use rusqlite::{Connection, params_from_iter};
 

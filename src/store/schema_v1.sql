@@ -1,4 +1,4 @@
--- memd schema version 1 (spec/storage.md §3–§4). Append-only: later changes are new migrations.
+-- memd schema version 1 (docs/spec/storage.md §3–§4). Append-only: later changes are new migrations.
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 
 CREATE TABLE sdk_sessions (

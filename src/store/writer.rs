@@ -1,4 +1,4 @@
-//! The single writer thread: group commit (spec/storage.md §1.2).
+//! The single writer thread: group commit (docs/spec/storage.md §1.2).
 //!
 //! Jobs arrive on a bounded channel. The thread takes the first, waits up to the group-commit window
 //! for more (≤ 256), runs them in one `BEGIN IMMEDIATE … COMMIT`, each inside its own `SAVEPOINT`

@@ -1,5 +1,5 @@
 //! A thin client of a Chroma server's HTTP API v2 (chromadb 1.x): one collection per data
-//! directory, memd supplies every embedding (spec/retrieval.md §8.3).
+//! directory, memd supplies every embedding (docs/spec/retrieval.md §8.3).
 
 use std::sync::Mutex;
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! The document layout of spec/retrieval.md §8.2: what is embedded for each stored row, under
+//! The document layout of docs/spec/retrieval.md §8.2: what is embedded for each stored row, under
 //! which id, with which metadata. Shared by the embedded index and the Chroma mirror.
 
 use rusqlite::{Connection, params_from_iter};

@@ -1,4 +1,4 @@
-//! The embedded vector store: `vectors` (the durable f32 copy, spec/storage.md §3.10) and the
+//! The embedded vector store: `vectors` (the durable f32 copy, docs/spec/storage.md §3.10) and the
 //! sqlite-vec virtual table `vectors_bin` — the sign bit of each of the 384 dimensions (48 bytes a
 //! document) with the scope columns as vec0 metadata — written in the same transaction. Queries
 //! ([`super::nearest`]) take the Hamming-nearest candidates from `vectors_bin` and re-rank them by

@@ -1,4 +1,4 @@
-//! One step of the Chroma mirror (spec/retrieval.md §8.3): `delete_pending` rows first, then
+//! One step of the Chroma mirror (docs/spec/retrieval.md §8.3): `delete_pending` rows first, then
 //! `pending`/`failed` rows, then rows above the Chroma watermarks in id order. The vectors come from
 //! the embedded store (`vectors`), so nothing is embedded twice; the mirror never passes the
 //! embedded store's watermark. Upserts are idempotent by document id, and the watermark advances only

@@ -1,4 +1,4 @@
-//! Semantic memory (DESIGN.md "Vectors", spec/retrieval.md §8): in-process embeddings, the
+//! Semantic memory (docs/design.md "Vectors", docs/spec/retrieval.md §8): in-process embeddings, the
 //! embedded sqlite-vec index, the document layout shared with Chroma, and model installation.
 //!
 //! | file | what it holds |

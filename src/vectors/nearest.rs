@@ -1,4 +1,4 @@
-//! Nearest-neighbour queries over the embedded store (spec/retrieval.md §4.5, §8).
+//! Nearest-neighbour queries over the embedded store (docs/spec/retrieval.md §4.5, §8).
 //!
 //! With sqlite-vec: the `k = limit × OVERSAMPLE` Hamming-nearest documents of the query's sign bits
 //! are taken from `vectors_bin`, the scope applied inside the scan as vec0 metadata constraints; they
@@ -60,7 +60,7 @@ impl VectorScope {
     }
 
     /// Adds to a project scope the projects whose rows were merged into one of its projects
-    /// (`merged_into_project`, spec/retrieval.md §0): documents carry their row's own project, so the
+    /// (`merged_into_project`, docs/spec/retrieval.md §0): documents carry their row's own project, so the
     /// scope must name the merged-away projects too. The exact check (project or
     /// merged_into_project in the chain) runs on the rows afterwards, in SQL.
     pub fn with_merged_projects(mut self, conn: &Connection) -> Result<Self, StoreError> {

@@ -9,7 +9,7 @@ use super::nearest::{Neighbour, QueryPath, VectorScope, nearest};
 use super::service::EmbedService;
 use crate::store::Store;
 
-/// The vector part of a search is abandoned after this (spec/retrieval.md §4.5).
+/// The vector part of a search is abandoned after this (docs/spec/retrieval.md §4.5).
 pub const QUERY_BUDGET: Duration = Duration::from_millis(800);
 /// Documents asked of the store per query.
 pub const NEAREST: usize = 100;

@@ -1,4 +1,4 @@
-//! Vector settings (spec/retrieval.md §8.1), resolved from the raw settings once at start.
+//! Vector settings (docs/spec/retrieval.md §8.1), resolved from the raw settings once at start.
 
 use std::path::{Path, PathBuf};
 

@@ -1,4 +1,4 @@
-//! The `vectors` and `chroma` parts of `GET /api/status` (spec/api.md §6.3), plus the warnings
+//! The `vectors` and `chroma` parts of `GET /api/status` (docs/spec/api.md §6.3), plus the warnings
 //! they add (no model, sqlite-vec not loaded) — each said once there.
 
 use serde_json::{Value, json};

@@ -1,4 +1,4 @@
-//! One step of the embedded-store sync (spec/retrieval.md §8.3, storage §3.10), as plain async
+//! One step of the embedded-store sync (docs/spec/retrieval.md §8.3, storage §3.10), as plain async
 //! functions over the store and the embedder: sqlite-vec garbage, then `pending`/`failed` rows,
 //! then rows above the watermarks in id order. Each step commits its vectors together with the
 //! watermark (or the cleared exception), so a crash repeats at most one step's embedding work and
@@ -74,7 +74,7 @@ async fn embed_docs(embed: &Arc<EmbedService>, docs: Vec<Document>) -> Result<Ve
     Ok(out)
 }
 
-/// Adds embedding work to today's `token_usage` as provider `embeddings` (spec/storage.md §3.9).
+/// Adds embedding work to today's `token_usage` as provider `embeddings` (docs/spec/storage.md §3.9).
 fn record_embeddings(c: &rusqlite::Connection, u: Usage, now: i64) -> Result<(), crate::store::StoreError> {
     if u.calls == 0 {
         return Ok(());

@@ -1,4 +1,4 @@
-//! Sync bookkeeping of spec/storage.md §3.10: per-target watermarks, per-row exceptions
+//! Sync bookkeeping of docs/spec/storage.md §3.10: per-target watermarks, per-row exceptions
 //! (`vector_sync`), the embedding model in use, and backfill progress. Plain functions over a
 //! connection; the VectorSync and ChromaSync actors run them through the store.
 

@@ -1,4 +1,4 @@
-//! Builds a claude-mem database (schema of spec/storage.md §7: current columns, or the old
+//! Builds a claude-mem database (schema of docs/spec/storage.md §7: current columns, or the old
 //! `claude_session_id` / `sdk_session_id` variant) for import tests and the import benchmark.
 #![allow(dead_code)]
 

@@ -1,5 +1,5 @@
 //! Helpers for the hook tests: run `memd hook claude-code <handler>` as a real process with a
-//! payload on stdin, and the payloads of spec/hooks.md §3.
+//! payload on stdin, and the payloads of docs/spec/hooks.md §3.
 #![allow(dead_code)]
 
 use std::io::Write;

@@ -1,4 +1,4 @@
-//! Lexical path normalisation for file evidence (`spec/pipeline.md` §14
+//! Lexical path normalisation for file evidence (`docs/spec/pipeline.md` §14
 //! item 1): `\` → `/`, relative paths joined to a base directory, `.`/`..`
 //! folded without touching the filesystem, and paths under the project root
 //! made relative to it. Windows drive roots (`C:/…`) are absolute too; the

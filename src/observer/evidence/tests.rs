@@ -1,5 +1,5 @@
 //! Unit tests of file evidence: conformance cases F1, F2, F3, F5, F6
-//! (`spec/pipeline.md` §20) plus normalisation and patch-header edge cases.
+//! (`docs/spec/pipeline.md` §20) plus normalisation and patch-header edge cases.
 
 use serde_json::{Value, json};
 

@@ -1,4 +1,4 @@
-//! Text helpers of the extractive observer (`spec/pipeline.md` §16): the
+//! Text helpers of the extractive observer (`docs/spec/pipeline.md` §16): the
 //! `<arg>` shown for a tool call, MCP display names, error and output lines,
 //! the per-event facts of write tools, the first paragraph of a message, and
 //! char-based truncation with a trailing `…`.

@@ -1,5 +1,5 @@
 //! Unit tests of the extractive observer: conformance cases E1, E2
-//! (`spec/pipeline.md` §20) plus the §16 table details.
+//! (`docs/spec/pipeline.md` §20) plus the §16 table details.
 
 use serde_json::{Value, json};
 

@@ -1,6 +1,6 @@
 //! Unit tests of the extractive observer, part 2: write-group facts and
 //! types, fact bounds, mode mapping and the extractive summary
-//! (`spec/pipeline.md` §16).
+//! (`docs/spec/pipeline.md` §16).
 
 use serde_json::json;
 

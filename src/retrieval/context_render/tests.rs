@@ -1,4 +1,4 @@
-//! Exact text of spec/retrieval.md §1.5 and the conformance cases K3, K9, K10.
+//! Exact text of docs/spec/retrieval.md §1.5 and the conformance cases K3, K9, K10.
 
 use super::*;
 use crate::modes::load_mode;

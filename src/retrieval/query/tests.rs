@@ -1,4 +1,4 @@
-//! Query parsing: conformance cases Q1–Q4 of spec/retrieval.md §10 and malformed input.
+//! Query parsing: conformance cases Q1–Q4 of docs/spec/retrieval.md §10 and malformed input.
 
 use super::*;
 
