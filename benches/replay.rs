@@ -6,8 +6,8 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use memd::observer::xml::parse_reply;
 use memd::pipeline::redact::{RedactConfig, Redactor};
-use memd::protocol::observer_xml::parse_reply;
 use memd::replay::convert::convert;
 use memd::replay::transcript::{is_subagent_file, parse_records};
 

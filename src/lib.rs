@@ -1,33 +1,39 @@
 //! memd — a memory daemon for AI coding agents.
 //!
-//! Layout map (one concern per file; see `docs/design.md`):
+//! Layout map (one concern per file; the design is `docs/design.md`, the contracts `docs/spec/`).
+//! Dependencies point down the table's groups: adapters call the worker's rooms, the rooms call
+//! the domain, the domain calls nothing above it.
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | [`config`] | every `MEMD_*` setting with its default, loaded once from settings.json + env |
+//! | **adapters** | |
+//! | [`cli`] | one file per subcommand; `main.rs` only dispatches; `anyhow` lives here |
+//! | [`server`] | `memd serve`: start-up, [`server::serve`] on a given listener, graceful shutdown |
+//! | [`ingress`] | the HTTP leaf: axum routes, request checks (Host/Origin/token/size), typed errors → HTTP |
+//! | [`hook`] | `memd hook claude-code <handler>`: the thin blocking hook process, spool writer (also on SIGTERM) |
+//! | [`mcp`] | `memd mcp`: the stdio MCP server, a client of the worker's HTTP API; reads the database when no worker runs |
+//! | [`install`] | `memd install`: hooks and MCP entry in Claude Code's settings (order-preserving edits), plugin folder |
+//! | [`replay`] | transcripts → hook event stream, load replay against a worker, report and loss check |
+//! | **the worker's rooms** | |
+//! | [`worker`] | the worker's state (phase, token, counters) and services; memory and maintenance use-cases |
+//! | [`ingest`] | the ingest pipeline and its four commands (`init`, `observations`, `summarize`, `complete`), the spool ingester |
+//! | [`status`] | the typed `GET /api/status` document, built from the worker, read back by the CLI |
+//! | [`actors`] | the supervised actor tree: root, store, provider, session manager, sessions, reaper, vector and Chroma sync |
+//! | [`retrieval`] | the read side: context injection, file context, search, timeline, records, request parameters |
+//! | [`vectors`] | embeddings (candle, all-MiniLM-L6-v2), the binary sqlite-vec index + exact re-rank, documents, Chroma, model install |
+//! | [`import`] | `memd import-claude-mem`: reading, cleaning and chunking a claude-mem database |
+//! | **domain and infrastructure** | |
+//! | [`observer`] | prompt, XML reply parser, batch job state machine, output bounds, file evidence, the extractive observer |
+//! | [`providers`] | observer transports: anthropic, openai, gemini, the `claude` CLI subprocess, extractive |
+//! | [`modes`] | observer modes (`modes/*.json`), lookup and deep merge |
+//! | [`store`] | SQLite: migrations, group-commit writer thread, read pool, one file per table family |
+//! | [`pipeline`] | pure privacy and hygiene rules: tags, redaction, images, globs, limits, hashing, project identity |
+//! | [`protocol`] | wire types: HTTP bodies, the ingest route paths, the hook's stdin |
+//! | [`client`] | a blocking loopback HTTP client, worker discovery, worker auto-start (hook, MCP, CLI, tests) |
+//! | [`config`] | the settings table (key, default, kind, doc) and the one rule per kind every process reads by |
 //! | [`data_dir`] | `<data>` layout, permissions, the worker lock, PID file, API token |
 //! | [`logging`] | tracing to stderr and a rotating file in `<data>/logs/` |
 //! | [`clock`] | epoch milliseconds, ISO-8601 and UTC day formatting |
-//! | [`server`] | `memd serve`: start-up, lifetime, graceful shutdown |
-//! | [`ingress`] | axum routes, request checks (Host/Origin/token/size), error mapping |
-//! | [`status`] | the `GET /api/status` document |
-//! | [`actors`] | the supervised actor tree: root, store, provider, session manager, sessions, reaper |
-//! | [`store`] | SQLite: migrations, group-commit writer thread, read pool, one file per table family |
-//! | [`ingest`] | the single ingest pipeline: filters → privacy → limits → store commands |
-//! | [`pipeline`] | pure privacy and hygiene rules: tags, redaction, images, globs, limits, hashing, project identity |
-//! | [`observer`] | observer domain types, file evidence, the extractive (no-LLM) observer |
-//! | [`modes`] | observer modes (`modes/*.json`), lookup and deep merge |
-//! | [`providers`] | observer backends: anthropic, openai, gemini, claude-cli subprocess, extractive |
-//! | [`protocol`] | wire types: HTTP bodies, observer XML parser and classifier, observer prompt builder |
-//! | [`retrieval`] | context injection, file context, search, timeline, records by id: the read side |
-//! | [`replay`] | transcripts → hook event stream, load replay against a worker, report and loss check |
-//! | [`client`] | a blocking loopback HTTP client, worker discovery, and worker auto-start (hook, MCP, CLI, tests) |
-//! | [`import`] | `memd import-claude-mem`: reading, cleaning and chunking a claude-mem database |
-//! | [`mcp`] | `memd mcp`: the stdio MCP server, a client of the worker's HTTP API |
-//! | [`hook`] | `memd hook claude-code <handler>`: the thin, blocking hook process, spool writer (also on SIGTERM) |
-//! | [`install`] | `memd install`: hooks and MCP entry in Claude Code's settings (order-preserving edits), plugin folder |
-//! | [`vectors`] | embeddings (candle, all-MiniLM-L6-v2), the binary sqlite-vec index + exact re-rank, documents, model install |
-//! | [`cli`] | one file per subcommand; `main.rs` only dispatches |
 
 pub mod actors;
 pub mod cli;
@@ -53,3 +59,4 @@ pub mod server;
 pub mod status;
 pub mod store;
 pub mod vectors;
+pub mod worker;

@@ -1,15 +1,20 @@
 //! `memd serve`: start-up, the lifetime of the worker, and graceful shutdown.
 //!
 //! Start: token → listener (health answers at once; other routes 503 `initializing`) → PID file →
-//! store open + migrations → actor tree → ready. Shutdown (SIGTERM, SIGINT, or
-//! `POST /api/admin/shutdown`): stop accepting, finish in-flight requests, stop the actors (pending
-//! rows stay for the next start), commit the write queue, checkpoint the WAL, remove the PID file.
+//! store open + migrations → actor tree → ready. Shutdown (SIGTERM, SIGINT,
+//! `POST /api/admin/shutdown`, or the caller's token): stop accepting, finish in-flight requests,
+//! stop the actors (pending rows stay for the next start), commit the write queue, checkpoint the
+//! WAL, remove the PID file.
+//!
+//! [`run`] binds the configured port and shuts down on a signal; [`serve`] is the seam under it:
+//! a listener the caller bound, and a token the caller cancels (in-process tests use it).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ractor::Actor;
 use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
 
 use crate::actors::Handles;
 use crate::actors::provider::ObserverSetup;
@@ -18,10 +23,11 @@ use crate::actors::root::{RootArgs, RootSupervisor};
 use crate::actors::session::SessionContext;
 use crate::actors::session_manager::ManagerMsg;
 use crate::clock::now_ms;
+use crate::config::EmbeddingsMode;
 use crate::config::Settings;
 use crate::data_dir::{DataDir, DataDirError, WorkerLock};
-use crate::ingest::Ingest;
-use crate::ingress::{AppState, Phase, Services, router};
+use crate::ingest::{IngestService, Pipeline};
+use crate::ingress::router;
 use crate::modes::{load_mode, mode_search_dirs};
 use crate::pipeline::glob::ExcludedProjects;
 use crate::pipeline::privacy::Privacy;
@@ -32,7 +38,7 @@ use crate::store::{Store, StoreError, StoreOptions};
 use crate::vectors::chroma::ChromaClient;
 use crate::vectors::runtime::VectorRuntime;
 use crate::vectors::service::EmbedService;
-use crate::vectors::settings::EmbeddingsMode;
+use crate::worker::{Phase, Services, WorkerState};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
@@ -48,17 +54,26 @@ pub enum ServeError {
 
 const SHUTDOWN_BUDGET: Duration = Duration::from_secs(10);
 
-/// Runs the worker until shutdown. The caller holds the data-dir lock for the whole call.
+/// Runs the worker on the configured port until a signal or `POST /api/admin/shutdown`. The
+/// caller holds the data-dir lock for the whole call.
 pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result<(), ServeError> {
+    let port = settings.port;
+    let listener = TcpListener::bind(("127.0.0.1", port))
+        .await
+        .map_err(|source| ServeError::Bind { port, source })?;
+    let shutdown = CancellationToken::new();
+    let signals = tokio::spawn(wait_for_signal(shutdown.clone()));
+    let out = serve(listener, settings, dir, shutdown).await;
+    signals.abort();
+    out
+}
+
+/// Serves on `listener` until `shutdown` is cancelled (or `POST /api/admin/shutdown`), then shuts
+/// down gracefully. The caller holds the data-dir lock (or owns the data dir, in tests).
+pub async fn serve(listener: TcpListener, settings: Settings, dir: DataDir, shutdown: CancellationToken) -> Result<(), ServeError> {
     let begun = Instant::now();
     let started_epoch = now_ms();
     let token = dir.ensure_token()?;
-    let listener = TcpListener::bind(("127.0.0.1", settings.port))
-        .await
-        .map_err(|source| ServeError::Bind {
-            port: settings.port,
-            source,
-        })?;
     let port = listener
         .local_addr()
         .map_err(|source| ServeError::Bind {
@@ -69,9 +84,10 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
     let stale_pid = dir.write_pid(port, started_epoch)?;
     // A hook that started us may have died before seeing readiness: its spawn lock ends here.
     let _ = std::fs::remove_file(dir.root.join(crate::client::spawn::SPAWN_LOCK));
-    let app = Arc::new(AppState::new(token.clone(), started_epoch));
+    let mut app = WorkerState::new(token.clone(), started_epoch);
+    app.shutdown = shutdown.clone();
+    let app = Arc::new(app);
     app.port.store(port, std::sync::atomic::Ordering::Relaxed);
-    let shutdown = app.shutdown.clone();
     let server = tokio::spawn(
         axum::serve(listener, router(app.clone()))
             .with_graceful_shutdown(shutdown.clone().cancelled_owned())
@@ -83,7 +99,7 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
         readers: settings.db_readers,
         queue_max: settings.store_queue_max,
         group_commit: Duration::from_millis(settings.group_commit_ms),
-        arrivals: app.arrivals.clone(),
+        arrivals: app.counters.arrivals.clone(),
     };
     // sqlite-vec must be registered before the store opens its connections.
     let extension = settings.vectors.mode == EmbeddingsMode::Local && crate::vectors::index::register_extension();
@@ -105,7 +121,7 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
     settings.warnings.extend(warnings);
     let privacy = Arc::new(Privacy::new(redactor));
     let home = settings.home.clone();
-    let ingest = Arc::new(Ingest {
+    let pipeline = Arc::new(Pipeline {
         privacy: privacy.clone(),
         excluded: ExcludedProjects::new(&settings.excluded_projects, home.as_deref().and_then(|h| h.to_str())),
         skip_tools: settings.skip_tools.clone(),
@@ -156,22 +172,28 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result
     let spool_scan_ms = settings.spool_scan_ms;
     let retention_rules = settings.retention;
     let settings = Arc::new(settings);
-    let _ = app.services.set(Services {
+    let ingest = Arc::new(IngestService::new(pipeline, store.clone(), registry.clone(), handles.clone()));
+    app.ready(Services {
         mode,
         store: store.clone(),
         handles: handles.clone(),
         registry,
-        ingest,
+        ingest: ingest.clone(),
         settings,
         vectors,
     });
-    app.set_phase(Phase::Ready);
     dir.ensure_subdir(&dir.spool())?;
     let retention_task = crate::store::retention_run::spawn_schedule(store.clone(), retention_rules);
-    let spool_task = crate::ingest::spool::spawn_scanner(app.clone(), dir.spool(), Duration::from_millis(spool_scan_ms));
+    let spool_task = crate::ingest::spool::spawn_scanner(
+        ingest,
+        app.counters.spool.clone(),
+        dir.spool(),
+        Duration::from_millis(spool_scan_ms),
+        shutdown.clone(),
+    );
     tracing::info!(port, ready_ms = begun.elapsed().as_millis() as u64, data = %dir.root.display(), "memd ready");
 
-    wait_for_signal(&shutdown).await;
+    shutdown.cancelled().await;
     let stopping = Instant::now();
     tracing::info!("shutting down");
     app.set_phase(Phase::ShuttingDown);
@@ -249,15 +271,16 @@ async fn vector_runtime(settings: &Settings, store: &Store, extension: bool) -> 
     Some(Arc::new(VectorRuntime { embed, extension, chroma }))
 }
 
-async fn wait_for_signal(shutdown: &tokio_util::sync::CancellationToken) {
+/// Cancels `shutdown` at SIGTERM or SIGINT.
+async fn wait_for_signal(shutdown: CancellationToken) {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
-        shutdown.cancelled().await;
+        tracing::warn!("cannot install the signal handlers; stop with POST /api/admin/shutdown");
         return;
     };
     tokio::select! {
-        _ = shutdown.cancelled() => {}
         _ = term.recv() => tracing::info!("sigterm received"),
         _ = int.recv() => tracing::info!("sigint received"),
     }
+    shutdown.cancel();
 }

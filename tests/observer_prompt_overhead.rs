@@ -2,7 +2,7 @@
 //! average chars per event over real-looking tool events, and a 20-event batch ≤ 40,000 chars.
 
 use memd::modes::load_mode;
-use memd::protocol::prompt::{PromptEvent, PromptSession, build_observation_request, part_a};
+use memd::observer::prompt::{PromptEvent, PromptSession, build_observation_request, part_a};
 use serde_json::json;
 
 fn event(i: usize) -> PromptEvent {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::clock::{iso, now_ms};
 use crate::store::Store;
@@ -38,7 +38,8 @@ pub enum ChromaSyncMsg {
     Status(RpcReplyPort<ChromaSyncStatus>),
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ChromaSyncStatus {
     pub enabled: bool,
     /// `ok` or `degraded`.

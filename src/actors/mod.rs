@@ -16,7 +16,6 @@
 pub mod backoff;
 pub mod breaker;
 pub mod chroma_sync;
-pub mod observer_job;
 pub mod orphan_reaper;
 pub mod provider;
 pub mod registry;

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::Handles;
 use super::session_manager::ManagerMsg;
@@ -37,7 +37,8 @@ pub enum ReaperMsg {
     Status(RpcReplyPort<ReaperStatus>),
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ReaperStatus {
     pub last_run_at: Option<String>,
     pub idle_actors_stopped: u64,

@@ -16,16 +16,17 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::breaker::{Admission, Breakers, Outcome};
-use super::observer_job::{Job, Step};
 use super::session::SessionMsg;
 use crate::clock::{day, now_ms};
 use crate::modes::Mode;
+use crate::observer::fallback as extractive;
+use crate::observer::job::{Job, Step};
+use crate::observer::prompt::{DEFAULT_FIELD_MAX_CHARS, part_a_sha256};
 use crate::pipeline::privacy::Privacy;
-use crate::protocol::prompt::{DEFAULT_FIELD_MAX_CHARS, part_a_sha256};
-use crate::providers::{Backend, CallError, LlmReply, extractive};
+use crate::providers::{Backend, CallError, LlmReply};
 use crate::store::Store;
 use crate::store::batch::{UsageDelta, record_usage, tokens_today};
 use crate::store::pending::ClaimedBatch;
@@ -92,12 +93,13 @@ pub struct CallFinished {
 }
 
 /// docs/spec/api.md §6.3 `provider`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ProviderStatus {
     pub name: String,
     pub model: String,
     pub using_fallback: bool,
-    pub breakers: BTreeMap<&'static str, serde_json::Value>,
+    pub breakers: BTreeMap<String, serde_json::Value>,
     pub tokens_today: i64,
     pub budget: u64,
     pub budget_left: Option<u64>,
@@ -107,7 +109,8 @@ pub struct ProviderStatus {
     pub prefix_sha256: BTreeMap<String, String>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Latency {
     pub p50: u64,
     pub p95: u64,
@@ -162,10 +165,10 @@ impl ProviderState {
             model: self.setup.backend.model().into(),
             using_fallback: matches!(self.setup.backend, Backend::Extractive) || b.forces_fallback() || self.budget_spent() || gated,
             breakers: BTreeMap::from([
-                ("failure", b.failure.view()),
-                ("quota", b.quota.view()),
-                ("overflow", b.overflow.view()),
-                ("auth", b.auth.view()),
+                ("failure".into(), b.failure.view()),
+                ("quota".into(), b.quota.view()),
+                ("overflow".into(), b.overflow.view()),
+                ("auth".into(), b.auth.view()),
             ]),
             tokens_today: self.tokens,
             budget: self.setup.budget,

@@ -2,11 +2,11 @@
 //! `GET /api/status` without a mailbox round trip (so status stays cheap with 1,000 actors).
 
 use dashmap::DashMap;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::store::sessions::SessionKey;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SessionState {
     Idle,
@@ -16,7 +16,7 @@ pub enum SessionState {
     Completing,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SessionStatus {
     pub content_session_id: String,
     pub session_db_id: i64,

@@ -120,14 +120,15 @@ impl SessionManager {
             }
             Verdict::Park(reason) => {
                 tracing::error!(session_id = %key, reason = %reason, error = %error, "session parked as failed; its rows are kept");
+                // The row first: whoever sees `failed` in the registry finds it in the store too.
+                let why = format!("{reason}: {}", short_error(&error));
+                let _ = state.ctx.store.write(move |c| sessions::mark_failed(c, session_db_id, &why)).await;
                 state.ctx.registry.update(&key, session_db_id, |s| {
                     s.state = RunState::Failed;
                     s.consecutive_failures = tracker.consecutive;
                     s.next_retry_at = None;
                     s.last_error = Some(short_error(&error));
                 });
-                let why = format!("{reason}: {}", short_error(&error));
-                let _ = state.ctx.store.write(move |c| sessions::mark_failed(c, session_db_id, &why)).await;
             }
         }
     }

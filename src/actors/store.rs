@@ -7,7 +7,7 @@
 //! restarted StoreActor re-attaches to the same handle; a failed COMMIT fails only its group (503).
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::store::Store;
 use crate::store::stats::{StoreFigures, figures, file_size};
@@ -29,20 +29,23 @@ pub struct StoreState {
     store: Store,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct BatchSize {
     pub last: usize,
     pub avg: f64,
     pub max: usize,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ReadPoolStatus {
     pub size: usize,
     pub busy: usize,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct StoreStatus {
     pub write_queue_depth: usize,
     pub batch_size: BatchSize,

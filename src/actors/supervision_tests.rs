@@ -95,7 +95,7 @@ async fn status_doc(ctx: &Arc<SessionContext>) -> serde_json::Value {
     let dir = std::path::PathBuf::from("/nonexistent");
     let settings = crate::config::Settings::resolve(dir.clone(), &crate::config::RawSettings::default(), None);
     let privacy = Arc::new(Privacy::default());
-    let ingest = crate::ingest::Ingest {
+    let pipeline = crate::ingest::Pipeline {
         privacy,
         excluded: crate::pipeline::glob::ExcludedProjects::new("", None),
         skip_tools: vec![],
@@ -104,7 +104,8 @@ async fn status_doc(ctx: &Arc<SessionContext>) -> serde_json::Value {
         tool_use_max_chars: 1000,
         redactions: Default::default(),
     };
-    let svc = crate::ingress::Services {
+    let ingest = crate::ingest::IngestService::new(Arc::new(pipeline), ctx.store.clone(), ctx.registry.clone(), ctx.handles.clone());
+    let svc = crate::worker::Services {
         store: ctx.store.clone(),
         handles: ctx.handles.clone(),
         registry: ctx.registry.clone(),
@@ -113,8 +114,8 @@ async fn status_doc(ctx: &Arc<SessionContext>) -> serde_json::Value {
         vectors: None,
         mode: Arc::new(crate::modes::load_mode("code", &[]).0),
     };
-    let app = crate::ingress::AppState::new("t".into(), 0);
-    crate::status::document(&app, &svc, 1).await
+    let worker = crate::worker::WorkerState::new("t".into(), 0);
+    serde_json::to_value(crate::status::document(&worker, &svc).await).unwrap()
 }
 
 /// Polls in small virtual-time steps until `f` holds, bounded by 30 s of REAL time (virtual time

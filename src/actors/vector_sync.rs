@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::store::Store;
 use crate::vectors::VectorError;
@@ -42,12 +42,17 @@ pub enum VectorSyncMsg {
 }
 
 /// `ok`, `backfilling`, `no_model`, `degraded` (docs/spec/api.md §6.3).
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct VectorSyncStatus {
     pub state: String,
-    pub model: &'static str,
+    pub model: String,
     pub model_loaded: bool,
-    pub store: &'static str,
+    /// `sqlite` or `chroma` (where semantic queries go); None when vectors are off.
+    pub store: Option<String>,
+    /// `sqlite-vec` or `brute-force`; set by the status room.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<String>,
     pub backfill: Progress,
     pub rows_embedded: u64,
     pub last_error: Option<String>,
@@ -172,9 +177,10 @@ impl VectorSyncState {
         };
         VectorSyncStatus {
             state: state.into(),
-            model: crate::vectors::embedder::MODEL_NAME,
+            model: crate::vectors::embedder::MODEL_NAME.into(),
             model_loaded: self.args.embed.loaded(),
-            store: "sqlite",
+            store: Some("sqlite".into()),
+            index: None,
             backfill: self.progress,
             rows_embedded: self.rows_embedded,
             last_error: self.last_error.clone(),

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::config::{RawSettings, Settings, data_dir_from_env};
+use crate::config::{Settings, data_dir_from_env};
 use crate::data_dir::DataDir;
 use crate::mcp::link::WorkerLink;
 use crate::pipeline::privacy::Privacy;
@@ -23,14 +23,12 @@ impl CliContext {
     /// `data_dir` overrides `MEMD_DATA_DIR` (`memd mcp --data-dir`).
     pub fn load(env: &HashMap<String, String>, data_dir: Option<PathBuf>) -> Self {
         let dir = DataDir::new(data_dir.unwrap_or_else(|| data_dir_from_env(env)));
-        let (raw, _) = RawSettings::load(&dir.root, env);
-        let home = env.get("HOME").map(PathBuf::from);
-        let settings = Settings::resolve(dir.root.clone(), &raw, home.clone());
-        let autostart = !env.get("MEMD_AUTOSTART").is_some_and(|v| v.trim().eq_ignore_ascii_case("false"));
+        let settings = Settings::load(dir.root.clone(), env);
+        let home = settings.home.clone();
         Self {
             dir,
+            autostart: settings.hook.autostart,
             settings,
-            autostart,
             env_project: env.get("MEMD_PROJECT").cloned(),
             home,
         }

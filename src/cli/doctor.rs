@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::client::worker::Worker;
-use crate::config::{RawSettings, Settings, data_dir_from_env};
+use crate::config::{Settings, data_dir_from_env};
 use crate::data_dir::DataDir;
 use crate::hook::Handler;
 use crate::install::ClaudePaths;
@@ -85,8 +85,7 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
         .as_ref()
         .is_some_and(|t| t.len() == 64 && t.bytes().all(|b| b.is_ascii_hexdigit()));
     check(token_ok, format!("token readable at {}", dir.token().display()));
-    let (raw, _) = RawSettings::load(&dir.root, env);
-    let worker = Worker::locate(&dir, Settings::resolve(dir.root.clone(), &raw, None).port);
+    let worker = Worker::locate(&dir, Settings::load(dir.root.clone(), env).port);
     let health = worker
         .get("/api/health", Duration::from_secs(2))
         .ok()

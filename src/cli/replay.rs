@@ -10,10 +10,9 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
-use serde_json::Value;
 
 use crate::client::worker::Worker;
-use crate::config::{RawSettings, Settings, data_dir_from_env};
+use crate::config::{Settings, data_dir_from_env};
 use crate::data_dir::{DataDir, read_pid_file};
 use crate::replay::bodies::Target;
 use crate::replay::convert::convert_file;
@@ -133,8 +132,7 @@ fn uid() -> u32 {
 pub fn run(args: ReplayArgs, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     let root = args.data_dir.clone().unwrap_or_else(|| data_dir_from_env(env));
     let dir = DataDir::new(root.clone());
-    let (raw, _) = RawSettings::load(&dir.root, env);
-    let settings = Settings::resolve(dir.root.clone(), &raw, env.get("HOME").map(PathBuf::from));
+    let settings = Settings::load(dir.root.clone(), env);
     let target = match args.target {
         TargetArg::Memd => Target::Memd,
         TargetArg::ClaudeMem => Target::ClaudeMem,
@@ -216,8 +214,7 @@ pub fn run(args: ReplayArgs, env: &HashMap<String, String>) -> anyhow::Result<Ex
                 .get("/api/status", Duration::from_secs(5))
                 .ok()
                 .filter(|r| r.status == 200)
-                .and_then(|r| r.json())
-                .filter(Value::is_object)
+                .and_then(|r| serde_json::from_slice::<crate::status::StatusDoc>(&r.body).ok())
         });
         let skip_tools = settings.skip_tools.clone();
         let rule = move |tool: &str| {

@@ -1,12 +1,11 @@
 //! `memd serve`: take the data-dir lock first (a second worker touches nothing), then log and run.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::config::{RawSettings, Settings, data_dir_from_env};
+use crate::config::{Settings, data_dir_from_env};
 use crate::data_dir::DataDir;
 
 pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
@@ -14,10 +13,7 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     dir.ensure_root()?;
     let lock = dir.lock()?;
     dir.ensure_subdir(&dir.logs())?;
-    let (raw, file_warnings) = RawSettings::load(&dir.root, env);
-    let mut settings = Settings::resolve(dir.root.clone(), &raw, env.get("HOME").map(PathBuf::from));
-    settings.warnings.extend(file_warnings);
-    settings.path_env = env.get("PATH").cloned();
+    let settings = Settings::load(dir.root.clone(), env);
     crate::logging::init(Some(dir.logs()), "memd", &settings.log_filter);
     fixed_mmap_threshold();
     unblock_stop_signals();

@@ -6,19 +6,20 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use serde_json::Value;
+use anyhow::Context;
 
+use crate::actors::provider::ProviderStatus;
 use crate::client::worker::Worker;
-use crate::config::{RawSettings, Settings, data_dir_from_env};
+use crate::config::{Settings, data_dir_from_env};
 use crate::data_dir::DataDir;
+use crate::status::StatusDoc;
 
 pub fn run(env: &HashMap<String, String>, json: bool) -> anyhow::Result<ExitCode> {
     let dir = DataDir::new(data_dir_from_env(env));
-    let (raw, _) = RawSettings::load(&dir.root, env);
-    let settings = Settings::resolve(dir.root.clone(), &raw, None);
+    let settings = Settings::load(dir.root.clone(), env);
     let worker = Worker::locate(&dir, settings.port);
-    let doc = match worker.get("/api/status", Duration::from_secs(5)) {
-        Ok(r) if r.status == 200 => r.json().unwrap_or(Value::Null),
+    let answer = match worker.get("/api/status", Duration::from_secs(5)) {
+        Ok(r) if r.status == 200 => r,
         Ok(r) => {
             eprintln!("memd: worker at {} answered {} ({})", worker.addr, r.status, r.text().trim());
             return Ok(ExitCode::from(1));
@@ -29,140 +30,137 @@ pub fn run(env: &HashMap<String, String>, json: bool) -> anyhow::Result<ExitCode
         }
     };
     if json {
+        let doc: serde_json::Value = answer.json().unwrap_or_default();
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
+        let doc: StatusDoc = serde_json::from_slice(&answer.body).context("reading the status document")?;
         print!("{}", render(&doc));
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn s(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => "-".into(),
-        other => other.to_string(),
-    }
+/// An optional figure, `-` when missing.
+fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or_else(|| "-".into(), |v| v.to_string())
+}
+
+fn last_error(e: Option<&str>) -> String {
+    e.map(|e| format!(" last error: {e}")).unwrap_or_default()
 }
 
 /// The vector lines: one when vectors are off or have no model, else the sync and the mirror.
-fn vectors_lines(d: &Value) -> String {
-    let v = &d["vectors"];
-    let c = &d["chroma"];
-    let state = v["state"].as_str().unwrap_or("-");
-    let mut o = match state {
+fn vectors_lines(d: &StatusDoc) -> String {
+    let (v, c) = (&d.vectors, &d.chroma);
+    let mut o = match v.state.as_str() {
         "disabled" => "└─ vectors: off (MEMD_EMBEDDINGS=none): keyword search only\n".to_string(),
         "no_model" => "└─ vectors: no_model — keyword search only (memd models install)\n".to_string(),
-        _ => {
-            let (done, total) = (
-                v["backfill"]["done"].as_i64().unwrap_or(0),
-                v["backfill"]["total"].as_i64().unwrap_or(0),
-            );
-            format!(
-                "└─ VectorSync: {state} store {} index {} {}{}\n",
-                s(&v["store"]),
-                s(&v["index"]),
-                super::reindex::progress_bar(done, total),
-                v["last_error"].as_str().map(|e| format!(" last error: {e}")).unwrap_or_default()
-            )
-        }
+        state => format!(
+            "└─ VectorSync: {state} store {} index {} {}{}\n",
+            opt(v.store.as_deref()),
+            opt(v.index.as_deref()),
+            super::reindex::progress_bar(v.backfill.done, v.backfill.total),
+            last_error(v.last_error.as_deref())
+        ),
     };
-    if c["enabled"] == true {
+    if c.enabled {
         o.push_str(&format!(
             "   └─ ChromaSync: {} collection {} lag {} last synced {}{}\n",
-            s(&c["state"]),
-            s(&c["collection"]),
-            s(&c["lag"]),
-            s(&c["last_synced_at"]),
-            c["last_error"].as_str().map(|e| format!(" last error: {e}")).unwrap_or_default()
+            c.state,
+            c.collection,
+            c.lag,
+            opt(c.last_synced_at.as_deref()),
+            last_error(c.last_error.as_deref())
         ));
     }
     o
 }
 
-/// The human view of the status document.
-pub fn render(d: &Value) -> String {
-    let mut o = String::new();
-    let sup = &d["supervisor"];
-    let _ = writeln!(
-        o,
-        "memd {} pid {} port {} up {}s (child restarts {})",
-        s(&d["version"]),
-        s(&d["pid"]),
-        s(&d["port"]),
-        s(&sup["uptime_s"]),
-        s(&sup["child_restarts"])
-    );
-    let sessions = &d["sessions"];
-    let _ = writeln!(o, "RootSupervisor");
-    let _ = writeln!(
-        o,
-        "├─ SessionManager: {} live, {} failed",
-        s(&sessions["live"]),
-        s(&sessions["failed"])
-    );
-    for item in sessions["items"].as_array().into_iter().flatten() {
-        let _ = writeln!(
-            o,
-            "│  ├─ {} [{}] {} queue {} in-flight {} restarts {}{}",
-            s(&item["content_session_id"]),
-            s(&item["project"]),
-            s(&item["state"]),
-            s(&item["queue_depth"]),
-            s(&item["in_flight"]),
-            s(&item["restarts"]),
-            item["last_error"].as_str().map(|e| format!(" last error: {e}")).unwrap_or_default()
-        );
-    }
-    let p = &d["provider"];
+fn provider_lines(o: &mut String, p: Option<&ProviderStatus>) {
+    let Some(p) = p else {
+        let _ = writeln!(o, "├─ ProviderActor: - (did not answer)");
+        return;
+    };
     let _ = writeln!(
         o,
         "├─ ProviderActor: {} ({}){} calls {} failures {} p50 {} ms | tokens today {} / budget {}",
-        s(&p["name"]),
-        s(&p["model"]),
-        if p["using_fallback"] == true {
-            " [extractive fallback]"
-        } else {
-            ""
-        },
-        s(&p["calls_today"]),
-        s(&p["failures_today"]),
-        s(&p["latency_ms"]["p50"]),
-        s(&p["tokens_today"]),
-        s(&p["budget"])
+        p.name,
+        p.model,
+        if p.using_fallback { " [extractive fallback]" } else { "" },
+        p.calls_today,
+        p.failures_today,
+        p.latency_ms.p50,
+        p.tokens_today,
+        p.budget
     );
     let breakers: Vec<String> = ["failure", "quota", "overflow", "auth"]
         .iter()
         .map(|k| {
-            let b = &p["breakers"][*k];
+            let b = p.breakers.get(*k).cloned().unwrap_or_default();
+            let state = b["state"].as_str().unwrap_or("-").to_string();
             let reason = b["reason"].as_str().map(|r| format!(" ({r})")).unwrap_or_default();
-            format!("{k} {}{reason}", s(&b["state"]))
+            format!("{k} {state}{reason}")
         })
         .collect();
     let _ = writeln!(o, "│  └─ breakers: {}", breakers.join(", "));
-    let st = &d["store"];
+}
+
+/// The human view of the status document.
+pub fn render(d: &StatusDoc) -> String {
+    let mut o = String::new();
+    let sup = &d.supervisor;
     let _ = writeln!(
         o,
-        "├─ StoreActor: queue {} batch last {} avg {} max {} | db {} B wal {} B | observations {} pending {}",
-        s(&st["write_queue_depth"]),
-        s(&st["batch_size"]["last"]),
-        s(&st["batch_size"]["avg"]),
-        s(&st["batch_size"]["max"]),
-        s(&st["db_bytes"]),
-        s(&st["wal_bytes"]),
-        s(&st["rows"]["observations"]),
-        s(&d["pending"]["pending"])
+        "memd {} pid {} port {} up {}s (child restarts {})",
+        d.version, d.pid, d.port, sup.uptime_s, sup.child_restarts
     );
-    let r = &d["reaper"];
+    let _ = writeln!(o, "RootSupervisor");
+    let _ = writeln!(o, "├─ SessionManager: {} live, {} failed", d.sessions.live, d.sessions.failed);
+    for item in &d.sessions.items {
+        let state = serde_json::to_value(item.state)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default();
+        let _ = writeln!(
+            o,
+            "│  ├─ {} [{}] {} queue {} in-flight {} restarts {}{}",
+            item.content_session_id,
+            item.project,
+            state,
+            item.queue_depth,
+            item.in_flight,
+            item.restarts,
+            last_error(item.last_error.as_deref())
+        );
+    }
+    provider_lines(&mut o, d.provider.as_ref());
+    match &d.store {
+        Some(st) => {
+            let _ = writeln!(
+                o,
+                "├─ StoreActor: queue {} batch last {} avg {} max {} | db {} B wal {} B | observations {} pending {}",
+                st.write_queue_depth,
+                st.batch_size.last,
+                st.batch_size.avg,
+                st.batch_size.max,
+                st.db_bytes,
+                st.wal_bytes,
+                st.figures.rows.observations,
+                st.figures.pending.pending
+            );
+        }
+        None => {
+            let _ = writeln!(o, "├─ StoreActor: - (did not answer)");
+        }
+    }
+    let r = d.reaper.clone().unwrap_or_default();
     let _ = writeln!(
         o,
         "├─ OrphanReaper: idle actors stopped {} processes killed {} stale files removed {}",
-        s(&r["idle_actors_stopped"]),
-        s(&r["processes_killed"]),
-        s(&r["stale_files_removed"])
+        r.idle_actors_stopped, r.processes_killed, r.stale_files_removed
     );
     o.push_str(&vectors_lines(d));
-    for w in d["warnings"].as_array().into_iter().flatten() {
-        let _ = writeln!(o, "warning: {}", s(w));
+    for w in &d.warnings {
+        let _ = writeln!(o, "warning: {w}");
     }
     o
 }

@@ -1,90 +1,26 @@
-//! Settings: every `MEMD_*` key with its default, defined once in [`DEFAULTS`].
+//! Settings: every `MEMD_*` key once, in the typed table of [`keys`], read by one rule per kind
+//! ([`RawSettings`]) in every process — the worker and the CLI through [`Settings`], the hook
+//! through the same [`RawSettings`] accessors.
 //!
 //! Values come from `<data>/settings.json` (flat string keys) overridden by the environment. The
 //! environment is read once in `main.rs` and passed in as a map; loading never writes files.
-//! Unparsable values fall back to the default with a warning (shown by `memd status`).
+//! Values the rules cannot read fall back to the default with a warning (shown by `memd status`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-mod defaults;
+pub mod keys;
+mod raw;
 mod sections;
 
-pub use defaults::{DEFAULTS, KEY_FALLBACKS};
-pub use sections::{ContextSettings, ProviderSettings, RetentionSettings, Secret};
+pub use keys::{KEYS, Key, Kind};
+pub use raw::{RawSettings, parse_flag};
+pub use sections::{
+    ChromaSettings, ContextSettings, EMBED_MODEL_NAME, EmbeddingsMode, HookSettings, ProviderSettings, RetentionSettings, Secret,
+    VectorSettings,
+};
 
-/// Resolved raw values: settings file merged with environment overrides.
-#[derive(Clone, Default)]
-pub struct RawSettings {
-    values: BTreeMap<String, String>,
-}
-
-impl std::fmt::Debug for RawSettings {
-    // Keys only: values may hold provider keys.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RawSettings")
-            .field("keys", &self.values.keys().collect::<Vec<_>>())
-            .finish()
-    }
-}
-
-impl RawSettings {
-    /// Reads `<data>/settings.json` (missing file = empty) and applies `MEMD_*` environment values.
-    pub fn load(data_dir: &Path, env: &HashMap<String, String>) -> (Self, Vec<String>) {
-        let mut warnings = Vec::new();
-        let mut values = BTreeMap::new();
-        let path = data_dir.join("settings.json");
-        match std::fs::read_to_string(&path) {
-            Ok(text) => match serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&text) {
-                Ok(map) => {
-                    for (k, v) in map {
-                        let s = match v {
-                            serde_json::Value::String(s) => s,
-                            other => other.to_string(),
-                        };
-                        values.insert(k, s);
-                    }
-                }
-                Err(e) => warnings.push(format!("settings.json ignored: {e}")),
-            },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => warnings.push(format!("settings.json unreadable: {e}")),
-        }
-        for (k, v) in env {
-            if k.starts_with("MEMD_") {
-                values.insert(k.clone(), v.clone());
-            }
-        }
-        for (key, fallback) in KEY_FALLBACKS {
-            let unset = values.get(*key).is_none_or(|v| v.trim().is_empty());
-            if let (true, Some(v)) = (unset, env.get(*fallback)) {
-                values.insert(key.to_string(), v.clone());
-            }
-        }
-        (Self { values }, warnings)
-    }
-
-    pub fn from_pairs<I: IntoIterator<Item = (String, String)>>(pairs: I) -> Self {
-        Self {
-            values: pairs.into_iter().collect(),
-        }
-    }
-
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.values.get(key).map(String::as_str)
-    }
-
-    /// The value, else the default from [`DEFAULTS`].
-    pub fn get_or_default(&self, key: &str) -> &str {
-        self.get(key).unwrap_or_else(|| default_of(key))
-    }
-}
-
-pub fn default_of(key: &str) -> &'static str {
-    DEFAULTS.iter().find(|(k, _, _)| *k == key).map(|(_, d, _)| *d).unwrap_or("")
-}
-
-/// Typed settings of the worker.
+/// Typed settings of the worker and the CLI.
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub data_dir: PathBuf,
@@ -112,8 +48,10 @@ pub struct Settings {
     pub daily_token_budget: u64,
     pub retention: RetentionSettings,
     pub spool_scan_ms: u64,
-    pub vectors: crate::vectors::settings::VectorSettings,
+    pub vectors: VectorSettings,
     pub context: ContextSettings,
+    /// What the hooks read (also resolved here, so `memd status` and the CLI agree with them).
+    pub hook: HookSettings,
     pub home: Option<PathBuf>,
     /// `PATH` of the worker's environment (where `auto` / `claude-cli` look for `claude`).
     pub path_env: Option<String>,
@@ -121,134 +59,105 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// `<data>/settings.json` and the environment, resolved: what `memd serve` and every CLI
+    /// command start from.
+    pub fn load(data_dir: PathBuf, env: &HashMap<String, String>) -> Self {
+        let (raw, file_warnings) = RawSettings::load(&data_dir, env);
+        let mut settings = Self::resolve(data_dir, &raw, env.get("HOME").map(PathBuf::from));
+        settings.warnings.extend(file_warnings);
+        settings.path_env = env.get("PATH").cloned();
+        settings
+    }
+
     pub fn resolve(data_dir: PathBuf, raw: &RawSettings, home: Option<PathBuf>) -> Self {
-        let mut warnings = Vec::new();
-        let mut num = |key: &str, min: u64, max: u64| -> u64 {
-            let fallback: u64 = default_of(key).parse().unwrap_or(min);
-            match raw.get(key) {
-                None => fallback,
-                Some(v) => match v.trim().parse::<u64>() {
-                    Ok(n) if (min..=max).contains(&n) => n,
-                    _ => {
-                        warnings.push(format!("{key}={v:?} is not in {min}..={max}; using {fallback}"));
-                        fallback
-                    }
-                },
-            }
-        };
-        let port = match raw.get("MEMD_PORT") {
-            Some(_) => num("MEMD_PORT", 0, 65535) as u16,
+        use keys::*;
+        let mut w = Vec::new();
+        let port = match raw.given(&PORT) {
+            Some(_) => raw.int(&PORT, &mut w) as u16,
             None => default_port(),
         };
-        let db_readers = num("MEMD_DB_READERS", 1, 64) as usize;
-        let group_commit_ms = num("MEMD_GROUP_COMMIT_MS", 0, 50);
-        let store_queue_max = num("MEMD_STORE_QUEUE_MAX", 16, 1_000_000) as usize;
-        let batch_max_events = num("MEMD_OBSERVER_BATCH_MAX_EVENTS", 1, 500) as usize;
-        let batch_max_chars = num("MEMD_OBSERVER_BATCH_MAX_CHARS", 1000, 10_000_000) as usize;
-        let batch_debounce_ms = num("MEMD_OBSERVER_BATCH_DEBOUNCE_MS", 0, 600_000);
-        let batch_max_wait_ms = num("MEMD_OBSERVER_BATCH_MAX_WAIT_MS", 0, 3_600_000);
-        let session_idle_ms = num("MEMD_SESSION_IDLE_MS", 100, 86_400_000);
-        let reaper_interval_ms = num("MEMD_REAPER_INTERVAL_MS", 50, 86_400_000);
-        let tool_use_max_chars = num("MEMD_TOOL_USE_MAX_CHARS", 1024, 100_000_000) as usize;
-        let daily_token_budget = num("MEMD_DAILY_TOKEN_BUDGET", 0, u64::MAX);
-        let retention = RetentionSettings {
-            tool_uses_days: num("MEMD_RETENTION_TOOL_USES_DAYS", 0, 100_000),
-            db_max_mb: num("MEMD_RETENTION_DB_MAX_MB", 0, 100_000_000),
-            failed_days: num("MEMD_RETENTION_FAILED_DAYS", 0, 100_000),
-            observations_days: num("MEMD_RETENTION_OBSERVATIONS_DAYS", 0, 100_000),
-            summaries_days: num("MEMD_RETENTION_SUMMARIES_DAYS", 0, 100_000),
-            prompts_days: num("MEMD_RETENTION_PROMPTS_DAYS", 0, 100_000),
-            token_usage_days: num("MEMD_RETENTION_TOKEN_USAGE_DAYS", 0, 100_000),
-        };
-        let timeout_ms = num("MEMD_OBSERVER_TIMEOUT_MS", 100, 3_600_000);
-        let max_attempts = num("MEMD_OBSERVER_MAX_ATTEMPTS", 1, 100) as u32;
-        let max_defer_ms = num("MEMD_OBSERVER_MAX_DEFER_MS", 0, 86_400_000);
-        let field_max_chars = num("MEMD_OBSERVER_FIELD_MAX_CHARS", 2_000, 1_000_000) as usize;
-        let text = |key: &str| raw.get_or_default(key).trim().to_string();
         let observer = ProviderSettings {
-            provider: text("MEMD_PROVIDER").to_ascii_lowercase(),
-            model: text("MEMD_MODEL"),
-            anthropic_api_key: Secret::new(raw.get_or_default("MEMD_ANTHROPIC_API_KEY")),
-            anthropic_base_url: text("MEMD_ANTHROPIC_BASE_URL"),
-            openai_api_key: Secret::new(raw.get_or_default("MEMD_OPENAI_API_KEY")),
-            openai_base_url: text("MEMD_OPENAI_BASE_URL"),
-            gemini_api_key: Secret::new(raw.get_or_default("MEMD_GEMINI_API_KEY")),
-            gemini_base_url: text("MEMD_GEMINI_BASE_URL"),
-            claude_path: text("MEMD_CLAUDE_PATH"),
-            timeout_ms,
-            max_attempts,
-            max_defer_ms,
-            field_max_chars,
+            provider: raw.text(&PROVIDER).to_ascii_lowercase(),
+            model: raw.text(&MODEL),
+            anthropic_api_key: Secret::new(&raw.text(&ANTHROPIC_API_KEY)),
+            anthropic_base_url: raw.text(&ANTHROPIC_BASE_URL),
+            openai_api_key: Secret::new(&raw.text(&OPENAI_API_KEY)),
+            openai_base_url: raw.text(&OPENAI_BASE_URL),
+            gemini_api_key: Secret::new(&raw.text(&GEMINI_API_KEY)),
+            gemini_base_url: raw.text(&GEMINI_BASE_URL),
+            claude_path: raw.text(&CLAUDE_PATH),
+            timeout_ms: raw.int(&OBSERVER_TIMEOUT_MS, &mut w),
+            max_attempts: raw.int(&OBSERVER_MAX_ATTEMPTS, &mut w) as u32,
+            max_defer_ms: raw.int(&OBSERVER_MAX_DEFER_MS, &mut w),
+            field_max_chars: raw.int(&OBSERVER_FIELD_MAX_CHARS, &mut w) as usize,
         };
-        let spool_scan_ms = num("MEMD_SPOOL_SCAN_MS", 50, 3_600_000);
-        let context_observations = num("MEMD_CONTEXT_OBSERVATIONS", 1, 200) as usize;
-        let context_summaries = num("MEMD_CONTEXT_SESSION_COUNT", 0, 50) as usize;
-        let context_full_count = num("MEMD_CONTEXT_FULL_COUNT", 0, 20) as usize;
-        let context_max_chars = num("MEMD_CONTEXT_MAX_CHARS", 1, 100_000) as usize;
-        let semantic_limit = num("MEMD_SEMANTIC_INJECT_LIMIT", 1, 20) as usize;
-        let reinforce_alpha = match raw.get("MEMD_REINFORCE_ALPHA").map(|v| v.trim().parse::<f64>()) {
-            None => 0.0,
-            Some(Ok(a)) if (0.0..=10.0).contains(&a) => a,
-            Some(_) => {
-                warnings.push("MEMD_REINFORCE_ALPHA is not in 0..=10; using 0".to_string());
-                0.0
-            }
+        let retention = RetentionSettings {
+            tool_uses_days: raw.int(&RETENTION_TOOL_USES_DAYS, &mut w),
+            db_max_mb: raw.int(&RETENTION_DB_MAX_MB, &mut w),
+            failed_days: raw.int(&RETENTION_FAILED_DAYS, &mut w),
+            observations_days: raw.int(&RETENTION_OBSERVATIONS_DAYS, &mut w),
+            summaries_days: raw.int(&RETENTION_SUMMARIES_DAYS, &mut w),
+            prompts_days: raw.int(&RETENTION_PROMPTS_DAYS, &mut w),
+            token_usage_days: raw.int(&RETENTION_TOKEN_USAGE_DAYS, &mut w),
         };
-        let flag = |key: &str| {
-            !matches!(
-                raw.get_or_default(key).trim().to_ascii_lowercase().as_str(),
-                "false" | "0" | "no" | "off"
-            )
+        let context = ContextSettings {
+            observations: raw.int(&CONTEXT_OBSERVATIONS, &mut w) as usize,
+            summaries: raw.int(&CONTEXT_SESSION_COUNT, &mut w) as usize,
+            full_count: raw.int(&CONTEXT_FULL_COUNT, &mut w) as usize,
+            full_field_facts: raw.choice(&CONTEXT_FULL_FIELD, &mut w) == "facts",
+            show_stats: raw.flag(&CONTEXT_SHOW_STATS, &mut w),
+            show_last_summary: raw.flag(&CONTEXT_SHOW_LAST_SUMMARY, &mut w),
+            max_chars: raw.int(&CONTEXT_MAX_CHARS, &mut w) as usize,
+            reinforce_alpha: raw.float(&REINFORCE_ALPHA, &mut w),
+            semantic_limit: raw.int(&SEMANTIC_INJECT_LIMIT, &mut w) as usize,
         };
-        let vectors = crate::vectors::settings::VectorSettings::resolve(&data_dir, raw, &mut warnings);
+        let hook = HookSettings::resolve(raw, &mut w);
+        let vectors = VectorSettings::resolve(&data_dir, raw, &mut w);
         Self {
-            data_dir,
             port,
-            log_filter: raw.get_or_default("MEMD_LOG").to_string(),
-            db_synchronous_full: !raw.get_or_default("MEMD_DB_SYNCHRONOUS").eq_ignore_ascii_case("normal"),
-            db_readers,
-            group_commit_ms,
-            store_queue_max,
-            batch_max_events,
-            batch_max_chars,
-            batch_debounce_ms,
-            batch_max_wait_ms,
-            session_idle_ms,
-            reaper_interval_ms,
-            excluded_projects: raw.get_or_default("MEMD_EXCLUDED_PROJECTS").to_string(),
-            skip_tools: raw
-                .get_or_default("MEMD_SKIP_TOOLS")
-                .split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(String::from)
-                .collect(),
-            redact: flag("MEMD_REDACT"),
-            redact_disabled_builtins: raw.get_or_default("MEMD_REDACT_DISABLED_BUILTINS").to_string(),
-            redact_custom_patterns: raw.get_or_default("MEMD_REDACT_CUSTOM_PATTERNS").to_string(),
-            tool_use_max_chars,
-            mode: raw.get_or_default("MEMD_MODE").to_string(),
-            modes_dir: raw.get("MEMD_MODES_DIR").map(String::from),
+            log_filter: raw.text(&LOG),
+            db_synchronous_full: raw.choice(&DB_SYNCHRONOUS, &mut w) == "FULL",
+            db_readers: raw.int(&DB_READERS, &mut w) as usize,
+            group_commit_ms: raw.int(&GROUP_COMMIT_MS, &mut w),
+            store_queue_max: raw.int(&STORE_QUEUE_MAX, &mut w) as usize,
+            batch_max_events: raw.int(&BATCH_MAX_EVENTS, &mut w) as usize,
+            batch_max_chars: raw.int(&BATCH_MAX_CHARS, &mut w) as usize,
+            batch_debounce_ms: raw.int(&BATCH_DEBOUNCE_MS, &mut w),
+            batch_max_wait_ms: raw.int(&BATCH_MAX_WAIT_MS, &mut w),
+            session_idle_ms: raw.int(&SESSION_IDLE_MS, &mut w),
+            reaper_interval_ms: raw.int(&REAPER_INTERVAL_MS, &mut w),
+            excluded_projects: raw.text(&EXCLUDED_PROJECTS),
+            skip_tools: raw.list(&SKIP_TOOLS),
+            redact: raw.flag(&REDACT, &mut w),
+            redact_disabled_builtins: raw.text(&REDACT_DISABLED_BUILTINS),
+            redact_custom_patterns: raw.text(&REDACT_CUSTOM_PATTERNS),
+            tool_use_max_chars: raw.int(&TOOL_USE_MAX_CHARS, &mut w) as usize,
+            mode: raw.text(&MODE),
+            modes_dir: raw.given(&MODES_DIR).map(String::from),
             observer,
-            daily_token_budget,
+            daily_token_budget: raw.int(&DAILY_TOKEN_BUDGET, &mut w),
             retention,
-            spool_scan_ms,
+            spool_scan_ms: raw.int(&SPOOL_SCAN_MS, &mut w),
             vectors,
-            context: ContextSettings {
-                observations: context_observations,
-                summaries: context_summaries,
-                full_count: context_full_count,
-                full_field_facts: raw.get_or_default("MEMD_CONTEXT_FULL_FIELD").trim().eq_ignore_ascii_case("facts"),
-                show_stats: flag("MEMD_CONTEXT_SHOW_STATS"),
-                show_last_summary: flag("MEMD_CONTEXT_SHOW_LAST_SUMMARY"),
-                max_chars: context_max_chars,
-                reinforce_alpha,
-                semantic_limit,
-            },
+            context,
+            hook,
+            data_dir,
             home,
             path_env: None,
-            warnings,
+            warnings: w,
         }
+    }
+
+    /// The resolved value of a flag key (None: `key` is not a flag).
+    pub fn flag(&self, key: &Key) -> Option<bool> {
+        use keys::*;
+        let c = &self.context;
+        Some(match key.name {
+            n if n == REDACT.name => self.redact,
+            n if n == CONTEXT_SHOW_STATS.name => c.show_stats,
+            n if n == CONTEXT_SHOW_LAST_SUMMARY.name => c.show_last_summary,
+            _ => return self.hook.flag(key),
+        })
     }
 }
 
@@ -332,11 +241,18 @@ mod tests {
 
 #[cfg(test)]
 mod readme_tests {
+    /// README's settings table is the generated one, byte for byte (regenerate it from the
+    /// failure message after editing `keys.rs`).
     #[test]
-    fn readme_lists_every_setting() {
+    fn readme_shows_the_settings_table() {
         let readme = include_str!("../../README.md");
-        for (key, _, _) in super::DEFAULTS {
-            assert!(readme.contains(&format!("`{key}`")), "README.md misses {key}");
-        }
+        let table = super::keys::markdown_table();
+        assert!(
+            readme.contains(&table),
+            "README.md's settings table is out of date; it must read:\n{table}"
+        );
     }
 }
+
+#[cfg(test)]
+mod agreement_tests;

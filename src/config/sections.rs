@@ -1,8 +1,9 @@
-//! Typed groups of settings used by one part of the worker each: retention, the observer
-//! provider (with its secret keys), and context injection.
+//! Typed groups of settings used by one part of memd each: retention, the observer provider (with
+//! its secret keys), context injection, the hooks, vectors.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use super::keys::{self, Key};
 use super::{RawSettings, Settings};
 
 /// Retention rules of docs/spec/storage.md §6 (0 disables a rule).
@@ -73,5 +74,144 @@ impl Default for ContextSettings {
     /// The values of [`DEFAULTS`].
     fn default() -> Self {
         Settings::resolve(PathBuf::new(), &RawSettings::default(), None).context
+    }
+}
+
+/// The settings the hooks act on (docs/spec/hooks.md §2.5). The hook itself reads these keys through
+/// the same [`RawSettings`] rules; the worker resolves them too so both say the same.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookSettings {
+    pub autostart: bool,
+    pub budget_ms: u64,
+    pub async_budget_ms: u64,
+    pub spool_max_files: u64,
+    pub show_terminal_output: bool,
+    pub semantic_inject: bool,
+    pub file_context: bool,
+}
+
+impl HookSettings {
+    pub fn resolve(raw: &RawSettings, w: &mut Vec<String>) -> Self {
+        Self {
+            autostart: raw.flag(&keys::AUTOSTART, w),
+            budget_ms: raw.int(&keys::HOOK_BUDGET_MS, w),
+            async_budget_ms: raw.int(&keys::HOOK_ASYNC_BUDGET_MS, w),
+            spool_max_files: raw.int(&keys::SPOOL_MAX_FILES, w),
+            show_terminal_output: raw.flag(&keys::CONTEXT_SHOW_TERMINAL_OUTPUT, w),
+            semantic_inject: raw.flag(&keys::SEMANTIC_INJECT, w),
+            file_context: raw.flag(&keys::FILE_CONTEXT, w),
+        }
+    }
+
+    /// The resolved value of a hook flag key (None: not one of them).
+    pub fn flag(&self, key: &Key) -> Option<bool> {
+        Some(match key.name {
+            n if n == keys::AUTOSTART.name => self.autostart,
+            n if n == keys::CONTEXT_SHOW_TERMINAL_OUTPUT.name => self.show_terminal_output,
+            n if n == keys::SEMANTIC_INJECT.name => self.semantic_inject,
+            n if n == keys::FILE_CONTEXT.name => self.file_context,
+            _ => return None,
+        })
+    }
+}
+
+/// The embedding model's directory name (and the model memd runs).
+pub const EMBED_MODEL_NAME: &str = "all-MiniLM-L6-v2";
+
+/// How embeddings are computed (`MEMD_EMBEDDINGS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmbeddingsMode {
+    /// In-process all-MiniLM-L6-v2 from the model directory.
+    Local,
+    /// Vectors off: keyword search only.
+    Off,
+}
+
+/// A Chroma server to mirror the vectors into (`MEMD_CHROMA_*`).
+#[derive(Debug, Clone)]
+pub struct ChromaSettings {
+    pub url: String,
+    pub tenant: String,
+    pub database: String,
+    /// Sent as `x-chroma-token`; hidden from `Debug`.
+    pub token: Option<Secret>,
+}
+
+/// Vector settings (docs/spec/retrieval.md §8.1).
+#[derive(Debug, Clone)]
+pub struct VectorSettings {
+    pub mode: EmbeddingsMode,
+    pub model_dir: PathBuf,
+    pub chroma: Option<ChromaSettings>,
+    /// First retry delay of the Chroma mirror after a failure (doubles up to 5 min).
+    pub chroma_retry_ms: u64,
+}
+
+/// `<data>/models/all-MiniLM-L6-v2`: where `memd models install` puts the model.
+pub fn default_model_dir(data_dir: &Path) -> PathBuf {
+    data_dir.join("models").join(EMBED_MODEL_NAME)
+}
+
+impl VectorSettings {
+    pub fn resolve(data_dir: &Path, raw: &RawSettings, w: &mut Vec<String>) -> Self {
+        // Anything but `local` turns vectors off (an embedder memd does not have must not silently
+        // become the local one); `off` and `false` are accepted for `none`.
+        let mode = match raw.given(&keys::EMBEDDINGS).map(str::to_ascii_lowercase).as_deref() {
+            None | Some("local") => EmbeddingsMode::Local,
+            Some("none" | "off" | "false") => EmbeddingsMode::Off,
+            Some(other) => {
+                w.push(format!("MEMD_EMBEDDINGS={other:?} is not supported (local, none); vectors are off"));
+                EmbeddingsMode::Off
+            }
+        };
+        let model_dir = match raw.given(&keys::EMBED_MODEL_DIR) {
+            Some(v) => PathBuf::from(v),
+            None => default_model_dir(data_dir),
+        };
+        let url = raw.text(&keys::CHROMA_URL);
+        let chroma = (!url.is_empty()).then(|| ChromaSettings {
+            url: url.trim_end_matches('/').to_string(),
+            tenant: raw.text(&keys::CHROMA_TENANT),
+            database: raw.text(&keys::CHROMA_DATABASE),
+            token: Secret::new(&raw.text(&keys::CHROMA_TOKEN)),
+        });
+        Self {
+            mode,
+            model_dir,
+            chroma,
+            chroma_retry_ms: raw.int(&keys::CHROMA_RETRY_MS, w),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vector_defaults_are_local_sqlite_in_the_data_dir() {
+        let mut w = Vec::new();
+        let s = VectorSettings::resolve(Path::new("/d"), &RawSettings::default(), &mut w);
+        assert_eq!(s.mode, EmbeddingsMode::Local);
+        assert_eq!(s.model_dir, PathBuf::from("/d/models/all-MiniLM-L6-v2"));
+        assert!(s.chroma.is_none());
+        assert!(w.is_empty());
+    }
+
+    #[test]
+    fn chroma_token_stays_hidden_and_unknown_embedders_warn() {
+        let raw = RawSettings::from_pairs([
+            ("MEMD_CHROMA_URL".to_string(), "http://127.0.0.1:8000/".to_string()),
+            ("MEMD_CHROMA_TOKEN".into(), "tok-secret".into()),
+            ("MEMD_EMBEDDINGS".into(), "magic".into()),
+        ]);
+        let mut w = Vec::new();
+        let s = VectorSettings::resolve(Path::new("/d"), &raw, &mut w);
+        let c = s.chroma.as_ref().unwrap();
+        assert_eq!(c.url, "http://127.0.0.1:8000");
+        assert_eq!(c.tenant, "default_tenant");
+        assert!(!format!("{s:?}").contains("tok-secret"));
+        assert_eq!(s.mode, EmbeddingsMode::Off);
+        assert_eq!(w.len(), 1);
     }
 }

@@ -13,7 +13,7 @@ const POLL: Duration = Duration::from_millis(50);
 
 /// Whether auto-start is allowed in this run (`MEMD_AUTOSTART` not `false`).
 pub fn enabled(hook: &HookEnv<'_>) -> bool {
-    hook.flag("MEMD_AUTOSTART")
+    hook.flag(&crate::config::keys::AUTOSTART)
 }
 
 /// Takes the spawn lock and starts the worker if nobody else is doing so. Returns whether this

@@ -8,6 +8,7 @@ use super::event::IngestEvent;
 use super::output::EMPTY;
 use super::run::Run;
 use super::transport::{Start, deliver};
+use crate::protocol::IngestRoute;
 
 pub fn run(r: &Run<'_>) -> String {
     let budget = Budget::new(r.hook.started, r.hook.short_budget());
@@ -16,7 +17,7 @@ pub fn run(r: &Run<'_>) -> String {
         "reason": r.input.str("reason").unwrap_or("other"),
         "platformSource": "claude",
     });
-    let mut event = IngestEvent::new("complete", "/api/sessions/complete", body, r.occurred_at);
+    let mut event = IngestEvent::new("complete", IngestRoute::Complete, body, r.occurred_at);
     deliver(&r.hook, &mut event, &budget, Start::Never);
     EMPTY.into()
 }

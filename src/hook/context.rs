@@ -3,14 +3,15 @@
 //! SessionStart object. Usually the handler that starts a stopped worker.
 
 use super::env::Budget;
-use super::output::{cap_context, empty_session_start, with_context};
+use super::output::{HOST_CONTEXT_MAX_CHARS, cap_context, empty_session_start, with_context};
 use super::run::{Run, query_value};
 use super::transport::{Start, fetch};
+use crate::config::keys;
 
 pub fn run(r: &Run<'_>) -> String {
     let budget = Budget::new(r.hook.started, r.hook.sync_budget());
     let identity = r.identity();
-    let max_chars = r.hook.number("MEMD_CONTEXT_MAX_CHARS", 1, 10_000, 10_000);
+    let max_chars = r.hook.number(&keys::CONTEXT_MAX_CHARS).min(HOST_CONTEXT_MAX_CHARS);
     let source = r.input.str("source").unwrap_or("startup");
     let path = format!(
         "/api/context/inject?projects={}&platformSource=claude&maxChars={}&source={}&sessionId={}",
@@ -23,7 +24,7 @@ pub fn run(r: &Run<'_>) -> String {
         return empty_session_start();
     };
     let text = cap_context(resp.text().trim(), max_chars as usize);
-    let message = r.hook.flag("MEMD_CONTEXT_SHOW_TERMINAL_OUTPUT").then(|| {
+    let message = r.hook.flag(&keys::CONTEXT_SHOW_TERMINAL_OUTPUT).then(|| {
         let n = |h: &str| resp.header(h).unwrap_or("0").trim().to_string();
         let m = format!(
             "memd: {} observations, {} summaries for {}",

@@ -1,67 +1,63 @@
 //! What a hook run knows about its surroundings (docs/spec/hooks.md §2.5): the data directory, the
-//! settings it reads (environment, else `<data>/settings.json`, else the default; never written),
-//! the worker's address and token, and its time budget.
+//! settings it reads (environment, else `<data>/settings.json`, else the default; never written) —
+//! through the same table and rules as the worker ([`crate::config::RawSettings`]) — the worker's
+//! address and token, and its time budget.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::config::{data_dir_from_env, default_of, default_port};
+use crate::config::{Key, RawSettings, data_dir_from_env, default_port, keys};
 use crate::data_dir::DataDir;
 
 pub struct HookEnv<'a> {
     pub env: &'a HashMap<String, String>,
     pub dir: DataDir,
     pub started: Instant,
-    file: Option<serde_json::Map<String, serde_json::Value>>,
+    settings: RawSettings,
 }
 
 impl<'a> HookEnv<'a> {
     pub fn new(env: &'a HashMap<String, String>, started: Instant) -> Self {
         let dir = DataDir::new(data_dir_from_env(env));
-        let file = std::fs::read(dir.root.join("settings.json"))
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok());
-        Self { env, dir, started, file }
-    }
-
-    /// Environment, else settings.json, else the default.
-    pub fn setting(&self, key: &str) -> Option<String> {
-        if let Some(v) = self.env.get(key) {
-            return Some(v.clone());
+        let (settings, _) = RawSettings::load(&dir.root, env);
+        Self {
+            env,
+            dir,
+            started,
+            settings,
         }
-        if let Some(v) = self.file.as_ref().and_then(|m| m.get(key)) {
-            return Some(match v {
-                serde_json::Value::String(s) => s.clone(),
-                other => other.to_string(),
-            });
-        }
-        Some(default_of(key).to_string()).filter(|d| !d.is_empty())
     }
 
-    pub fn flag(&self, key: &str) -> bool {
-        self.setting(key)
-            .is_some_and(|v| !matches!(v.trim().to_ascii_lowercase().as_str(), "false" | "0" | "no" | "off" | ""))
+    /// A text setting, trimmed, else its default.
+    pub fn text(&self, key: &Key) -> String {
+        self.settings.text(key)
     }
 
-    /// An integer setting clamped to `min..=max`; unparsable values give `fallback`.
-    pub fn number(&self, key: &str, min: u64, max: u64, fallback: u64) -> u64 {
-        self.setting(key)
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map_or(fallback, |n| n.clamp(min, max))
+    /// A flag setting under the one flag rule (a bad value gives the default).
+    pub fn flag(&self, key: &Key) -> bool {
+        self.settings.flag(key, &mut Vec::new())
+    }
+
+    /// An integer setting under the one number rule (clamped to the key's bounds).
+    pub fn number(&self, key: &Key) -> u64 {
+        self.settings.int(key, &mut Vec::new())
     }
 
     pub fn home(&self) -> Option<PathBuf> {
         self.env.get("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
     }
 
-    /// `MEMD_PORT` (env, settings.json), else `37800 + uid % 100`.
+    /// `MEMD_PORT` (env, settings.json), else `37800 + uid % 100` (also for 0: an ephemeral port
+    /// is only known from the PID file).
     pub fn port(&self) -> u16 {
-        self.setting("MEMD_PORT")
-            .and_then(|p| p.trim().parse::<u16>().ok())
-            .filter(|p| *p != 0)
-            .unwrap_or_else(default_port)
+        match self.settings.given(&keys::PORT) {
+            Some(_) => Some(self.number(&keys::PORT) as u16)
+                .filter(|p| *p != 0)
+                .unwrap_or_else(default_port),
+            None => default_port(),
+        }
     }
 
     /// The worker's address: the port it recorded in `memd.pid` (it may have been started with
@@ -82,11 +78,11 @@ impl<'a> HookEnv<'a> {
     }
 
     pub fn sync_budget(&self) -> Duration {
-        Duration::from_millis(self.number("MEMD_HOOK_BUDGET_MS", 100, 9000, 2000))
+        Duration::from_millis(self.number(&keys::HOOK_BUDGET_MS))
     }
 
     pub fn async_budget(&self) -> Duration {
-        Duration::from_millis(self.number("MEMD_HOOK_ASYNC_BUDGET_MS", 100, 29_000, 10_000))
+        Duration::from_millis(self.number(&keys::HOOK_ASYNC_BUDGET_MS))
     }
 
     pub fn short_budget(&self) -> Duration {

@@ -3,6 +3,8 @@
 
 use serde_json::{Value, json};
 
+use crate::protocol::IngestRoute;
+
 /// Bodies above this are shrunk (the server limit is 5 MiB).
 pub const BODY_MAX_BYTES: usize = 4 * 1024 * 1024;
 const KEEP_HEAD: usize = 1024 * 1024;
@@ -12,20 +14,20 @@ const SHRINKABLE: [&str; 4] = ["tool_response", "tool_input", "prompt", "last_as
 #[derive(Debug, Clone)]
 pub struct IngestEvent {
     pub handler: &'static str,
-    pub path: &'static str,
+    pub route: IngestRoute,
     pub event_id: String,
     pub body: Value,
 }
 
 impl IngestEvent {
     /// Adds `eventId` and `occurredAtEpoch` to `body` (a JSON object).
-    pub fn new(handler: &'static str, path: &'static str, mut body: Value, occurred_at: i64) -> Self {
+    pub fn new(handler: &'static str, route: IngestRoute, mut body: Value, occurred_at: i64) -> Self {
         let event_id = uuid_v4();
         body["eventId"] = json!(event_id);
         body["occurredAtEpoch"] = json!(occurred_at);
         Self {
             handler,
-            path,
+            route,
             event_id,
             body,
         }
@@ -126,7 +128,7 @@ mod tests {
         let big = "é".repeat(3 * 1024 * 1024);
         let mut e = IngestEvent::new(
             "observation",
-            "/api/sessions/observations",
+            IngestRoute::Observations,
             json!({"tool_input": {"x": big.clone()}, "tool_response": big}),
             1,
         );

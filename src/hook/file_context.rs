@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use super::env::Budget;
-use super::output::{EMPTY, cap_context, with_context};
+use super::output::{EMPTY, HOST_CONTEXT_MAX_CHARS, cap_context, with_context};
 use super::run::{Run, query_value};
 use super::transport::{Start, fetch};
+use crate::config::keys;
 
 const MIN_FILE_BYTES: u64 = 1500;
 
@@ -17,7 +18,7 @@ fn slashes(p: &Path) -> String {
 }
 
 pub fn run(r: &Run<'_>) -> String {
-    if !r.hook.flag("MEMD_FILE_CONTEXT") || r.input.agent("agent_id").is_some() || r.input.str("tool_name") != Some("Read") {
+    if !r.hook.flag(&keys::FILE_CONTEXT) || r.input.agent("agent_id").is_some() || r.input.str("tool_name") != Some("Read") {
         return EMPTY.into();
     }
     let Some(file_path) = r
@@ -76,6 +77,6 @@ pub fn run(r: &Run<'_>) -> String {
     if text.is_empty() {
         return EMPTY.into();
     }
-    let max = r.hook.number("MEMD_CONTEXT_MAX_CHARS", 1, 10_000, 10_000) as usize;
+    let max = r.hook.number(&keys::CONTEXT_MAX_CHARS).min(HOST_CONTEXT_MAX_CHARS) as usize;
     with_context("PreToolUse", &cap_context(text, max), None)
 }

@@ -21,7 +21,7 @@ pub fn closed_gate(hook: &HookEnv<'_>, cwd: &str) -> Option<Gate> {
     if Path::new(cwd).starts_with(&hook.dir.root) {
         return Some(Gate::DataDir);
     }
-    let setting = hook.setting("MEMD_EXCLUDED_PROJECTS").unwrap_or_default();
+    let setting = hook.text(&crate::config::keys::EXCLUDED_PROJECTS);
     if setting.trim().is_empty() {
         return None;
     }

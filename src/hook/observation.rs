@@ -9,6 +9,7 @@ use super::event::IngestEvent;
 use super::output::EMPTY;
 use super::run::Run;
 use super::transport::{Start, deliver};
+use crate::protocol::IngestRoute;
 
 /// Builds the body the worker receives (without `eventId` / `occurredAtEpoch`).
 pub fn body(r: &Run<'_>) -> Value {
@@ -53,7 +54,7 @@ pub fn body(r: &Run<'_>) -> Value {
 
 pub fn run(r: &Run<'_>) -> String {
     let budget = Budget::new(r.hook.started, r.hook.async_budget());
-    let mut event = IngestEvent::new("observation", "/api/sessions/observations", body(r), r.occurred_at);
+    let mut event = IngestEvent::new("observation", IngestRoute::Observations, body(r), r.occurred_at);
     deliver(&r.hook, &mut event, &budget, Start::AndHandOff);
     EMPTY.into()
 }

@@ -9,6 +9,10 @@ const NEWLINE_WINDOW: usize = 2000;
 
 pub const EMPTY: &str = "{}";
 
+/// Claude Code shows at most this much injected context (UTF-16 units); `MEMD_CONTEXT_MAX_CHARS`
+/// above it is cut to it on the hook side.
+pub const HOST_CONTEXT_MAX_CHARS: u64 = 10_000;
+
 fn quoted(s: &str) -> String {
     Value::String(s.to_string()).to_string()
 }

@@ -7,10 +7,12 @@ use serde_json::{Value, json};
 
 use super::env::Budget;
 use super::event::IngestEvent;
-use super::output::{EMPTY, cap_context, with_context};
+use super::output::{EMPTY, HOST_CONTEXT_MAX_CHARS, cap_context, with_context};
 use super::run::Run;
 use super::transport::{Start, deliver, fetch};
+use crate::config::keys;
 use crate::pipeline::tags::is_task_notification;
+use crate::protocol::IngestRoute;
 
 const MEDIA_PROMPT: &str = "[media prompt]";
 
@@ -35,14 +37,14 @@ pub fn run(r: &Run<'_>) -> String {
     if let Some(t) = r.input.str("transcript_path") {
         body["transcriptPath"] = json!(t);
     }
-    let mut event = IngestEvent::new("session-init", "/api/sessions/init", body, r.occurred_at);
+    let mut event = IngestEvent::new("session-init", IngestRoute::Init, body, r.occurred_at);
     let answer = deliver(&r.hook, &mut event, &budget, Start::AndWait);
     let initialized = answer.is_some_and(|a| a.get("skipped").and_then(Value::as_bool) != Some(true));
-    let wants_semantic = r.hook.flag("MEMD_SEMANTIC_INJECT") && prompt != MEDIA_PROMPT && prompt.chars().count() >= 20;
+    let wants_semantic = r.hook.flag(&keys::SEMANTIC_INJECT) && prompt != MEDIA_PROMPT && prompt.chars().count() >= 20;
     if !(initialized && wants_semantic && budget.left() >= Duration::from_millis(300)) {
         return EMPTY.into();
     }
-    let limit = r.hook.number("MEMD_SEMANTIC_INJECT_LIMIT", 1, 100, 5);
+    let limit = r.hook.number(&keys::SEMANTIC_INJECT_LIMIT);
     let query = json!({
         "q": prompt,
         "projects": r.chain(&identity),
@@ -65,7 +67,7 @@ pub fn run(r: &Run<'_>) -> String {
     .filter(|c| !c.trim().is_empty());
     match context {
         Some(c) => {
-            let max = r.hook.number("MEMD_CONTEXT_MAX_CHARS", 1, 10_000, 10_000) as usize;
+            let max = r.hook.number(&keys::CONTEXT_MAX_CHARS).min(HOST_CONTEXT_MAX_CHARS) as usize;
             with_context("UserPromptSubmit", &cap_context(&c, max), None)
         }
         None => EMPTY.into(),

@@ -14,6 +14,7 @@ use super::env::HookEnv;
 use super::event::IngestEvent;
 use super::log::hook_log;
 use crate::clock::{iso, now_ms};
+use crate::config::keys;
 use crate::pipeline::privacy::Privacy;
 use crate::pipeline::redact::{RedactConfig, Redactor};
 
@@ -34,7 +35,7 @@ pub fn spool_line(event: &IngestEvent) -> Value {
         "platform": "claude-code",
         "handler": event.handler,
         "method": "POST",
-        "path": event.path,
+        "path": event.route.path(),
         "body": event.body,
     })
 }
@@ -42,10 +43,10 @@ pub fn spool_line(event: &IngestEvent) -> Value {
 /// Strips tags and redacts secrets in the free-text fields of the body, as the worker would.
 fn scrub(hook: &HookEnv<'_>, body: &mut Value) {
     let token = hook.token();
-    let disabled = hook.setting("MEMD_REDACT_DISABLED_BUILTINS").unwrap_or_default();
-    let custom = hook.setting("MEMD_REDACT_CUSTOM_PATTERNS").unwrap_or_else(|| "[]".into());
+    let disabled = hook.text(&keys::REDACT_DISABLED_BUILTINS);
+    let custom = hook.text(&keys::REDACT_CUSTOM_PATTERNS);
     let (redactor, _) = Redactor::new(&RedactConfig {
-        redact: hook.flag("MEMD_REDACT"),
+        redact: hook.flag(&keys::REDACT),
         disabled_builtins: &disabled,
         custom_patterns_json: &custom,
         memd_token: token.as_deref(),
@@ -87,7 +88,7 @@ pub fn spool(hook: &HookEnv<'_>, event: &mut IngestEvent, reason: &str) {
 fn write_spool_file(hook: &HookEnv<'_>, event: &IngestEvent) -> Result<PathBuf, SpoolError> {
     let dir = hook.dir.spool();
     ensure_private_dir(hook, &dir)?;
-    let max = hook.number("MEMD_SPOOL_MAX_FILES", 1, u64::MAX, 50_000) as usize;
+    let max = hook.number(&keys::SPOOL_MAX_FILES) as usize;
     let count = std::fs::read_dir(&dir)?
         .filter_map(Result::ok)
         .filter(|e| e.file_name().to_string_lossy().ends_with(".jsonl"))

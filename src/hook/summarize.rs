@@ -9,6 +9,7 @@ use super::output::EMPTY;
 use super::run::Run;
 use super::transcript::last_assistant_message;
 use super::transport::{Start, deliver};
+use crate::protocol::IngestRoute;
 
 pub fn run(r: &Run<'_>) -> String {
     if r.input.agent("agent_id").is_some() {
@@ -31,7 +32,7 @@ pub fn run(r: &Run<'_>) -> String {
         "platformSource": "claude",
         "stop_hook_active": r.input.bool("stop_hook_active").unwrap_or(false),
     });
-    let mut event = IngestEvent::new("summarize", "/api/sessions/summarize", body, r.occurred_at);
+    let mut event = IngestEvent::new("summarize", IngestRoute::Summarize, body, r.occurred_at);
     deliver(&r.hook, &mut event, &budget, Start::AndHandOff);
     EMPTY.into()
 }

@@ -93,11 +93,11 @@ pub fn deliver(hook: &HookEnv<'_>, event: &mut IngestEvent, budget: &Budget, sta
     // A signal before the acknowledgement spools the event (§2.7).
     let guard = signals::arm(hook, event);
     let bytes = event.serialized();
-    let mut answer = exchange(hook, "POST", event.path, Some(&bytes), budget);
+    let mut answer = exchange(hook, "POST", event.route.path(), Some(&bytes), budget);
     if matches!(answer, Exchange::Unreachable) && may_start(hook, start) {
         match start {
             Start::AndWait if autostart::start_and_wait(hook, event.handler, budget) => {
-                answer = exchange(hook, "POST", event.path, Some(&bytes), budget);
+                answer = exchange(hook, "POST", event.route.path(), Some(&bytes), budget);
             }
             Start::AndHandOff => {
                 autostart::spawn_once(hook, event.handler);

@@ -4,12 +4,13 @@
 use serde_json::Value;
 
 use super::source::SourceRow;
+use crate::observer::xml::normalize_concepts;
 use crate::pipeline::limits::bound;
 use crate::pipeline::privacy::Privacy;
 use crate::pipeline::project::UNKNOWN_PROJECT;
 use crate::pipeline::redact::RedactionCounts;
-use crate::protocol::observer_xml::normalize_concepts;
-use crate::store::import_rows::{ImportObservation, ImportPrompt, ImportSession, ImportSummary};
+use crate::store::import_insert::{ImportObservation, ImportSummary};
+use crate::store::import_rows::{ImportPrompt, ImportSession};
 
 /// The privacy stage plus the running redaction count.
 pub struct Cleaner<'a> {

@@ -71,12 +71,16 @@ impl ImportProgress {
         }
     }
     /// `{"table","done","total"}` while an import runs, else `null`.
-    pub fn snapshot(&self) -> Value {
+    /// The `import` part of `GET /api/status`: None when no import runs.
+    pub fn snapshot(&self) -> Option<ImportSnapshot> {
         if !self.running.load(Ordering::Acquire) {
-            return Value::Null;
+            return None;
         }
-        let table = self.table.lock().map(|g| g.clone()).unwrap_or_default();
-        json!({"table": table, "done": self.done.load(Ordering::Relaxed), "total": self.total.load(Ordering::Relaxed)})
+        Some(ImportSnapshot {
+            table: self.table.lock().map(|g| g.clone()).unwrap_or_default(),
+            done: self.done.load(Ordering::Relaxed),
+            total: self.total.load(Ordering::Relaxed),
+        })
     }
     pub fn done(&self) -> u64 {
         self.done.load(Ordering::Relaxed)
@@ -84,6 +88,14 @@ impl ImportProgress {
     pub fn total(&self) -> u64 {
         self.total.load(Ordering::Relaxed)
     }
+}
+
+/// A running import's progress.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ImportSnapshot {
+    pub table: String,
+    pub done: u64,
+    pub total: u64,
 }
 
 /// Per table: rows read, imported, and skipped by cause.

@@ -1,9 +1,12 @@
 //! The one ingest pipeline every capture path goes through (docs/spec/pipeline.md §1–§6):
-//! filters → tag stripping → redaction → limits → a store command. HTTP routes, the spool and the
-//! manual-memory path call these functions, so no path can bypass privacy processing.
+//! filters → tag stripping → redaction → limits → a store command. The four commands
+//! ([`commands`]) are called by the HTTP routes and the spool alike, so no path can bypass
+//! privacy processing.
 
-pub mod bounds;
+pub mod commands;
 pub mod spool;
+
+pub use commands::{CompleteOutcome, IngestError, IngestService, InitOutcome, ObservationOutcome, SummarizeOutcome, body_platform};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -50,7 +53,7 @@ impl Skip {
 }
 
 /// Settings-derived state of the pipeline (rebuilt when settings change).
-pub struct Ingest {
+pub struct Pipeline {
     pub privacy: Arc<Privacy>,
     pub excluded: ExcludedProjects,
     pub skip_tools: Vec<String>,
@@ -60,8 +63,9 @@ pub struct Ingest {
     pub redactions: std::sync::Mutex<RedactionCounts>,
 }
 
-impl Ingest {
-    fn count(&self, r: &RedactionCounts) {
+impl Pipeline {
+    /// Adds redactions made outside the pipeline's own calls (explicit memories) to its totals.
+    pub fn count(&self, r: &RedactionCounts) {
         if !r.is_empty()
             && let Ok(mut total) = self.redactions.lock()
         {

@@ -1,23 +1,24 @@
 //! Spool ingestion in the worker (docs/spec/hooks.md §4). Hooks that could not reach the worker left
 //! one JSON line per event in `<data>/spool/<pid>-<ts>.jsonl`; the worker replays them through
-//! the very same route cores as HTTP (`crate::ingress::ingest_routes::*_core`) at start and every
+//! the very same commands as HTTP ([`super::IngestService`]) at start and every
 //! `MEMD_SPOOL_SCAN_MS`, then deletes each file once all its lines are done.
 //!
 //! Idempotent: the store acknowledges a repeated `eventId` (or `tool_use_id` in the same session)
-//! without storing it twice. A line that fails validation goes to `spool/rejected/` and counts as
-//! done; a store error stops work on that file until the next scan.
+//! without storing it twice. A line that fails validation ([`super::IngestError::is_permanent`])
+//! goes to `spool/rejected/` and counts as done; any other error stops work on that file until the
+//! next scan.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use super::{IngestService, body_platform};
 use crate::clock::{iso, now_ms};
-use crate::ingress::error::ApiError;
-use crate::ingress::ingest_routes::{body_platform, complete_core, init_core, observations_core, summarize_core};
-use crate::ingress::{AppState, Services};
+use crate::protocol::IngestRoute;
+use tokio_util::sync::CancellationToken;
 
 const TMP_MAX_AGE: Duration = Duration::from_secs(10 * 60);
 const REJECTED_MAX_AGE: Duration = Duration::from_secs(7 * 24 * 3600);
@@ -32,15 +33,25 @@ pub struct SpoolStats {
     pub last_scan_at: AtomicI64,
 }
 
+/// The `spool` part of `GET /api/status`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct SpoolStatus {
+    pub pending_files: u64,
+    pub rejected_files: u64,
+    pub ingested_total: u64,
+    pub last_scan_at: Option<String>,
+}
+
 impl SpoolStats {
-    pub fn document(&self) -> Value {
+    pub fn status(&self) -> SpoolStatus {
         let last = self.last_scan_at.load(Ordering::Relaxed);
-        json!({
-            "pending_files": self.pending_files.load(Ordering::Relaxed),
-            "rejected_files": self.rejected_files.load(Ordering::Relaxed),
-            "ingested_total": self.ingested_total.load(Ordering::Relaxed),
-            "last_scan_at": (last > 0).then(|| iso(last)),
-        })
+        SpoolStatus {
+            pending_files: self.pending_files.load(Ordering::Relaxed),
+            rejected_files: self.rejected_files.load(Ordering::Relaxed),
+            ingested_total: self.ingested_total.load(Ordering::Relaxed),
+            last_scan_at: (last > 0).then(|| iso(last)),
+        }
     }
 }
 
@@ -71,25 +82,22 @@ fn age(path: &Path) -> Duration {
         .unwrap_or_default()
 }
 
-async fn ingest_line(svc: &Services, line: &[u8]) -> LineOutcome {
+async fn ingest_line(svc: &IngestService, line: &[u8]) -> LineOutcome {
     let Ok(record) = serde_json::from_slice::<Value>(line) else {
         return LineOutcome::Rejected("line is not JSON".into());
     };
     let Some(body) = record.get("body").filter(|b| b.is_object()).cloned() else {
         return LineOutcome::Rejected("line has no body object".into());
     };
-    let platform = body_platform(&body);
-    let result: Result<Value, ApiError> = match record.get("path").and_then(Value::as_str) {
-        Some("/api/sessions/init") => init_core(svc, body, platform).await,
-        Some("/api/sessions/observations") => observations_core(svc, body, platform).await,
-        Some("/api/sessions/summarize") => summarize_core(svc, body, platform).await,
-        Some("/api/sessions/complete") => complete_core(svc, body, platform).await,
-        other => return LineOutcome::Rejected(format!("path {other:?} is not an ingest route")),
+    let path = record.get("path").and_then(Value::as_str);
+    let Some(route) = path.and_then(IngestRoute::from_path) else {
+        return LineOutcome::Rejected(format!("path {path:?} is not an ingest route"));
     };
-    match result {
-        Ok(_) => LineOutcome::Done,
-        Err(e) if e.status.is_client_error() => LineOutcome::Rejected(e.detail),
-        Err(e) => LineOutcome::Retry(e.detail),
+    let platform = body_platform(&body);
+    match svc.apply(route, body, platform).await {
+        Ok(()) => LineOutcome::Done,
+        Err(e) if e.is_permanent() => LineOutcome::Rejected(e.to_string()),
+        Err(e) => LineOutcome::Retry(e.to_string()),
     }
 }
 
@@ -106,7 +114,7 @@ fn keep_rejected(dir: &Path, line: &[u8], why: &str) {
 }
 
 /// Ingests one file; returns whether it was completely done (and deleted).
-async fn ingest_file(svc: &Services, dir: &Path, path: &Path, stats: &SpoolStats) -> bool {
+async fn ingest_file(svc: &IngestService, dir: &Path, path: &Path, stats: &SpoolStats) -> bool {
     let Ok(bytes) = tokio::fs::read(path).await else { return false };
     let is_tmp = path.extension().is_some_and(|e| e == "tmp");
     if is_tmp {
@@ -163,7 +171,7 @@ fn sweep_rejected(dir: &Path) -> u64 {
 }
 
 /// One pass over the spool directory.
-pub async fn scan(svc: &Services, dir: &Path, stats: &SpoolStats) {
+pub async fn scan(svc: &IngestService, dir: &Path, stats: &SpoolStats) {
     let files = candidates(dir);
     let mut left = 0u64;
     for path in &files {
@@ -180,13 +188,16 @@ pub async fn scan(svc: &Services, dir: &Path, stats: &SpoolStats) {
 }
 
 /// Scans at once, then every `interval`, until shutdown.
-pub fn spawn_scanner(app: Arc<AppState>, dir: PathBuf, interval: Duration) -> tokio::task::JoinHandle<()> {
+pub fn spawn_scanner(
+    ingest: Arc<IngestService>,
+    stats: Arc<SpoolStats>,
+    dir: PathBuf,
+    interval: Duration,
+    stop: CancellationToken,
+) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
-        let stop = app.shutdown.clone();
         loop {
-            if let Ok(svc) = app.services() {
-                scan(svc, &dir, &app.spool).await;
-            }
+            scan(&ingest, &dir, &stats).await;
             tokio::select! {
                 _ = stop.cancelled() => return,
                 _ = tokio::time::sleep(interval) => {}

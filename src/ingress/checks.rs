@@ -11,7 +11,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::error::ApiError;
-use super::{AppState, Phase};
+use crate::worker::{Phase, Unavailable, WorkerState};
 
 pub const MAX_BODY_BYTES: usize = 5 * 1024 * 1024;
 
@@ -77,12 +77,12 @@ impl Drop for Arrival {
     }
 }
 
-pub async fn guard(State(app): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+pub async fn guard(State(app): State<Arc<WorkerState>>, req: Request, next: Next) -> Response {
     let headers = req.headers();
     if !host_allowed(headers.get(header::HOST).and_then(|h| h.to_str().ok())) {
         return ApiError::new(StatusCode::FORBIDDEN, "forbidden_host", "the Host header must name localhost").into_response();
     }
-    let port = app.port.load(Ordering::Relaxed);
+    let port = app.port();
     let origin = headers.get(header::ORIGIN).map(|o| o.to_str().unwrap_or("\u{0}").to_string());
     if !origin_allowed(origin.as_deref(), port) {
         return ApiError::new(StatusCode::FORBIDDEN, "forbidden_origin", "cross-origin requests are refused").into_response();
@@ -112,8 +112,8 @@ pub async fn guard(State(app): State<Arc<AppState>>, req: Request, next: Next) -
             return ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", "missing or wrong bearer token").into_response();
         }
         match app.phase() {
-            Phase::Initializing => return ApiError::initializing().into_response(),
-            Phase::ShuttingDown => return ApiError::shutting_down().into_response(),
+            Phase::Initializing => return ApiError::from(Unavailable::Initializing).into_response(),
+            Phase::ShuttingDown => return ApiError::from(Unavailable::ShuttingDown).into_response(),
             Phase::Ready => {}
         }
     }
@@ -136,7 +136,7 @@ pub async fn guard(State(app): State<Arc<AppState>>, req: Request, next: Next) -
             .into_response();
         }
     }
-    let _arrival = (req.method() == Method::POST).then(|| Arrival::new(&app.arrivals));
+    let _arrival = (req.method() == Method::POST).then(|| Arrival::new(&app.counters.arrivals));
     let mut resp = next.run(req).await;
     if let Some(o) = origin.as_deref().and_then(|o| HeaderValue::from_str(o).ok()) {
         resp.headers_mut().insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, o);

@@ -3,8 +3,11 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use crate::ingest::IngestError;
 use crate::protocol::api::Invalid;
+use crate::retrieval::RetrievalError;
 use crate::store::StoreError;
+use crate::worker::Unavailable;
 
 #[derive(Debug, Clone)]
 pub struct ApiError {
@@ -27,15 +30,41 @@ impl ApiError {
     pub fn not_found(detail: impl Into<String>) -> Self {
         Self::new(StatusCode::NOT_FOUND, "not_found", detail)
     }
-    pub fn initializing() -> Self {
-        Self::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "initializing",
-            "the worker is starting; retry shortly",
-        )
+    pub fn internal(detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", detail)
     }
-    pub fn shutting_down() -> Self {
-        Self::new(StatusCode::SERVICE_UNAVAILABLE, "shutting_down", "the worker is shutting down")
+}
+
+impl From<Unavailable> for ApiError {
+    fn from(e: Unavailable) -> Self {
+        let code = match e {
+            Unavailable::Initializing => "initializing",
+            Unavailable::ShuttingDown => "shutting_down",
+        };
+        Self::new(StatusCode::SERVICE_UNAVAILABLE, code, e.to_string())
+    }
+}
+
+impl From<IngestError> for ApiError {
+    fn from(e: IngestError) -> Self {
+        match e {
+            IngestError::Invalid(detail) => Self::bad_request(detail),
+            IngestError::Store(e) => e.into(),
+            IngestError::Pipeline => Self::internal("privacy processing failed"),
+        }
+    }
+}
+
+impl From<RetrievalError> for ApiError {
+    fn from(e: RetrievalError) -> Self {
+        match e {
+            RetrievalError::Invalid(m) => Self::bad_request(m),
+            RetrievalError::NotFound(m) => Self::not_found(m),
+            RetrievalError::Sqlite(e) => {
+                tracing::error!(error = %e, "retrieval query failed");
+                Self::internal("retrieval query failed")
+            }
+        }
     }
 }
 

@@ -1,7 +1,6 @@
 //! Operations routes: health, readiness, status, shutdown (docs/spec/api.md §6).
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use axum::Json;
 use axum::extract::State;
@@ -10,18 +9,16 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::error::ApiError;
-use super::{AppState, Phase};
+use crate::worker::{Phase, VERSION, WorkerState};
 
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-pub async fn health(State(app): State<Arc<AppState>>) -> Json<Value> {
+pub async fn health(State(app): State<Arc<WorkerState>>) -> Json<Value> {
     Json(json!({
         "status": "ok", "name": "memd", "version": VERSION, "pid": std::process::id(),
         "uptime": app.started.elapsed().as_secs(), "initialized": app.phase() == Phase::Ready,
     }))
 }
 
-pub async fn readiness(State(app): State<Arc<AppState>>) -> Response {
+pub async fn readiness(State(app): State<Arc<WorkerState>>) -> Response {
     match app.phase() {
         Phase::Ready => Json(json!({"status": "ready"})).into_response(),
         Phase::Initializing => (
@@ -39,13 +36,13 @@ pub async fn readiness(State(app): State<Arc<AppState>>) -> Response {
     }
 }
 
-pub async fn status(State(app): State<Arc<AppState>>) -> Result<Json<Value>, ApiError> {
+pub async fn status(State(app): State<Arc<WorkerState>>) -> Result<Json<crate::status::StatusDoc>, ApiError> {
     let svc = app.services()?;
-    Ok(Json(crate::status::document(&app, svc, app.port.load(Ordering::Relaxed)).await))
+    Ok(Json(crate::status::document(&app, svc).await))
 }
 
 /// Answers first, then starts the same shutdown as SIGTERM.
-pub async fn shutdown(State(app): State<Arc<AppState>>) -> Json<Value> {
+pub async fn shutdown(State(app): State<Arc<WorkerState>>) -> Json<Value> {
     tracing::info!("shutdown requested over http");
     let token = app.shutdown.clone();
     tokio::spawn(async move {

@@ -7,16 +7,21 @@ use axum::http::HeaderMap;
 use crate::pipeline::platform::normalize_platform_source;
 
 pub fn platform_source(query: &HashMap<String, String>, body: Option<&str>, headers: &HeaderMap) -> String {
-    let header = |n: &str| headers.get(n).and_then(|v| v.to_str().ok()).map(str::to_string);
     let raw = [
-        query.get("platformSource").cloned(),
-        query.get("platform_source").cloned(),
-        body.map(str::to_string),
-        header("x-platform-source"),
-        header("x-claude-mem-platform-source"),
+        query.get("platformSource").map(String::as_str),
+        query.get("platform_source").map(String::as_str),
+        body,
     ]
     .into_iter()
     .flatten()
-    .find(|s| !s.trim().is_empty());
-    normalize_platform_source(raw.as_deref())
+    .find(|s| !s.trim().is_empty())
+    .or_else(|| header_platform(headers));
+    normalize_platform_source(raw)
+}
+
+/// The platform named by a request header (`x-platform-source`, else claude-mem's), not normalised.
+pub fn header_platform(headers: &HeaderMap) -> Option<&str> {
+    ["x-platform-source", "x-claude-mem-platform-source"]
+        .iter()
+        .find_map(|n| headers.get(*n).and_then(|v| v.to_str().ok()).filter(|v| !v.trim().is_empty()))
 }

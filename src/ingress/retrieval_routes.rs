@@ -6,23 +6,24 @@ use std::sync::Arc;
 use axum::Json;
 use axum::body::Body;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use rusqlite::Connection;
 use serde_json::{Map, Value, json};
 
 use super::checks::json_body;
 use super::error::ApiError;
-use super::read_params::Params;
-use super::{AppState, Services};
+use super::platform::header_platform;
 use crate::clock::now_ms;
 use crate::retrieval::file_context::{FileContextRequest, file_context, observations_by_file};
 use crate::retrieval::ids::{RecordId, fetch_records, parse_ids};
 use crate::retrieval::overview::{database_figures, projects as project_list};
+use crate::retrieval::params::Params;
 use crate::retrieval::scope::parse_chain;
 use crate::retrieval::semantic::{SemanticRequest, semantic_context_with};
+use crate::retrieval::vector_rows::{nearest_rows, vector_scope};
 use crate::retrieval::{ContextRequest, Kind, RetrievalError, Scope, Zone, context_inject as render_context};
-use crate::vectors::hybrid::{nearest_rows, vector_scope};
+use crate::worker::{Services, VERSION, WorkerState};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -30,14 +31,7 @@ const BATCH_MAX: usize = 500;
 const PATH_MAX: usize = 4_096;
 
 pub fn api_error(e: RetrievalError) -> ApiError {
-    match e {
-        RetrievalError::Invalid(m) => ApiError::bad_request(m),
-        RetrievalError::NotFound(m) => ApiError::not_found(m),
-        RetrievalError::Sqlite(e) => {
-            tracing::error!(error = %e, "retrieval query failed");
-            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "retrieval query failed")
-        }
-    }
+    e.into()
 }
 
 /// Runs `f` on a read-only connection.
@@ -54,14 +48,14 @@ pub fn text(body: String) -> Response {
 }
 
 /// `GET /api/context/inject` (§4.1).
-pub async fn context_inject(State(app): State<Arc<AppState>>, Query(q): Q, headers: HeaderMap) -> Result<Response, ApiError> {
+pub async fn context_inject(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: HeaderMap) -> Result<Response, ApiError> {
     let p = Params(q);
     let svc = app.services()?;
     let chain = parse_chain(p.get(&["projects", "project"])).ok_or_else(|| ApiError::bad_request("missing field projects"))?;
     let _colors = p.flag(&["colors"], false)?;
     let req = ContextRequest {
         chain,
-        platform: p.platform(&headers).unwrap_or_else(|| "claude".into()),
+        platform: p.platform(header_platform(&headers)).unwrap_or_else(|| "claude".into()),
         full: p.flag(&["full"], false)?,
         max_chars: p.int(&["maxChars"], 1, 100_000)?.map(|n| n as usize),
     };
@@ -79,7 +73,7 @@ pub async fn context_inject(State(app): State<Arc<AppState>>, Query(q): Q, heade
 
 /// `POST /api/context/semantic` (§4.2): never 5xx; failures answer an empty context.
 pub async fn context_semantic(
-    State(app): State<Arc<AppState>>,
+    State(app): State<Arc<WorkerState>>,
     Query(q): Q,
     headers: HeaderMap,
     body: Body,
@@ -102,13 +96,13 @@ pub async fn context_semantic(
     let chain = field(&["projects", "project"]).and_then(|v| v.as_str().and_then(|s| parse_chain(Some(s))));
     let platform = field(&["platformSource", "platform_source"])
         .and_then(|v| v.as_str().map(|s| crate::pipeline::platform::normalize_platform_source(Some(s))))
-        .or_else(|| p.platform(&headers));
+        .or_else(|| p.platform(header_platform(&headers)));
     let limit = match field(&["limit"]) {
         Some(Value::Number(n)) => n.as_i64().unwrap_or(5).clamp(1, 20) as usize,
         Some(Value::String(s)) => s.trim().parse::<i64>().unwrap_or(5).clamp(1, 20) as usize,
         _ => svc.settings.context.semantic_limit,
     };
-    let cleaned = svc.ingest.privacy.clean_text(&raw_q);
+    let cleaned = svc.ingest.pipeline.privacy.clean_text(&raw_q);
     if cleaned.private {
         return Ok(empty());
     }
@@ -137,7 +131,7 @@ pub async fn context_semantic(
 }
 
 /// `GET /api/observations/by-file` (§4.6).
-pub async fn by_file(State(app): State<Arc<AppState>>, Query(q): Q, headers: HeaderMap) -> Result<Response, ApiError> {
+pub async fn by_file(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: HeaderMap) -> Result<Response, ApiError> {
     let p = Params(q);
     let paths: Vec<String> = p.all("path").into_iter().filter(|s| !s.trim().is_empty()).collect();
     if paths.is_empty() {
@@ -149,7 +143,7 @@ pub async fn by_file(State(app): State<Arc<AppState>>, Query(q): Q, headers: Hea
     let svc = app.services()?;
     let req = FileContextRequest {
         paths,
-        scope: Scope::new(parse_chain(p.get(&["projects", "project"])), p.platform(&headers)),
+        scope: Scope::new(parse_chain(p.get(&["projects", "project"])), p.platform(header_platform(&headers))),
         limit: p.int(&["limit"], 1, 100)?.unwrap_or(15) as usize,
         file_mtime_ms: p.int(&["fileMtimeMs"], i64::MIN, i64::MAX)?,
         content_session_id: p.get(&["contentSessionId"]).map(str::to_string),
@@ -166,7 +160,7 @@ pub async fn by_file(State(app): State<Arc<AppState>>, Query(q): Q, headers: Hea
 }
 
 /// `POST /api/observations/batch` (§4.5): rows with `kind`, out-of-scope and missing ids left out.
-pub async fn batch(State(app): State<Arc<AppState>>, Query(q): Q, headers: HeaderMap, body: Body) -> Result<Json<Value>, ApiError> {
+pub async fn batch(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: HeaderMap, body: Body) -> Result<Json<Value>, ApiError> {
     let p = Params(q);
     let b: Map<String, Value> = json_body(body).await?;
     let ids = match b.get("ids") {
@@ -194,7 +188,7 @@ pub async fn batch(State(app): State<Arc<AppState>>, Query(q): Q, headers: Heade
         .get("platformSource")
         .and_then(Value::as_str)
         .map(|s| crate::pipeline::platform::normalize_platform_source(Some(s)))
-        .or_else(|| p.platform(&headers));
+        .or_else(|| p.platform(header_platform(&headers)));
     let svc = app.services()?;
     let scope = Scope::new(chain, platform);
     let found = read(svc, move |c| fetch_records(c, &ids, &scope)).await?;
@@ -209,7 +203,7 @@ pub async fn batch(State(app): State<Arc<AppState>>, Query(q): Q, headers: Heade
 
 /// `GET /api/observation/:id` (§4.7).
 pub async fn observation(
-    State(app): State<Arc<AppState>>,
+    State(app): State<Arc<WorkerState>>,
     Path(id): Path<String>,
     Query(q): Q,
     headers: HeaderMap,
@@ -226,7 +220,7 @@ pub async fn observation(
         kind: Kind::Observation,
         id,
     };
-    let scope = Scope::new(parse_chain(p.get(&["project", "projects"])), p.platform(&headers));
+    let scope = Scope::new(parse_chain(p.get(&["project", "projects"])), p.platform(header_platform(&headers)));
     let mut found = read(svc, move |c| fetch_records(c, &[rid], &scope)).await?;
     match found.remove(&rid) {
         Some(crate::retrieval::Record::Observation(o)) => Ok(Json(o.to_json())),
@@ -235,23 +229,23 @@ pub async fn observation(
 }
 
 /// `GET /api/projects` (§6.1).
-pub async fn projects(State(app): State<Arc<AppState>>, Query(q): Q, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
-    let platform = Params(q).platform(&headers);
+pub async fn projects(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
+    let platform = Params(q).platform(header_platform(&headers));
     let svc = app.services()?;
     Ok(Json(read(svc, move |c| project_list(c, platform.as_deref())).await?))
 }
 
 /// `GET /api/stats` (§6.2).
-pub async fn stats(State(app): State<Arc<AppState>>) -> Result<Json<Value>, ApiError> {
+pub async fn stats(State(app): State<Arc<WorkerState>>) -> Result<Json<Value>, ApiError> {
     let svc = app.services()?;
     let figures = read(svc, database_figures).await?;
     let path = svc.store.path.clone();
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     Ok(Json(json!({
         "worker": {
-            "version": super::ops_routes::VERSION, "uptime": app.started.elapsed().as_secs(),
+            "version": VERSION, "uptime": app.started.elapsed().as_secs(),
             "activeSessions": svc.registry.sessions.len(), "sseClients": 0,
-            "port": app.port.load(std::sync::atomic::Ordering::Relaxed),
+            "port": app.port(),
         },
         "database": {
             "path": path.display().to_string(), "size": size, "observations": figures.observations,

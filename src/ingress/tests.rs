@@ -7,7 +7,8 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use tower::ServiceExt;
 
-use super::{AppState, Phase, router};
+use super::router;
+use crate::worker::{Phase, WorkerState};
 
 fn req(method: &str, path: &str, token: Option<&str>) -> Request<Body> {
     let mut b = Request::builder().method(method).uri(path).header("host", "127.0.0.1:1");
@@ -19,7 +20,7 @@ fn req(method: &str, path: &str, token: Option<&str>) -> Request<Body> {
 
 #[tokio::test]
 async fn initializing_answers_503_except_health() {
-    let app = Arc::new(AppState::new("tok".into(), 0));
+    let app = Arc::new(WorkerState::new("tok".into(), 0));
     let r = router(app.clone())
         .oneshot(req("POST", "/api/sessions/observations", Some("tok")))
         .await
@@ -46,7 +47,7 @@ async fn initializing_answers_503_except_health() {
 
 #[tokio::test]
 async fn unknown_routes_and_methods_answer_json() {
-    let app = Arc::new(AppState::new("tok".into(), 0));
+    let app = Arc::new(WorkerState::new("tok".into(), 0));
     app.set_phase(Phase::Ready);
     let r = router(app.clone()).oneshot(req("GET", "/api/nope", Some("tok"))).await.unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND);

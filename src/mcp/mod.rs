@@ -4,6 +4,7 @@
 //! closes or its parent process dies.
 
 pub mod autostart;
+pub mod caller;
 pub mod link;
 pub mod offline;
 pub mod records;
@@ -20,7 +21,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 
-use tools::{CallerContext, ToolError};
+use caller::{CallerContext, ToolError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum McpError {

@@ -4,13 +4,11 @@
 //! `<data>/memd.db` (search keyword only); text answers end with a line saying so. Recall must not
 //! depend on the worker being up.
 
-use axum::http::HeaderMap;
-
 use crate::data_dir::DataDir;
-use crate::ingress::read_params::Params;
-use crate::ingress::search_routes::{search_request, timeline_request, timeline_text};
 use crate::modes::Mode;
 use crate::retrieval::Zone;
+use crate::retrieval::params::Params;
+use crate::retrieval::requests::{search_request, timeline_request, timeline_text};
 use crate::retrieval::search_render::render_index;
 
 /// The line appended to an answer read directly from the database.
@@ -39,7 +37,7 @@ fn open(dir: &DataDir) -> Option<rusqlite::Connection> {
 /// The search answer for the query `pairs`, or None when the database cannot be read or the
 /// request is invalid (the caller reports the worker error then).
 pub fn search(dir: &DataDir, mode: &Mode, pairs: &[(&str, String)]) -> Option<String> {
-    let req = search_request(&params(pairs), &HeaderMap::new()).ok()?;
+    let req = search_request(&params(pairs), None).ok()?;
     let conn = open(dir)?;
     let res = crate::retrieval::search(&conn, &req)
         .map_err(|e| tracing::warn!(error = %e, "offline search failed"))
@@ -49,7 +47,7 @@ pub fn search(dir: &DataDir, mode: &Mode, pairs: &[(&str, String)]) -> Option<St
 
 /// The timeline answer for the query `pairs` (None as for [`search`]).
 pub fn timeline(dir: &DataDir, mode: &Mode, pairs: &[(&str, String)]) -> Option<String> {
-    let req = timeline_request(&params(pairs), &HeaderMap::new()).ok()?;
+    let req = timeline_request(&params(pairs), None).ok()?;
     let conn = open(dir)?;
     let res = crate::retrieval::timeline(&conn, &req)
         .map_err(|e| tracing::warn!(error = %e, "offline timeline failed"))

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::tools::{CallerContext, ToolError, ToolText};
+use super::caller::{CallerContext, ToolError, ToolText};
 use crate::store::forget::{RecordKind, RecordRef};
 
 const ARRAY_COLUMNS: &[&str] = &[

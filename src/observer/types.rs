@@ -1,6 +1,7 @@
-//! Domain types of the observer stage: one recorded tool event as the observer
-//! sees it, and the observation / summary drafts an observer produces before
-//! §14 correction, bounding and storage (`docs/spec/pipeline.md` §8, §10, §14).
+//! Domain types of the observer stage, handed between batching, the observer and the store: one
+//! recorded tool event as the observer sees it, a claimed batch, the observation / summary drafts
+//! an observer produces before §14 correction, bounding and storage, and what the store is given
+//! back (`docs/spec/pipeline.md` §7–§8, §10, §14).
 
 use serde::{Deserialize, Serialize};
 
@@ -47,4 +48,72 @@ pub struct SummaryDraft {
     pub completed: Option<String>,
     pub next_steps: Option<String>,
     pub notes: Option<String>,
+}
+
+/// Everything the observer needs about the session a batch belongs to.
+#[derive(Debug, Clone)]
+pub struct BatchMeta {
+    pub session_db_id: i64,
+    pub memory_session_id: String,
+    pub content_session_id: String,
+    pub platform_source: String,
+    pub project: String,
+    pub project_root: String,
+    pub prompt_number: i64,
+    pub prompt_text: Option<String>,
+    pub agent_id: Option<String>,
+    pub agent_type: Option<String>,
+    pub pending_ids: Vec<i64>,
+    /// The prompt is private: the observer sees `[private]` instead of its text.
+    pub prompt_private: bool,
+    /// When the prompt was submitted (epoch ms; the batch's oldest row when unknown).
+    pub prompt_epoch: i64,
+    /// Highest `attempts` among the batch's rows (failed provider calls so far).
+    pub attempts: i64,
+    /// Smallest `created_at_epoch` of the batch's rows: the observations' time.
+    pub oldest_epoch: i64,
+}
+
+#[derive(Debug, Clone)]
+pub enum BatchWork {
+    Observations(Vec<ToolEvent>),
+    Summary {
+        last_assistant_message: String,
+        observation_titles: Vec<String>,
+        /// Types of `observation_titles`, same order.
+        observation_types: Vec<String>,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct ClaimedBatch {
+    pub meta: BatchMeta,
+    pub work: BatchWork,
+}
+
+/// What the observer made of a batch; drafts are already bounded and redacted.
+#[derive(Debug, Clone)]
+pub struct BatchOutput {
+    pub observations: Vec<ObservationDraft>,
+    pub summary: Option<SummaryDraft>,
+    /// `observer` or `extractive`.
+    pub origin: &'static str,
+    pub provider: String,
+    pub model: String,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub source_rows: Vec<i64>,
+}
+
+/// Provider calls whose tokens are not carried by a stored [`BatchOutput`] (failed calls,
+/// re-asks, calls whose batch went to the extractive observer), added to today's `token_usage`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UsageDelta {
+    pub provider: String,
+    pub model: String,
+    pub calls: i64,
+    pub failures: i64,
+    pub reasks: i64,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
 }

@@ -1,6 +1,7 @@
-//! Wire types only, no I/O: HTTP bodies, the observer's XML reply, the observer prompt.
+//! Wire types only, no I/O: HTTP bodies, the ingest route paths, the hook's stdin.
 
 pub mod api;
 pub mod hook_wire;
-pub mod observer_xml;
-pub mod prompt;
+pub mod routes;
+
+pub use routes::IngestRoute;

@@ -15,9 +15,9 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::children::{ChildRecord, Children, kill_group, process_start_time};
+use super::prose::{ProseKind, classify_prose};
 use super::{CallError, LlmReply, LlmRequest, Role};
 use crate::clock::now_ms;
-use crate::protocol::observer_xml::{ProseKind, classify_prose};
 
 #[derive(Debug, Clone)]
 pub struct ClaudeCli {

@@ -9,16 +9,16 @@
 pub mod anthropic;
 pub mod children;
 pub mod claude_cli;
-pub mod extractive;
 pub mod gemini;
 pub mod openai;
+pub mod prose;
 
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 use std::time::Duration;
 
 use crate::config::ProviderSettings;
-use crate::protocol::observer_xml::{ProseKind, classify_prose};
+use prose::{ProseKind, classify_prose};
 
 /// Default model of the Anthropic Messages API and of the `claude` CLI.
 pub const DEFAULT_CLAUDE_MODEL: &str = "claude-haiku-4-5";

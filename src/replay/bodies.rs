@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::event::{EventKind, HookEvent};
 use crate::pipeline::project::identify;
+use crate::protocol::IngestRoute;
 
 /// Which worker the bodies are for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -22,7 +23,7 @@ pub enum Target {
 /// One POST to send.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Call {
-    pub path: &'static str,
+    pub route: IngestRoute,
     pub body: Value,
 }
 
@@ -73,7 +74,7 @@ pub fn http_call(e: &HookEvent, target: Target, event_id: &str, now_ms: i64, hom
             put("prompt", json!(if prompt.trim().is_empty() { "[media prompt]" } else { prompt }));
             put("promptId", p["prompt_id"].clone());
             put("transcriptPath", p["transcript_path"].clone());
-            "/api/sessions/init"
+            IngestRoute::Init
         }
         EventKind::PostToolUse | EventKind::PostToolUseFailure => {
             let failure = e.kind == EventKind::PostToolUseFailure;
@@ -92,23 +93,23 @@ pub fn http_call(e: &HookEvent, target: Target, event_id: &str, now_ms: i64, hom
             put("agentType", p["agent_type"].clone());
             put("promptId", p["prompt_id"].clone());
             put("is_error", json!(failure));
-            "/api/sessions/observations"
+            IngestRoute::Observations
         }
         EventKind::Stop => {
             put("project", json!(project_of(cwd, home)));
             put("cwd", json!(cwd));
             put("last_assistant_message", p["last_assistant_message"].clone());
             put("stop_hook_active", json!(false));
-            "/api/sessions/summarize"
+            IngestRoute::Summarize
         }
         EventKind::SessionEnd => {
             put("reason", p["reason"].clone());
-            "/api/sessions/complete"
+            IngestRoute::Complete
         }
         _ => return None,
     };
     Some(Call {
-        path,
+        route: path,
         body: Value::Object(b),
     })
 }
@@ -134,7 +135,7 @@ mod tests {
             json!({"session_id":"s","cwd":"/home/dev/shop","tool_name":"Bash","tool_input":{"command":"x"},"tool_use_id":"t","error":"Exit code 1","is_interrupt":false,"duration_ms":5}),
         );
         let call = http_call(&e, Target::Memd, "ev", 7, None).unwrap();
-        assert_eq!(call.path, "/api/sessions/observations");
+        assert_eq!(call.route, IngestRoute::Observations);
         assert_eq!(
             call.body,
             json!({"contentSessionId":"s","platformSource":"claude","eventId":"ev","occurredAtEpoch":7,"project":"shop","cwd":"/home/dev/shop",
@@ -148,7 +149,7 @@ mod tests {
     fn prompt_and_end_bodies() {
         let e = event(EventKind::UserPromptSubmit, json!({"session_id":"s","cwd":"/w/p","prompt":"  "}));
         let call = http_call(&e, Target::Memd, "ev", 1, None).unwrap();
-        assert_eq!((call.path, &call.body["prompt"]), ("/api/sessions/init", &json!("[media prompt]")));
+        assert_eq!((call.route, &call.body["prompt"]), (IngestRoute::Init, &json!("[media prompt]")));
         let e = event(EventKind::SessionEnd, json!({"session_id":"s","cwd":"/w/p","reason":"other"}));
         assert_eq!(http_call(&e, Target::Memd, "ev", 1, None).unwrap().body["reason"], "other");
         let e = event(EventKind::SessionStart, json!({"session_id":"s"}));

@@ -37,7 +37,7 @@ pub fn send_http(t: &HttpTarget, call: &Call) -> Answer {
     let body = call.body.to_string();
     let req = Request {
         method: "POST",
-        path: call.path,
+        path: call.route.path(),
         token: t.token.as_deref(),
         body: Some(body.as_bytes()),
         ..Default::default()

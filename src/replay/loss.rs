@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crate::status::StatusDoc;
 use rusqlite::{Connection, OpenFlags};
 use serde::Serialize;
-use serde_json::Value;
 
 use super::stats::Tally;
 
@@ -32,14 +32,14 @@ pub struct Drain {
 
 /// Polls `status()` (the status document, `None` while unreachable) until nothing is pending,
 /// processing or spooled, or `timeout` passes.
-pub fn wait_drained(timeout: Duration, mut status: impl FnMut() -> Option<Value>) -> Drain {
+pub fn wait_drained(timeout: Duration, mut status: impl FnMut() -> Option<StatusDoc>) -> Drain {
     let start = Instant::now();
     let mut last = Drain::default();
     loop {
         if let Some(doc) = status() {
-            last.pending = doc["pending"]["pending"].as_i64().unwrap_or(0);
-            last.processing = doc["pending"]["processing"].as_i64().unwrap_or(0);
-            last.spool_files = doc["spool"]["pending_files"].as_i64().unwrap_or(0);
+            let pending = doc.pending.unwrap_or_default();
+            (last.pending, last.processing) = (pending.pending, pending.processing);
+            last.spool_files = doc.spool.pending_files as i64;
             if last.pending == 0 && last.processing == 0 && last.spool_files == 0 {
                 last.drained = true;
             }
@@ -151,7 +151,8 @@ mod tests {
             json!({"pending":{"pending":3,"processing":1}}),
         ];
         let d = wait_drained(Duration::from_secs(5), || {
-            Some(docs.pop().unwrap_or(json!({"pending":{"pending":0,"processing":0}})))
+            let doc = docs.pop().unwrap_or(json!({"pending":{"pending":0,"processing":0}}));
+            serde_json::from_value(doc).ok()
         });
         assert!(d.drained);
         assert!(!wait_drained(Duration::ZERO, || None).drained);

@@ -12,7 +12,7 @@ use rusqlite::{Connection, params_from_iter};
 
 use super::RetrievalError;
 use super::ids::RecordId;
-use super::records::Kind;
+use super::record_kind::Kind;
 use super::records::{OBS_COLS, Observation, json_list};
 use super::render::{Row, TITLE_MAX, cut_utf16, day_grouped, title_or_untitled, utf16_len};
 use super::scope::{Conditions, Scope, placeholders};

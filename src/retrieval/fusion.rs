@@ -8,10 +8,10 @@ use rusqlite::{Connection, params_from_iter};
 
 use super::RetrievalError;
 use super::ids::RecordId;
-use super::records::Kind;
+use super::record_kind::Kind;
 use super::scope::{Conditions, placeholders};
-use super::search::{Ranked, SearchRequest};
 use super::search_sql::spec;
+use super::search_types::{Ranked, SearchRequest};
 
 /// The RRF constant.
 pub const RRF_K: f64 = 60.0;

@@ -8,7 +8,8 @@ use rusqlite::{Connection, params_from_iter};
 use serde_json::Value;
 
 use super::RetrievalError;
-use super::records::{Kind, OBS_COLS, Observation, PROMPT_COLS, Prompt, Record, SUMMARY_COLS, Summary};
+use super::record_kind::{Kind, Record};
+use super::records::{OBS_COLS, Observation, PROMPT_COLS, Prompt, SUMMARY_COLS, Summary};
 use super::scope::{Conditions, Scope, placeholders};
 
 /// A typed record id.

@@ -18,10 +18,14 @@
 //! | [`query`] | user query parsing and FTS5 expression building (§4.2–§4.4) |
 //! | [`search_sql`] | per-kind keyword candidate queries with filters |
 //! | [`fusion`] | hybrid ranking: keyword and vector lists fused by RRF (k = 60) |
+//! | [`search_types`] | the request, result page and ranked-match types of a search |
 //! | [`search`] | search execution: AND tier, natural fill, paging, totals |
 //! | [`search_render`] | the text index and JSON answer of a search (§4.6) |
 //! | [`timeline`] | items around an anchor (§5) |
+//! | [`vector_rows`] | the vector half of hybrid search: nearest rows of a query in scope, in rank order |
 //! | [`overview`] | project list and database figures |
+//! | [`params`] | query-string pairs: aliases, ranged numbers, flags, lists, times |
+//! | [`requests`] | search and timeline requests from those pairs; the timeline's text answer |
 
 pub mod context;
 pub mod context_render;
@@ -29,17 +33,21 @@ pub mod file_context;
 pub mod fusion;
 pub mod ids;
 pub mod overview;
+pub mod params;
 pub mod query;
 pub mod record_kind;
 pub mod records;
 pub mod reinforce;
 pub mod render;
+pub mod requests;
 pub mod scope;
 pub mod search;
 pub mod search_render;
 pub mod search_sql;
+pub mod search_types;
 pub mod semantic;
 pub mod timeline;
+pub mod vector_rows;
 pub mod words;
 pub mod zone;
 
@@ -48,7 +56,8 @@ pub use context_render::{RenderedContext, WELCOME};
 pub use file_context::{FileContextRequest, file_context, observations_by_file};
 pub use ids::{RecordId, fetch_records, parse_id, parse_ids};
 pub use query::{ParsedQuery, Term, parse_query};
-pub use records::{Kind, Observation, Prompt, Record, Summary};
+pub use record_kind::{Kind, Record};
+pub use records::{Observation, Prompt, Summary};
 pub use scope::Scope;
 pub use search::{KeywordPhase, Order, SearchRequest, SearchResult, finish, keyword_phase, search, search_with};
 pub use timeline::{Anchor, TimelineRequest, TimelineResult, timeline};

@@ -5,7 +5,6 @@
 use rusqlite::Row as SqlRow;
 use serde_json::{Value, json};
 
-pub use super::record_kind::{Kind, Record};
 use super::render::{SUMMARY_GLYPH, read_tokens_of_chars};
 
 pub const OBS_COLS: &str = "o.id, o.memory_session_id, o.project, o.merged_into_project, o.platform_source, o.type, o.title, \

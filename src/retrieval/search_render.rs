@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::records::{Kind, Record};
+use super::record_kind::{Kind, Record};
 use super::render::{PROMPT_GLYPH, SUMMARY_GLYPH, TITLE_MAX, cut, thousands, title_or_untitled};
 use super::search::{SearchRequest, SearchResult};
 use super::search_sql::COUNT_CAP;

@@ -8,7 +8,7 @@ use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params_from_iter};
 
 use super::RetrievalError;
-use super::records::Kind;
+use super::record_kind::Kind;
 use super::scope::{Conditions, Scope, placeholders, text_params};
 
 /// Keyword candidates per kind and tier.

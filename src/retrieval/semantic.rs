@@ -6,7 +6,7 @@ use rusqlite::{Connection, OptionalExtension};
 use super::RetrievalError;
 use super::ids::{RecordId, fetch_records};
 use super::query::natural;
-use super::records::{Kind, Record};
+use super::record_kind::{Kind, Record};
 use super::render::utf16_len;
 use super::scope::Scope;
 use super::search_sql::{CANDIDATES, Filters, MatchSpec, candidates};

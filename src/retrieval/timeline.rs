@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 
 use super::RetrievalError;
 use super::ids::{RecordId, fetch_records};
-use super::records::{Kind, OBS_COLS, Observation, PROMPT_COLS, Prompt, Record, SUMMARY_COLS, Summary};
+use super::record_kind::{Kind, Record};
+use super::records::{OBS_COLS, Observation, PROMPT_COLS, Prompt, SUMMARY_COLS, Summary};
 use super::render::{Row, day_grouped};
 use super::scope::{Conditions, Scope};
 use super::search::{Order, SearchRequest, search};

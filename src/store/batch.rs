@@ -4,24 +4,10 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::StoreError;
-use super::pending::BatchMeta;
 use crate::clock::{day, iso};
-use crate::observer::types::{ObservationDraft, SummaryDraft};
+use crate::observer::types::SummaryDraft;
+pub use crate::observer::types::{BatchMeta, BatchOutput, UsageDelta};
 use crate::pipeline::hash::content_hash;
-
-/// What the observer made of a batch; drafts are already bounded and redacted.
-#[derive(Debug, Clone)]
-pub struct BatchOutput {
-    pub observations: Vec<ObservationDraft>,
-    pub summary: Option<SummaryDraft>,
-    /// `observer` or `extractive`.
-    pub origin: &'static str,
-    pub provider: String,
-    pub model: String,
-    pub input_tokens: i64,
-    pub output_tokens: i64,
-    pub source_rows: Vec<i64>,
-}
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StoredBatch {
@@ -115,19 +101,6 @@ pub fn store_batch(conn: &Connection, meta: &BatchMeta, out: &BatchOutput, now: 
     }
     stored.session_completed = complete_if_drained(conn, meta.session_db_id, now)?;
     Ok(stored)
-}
-
-/// Provider calls whose tokens are not carried by a stored [`BatchOutput`] (failed calls,
-/// re-asks, calls whose batch went to the extractive observer), added to today's `token_usage`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct UsageDelta {
-    pub provider: String,
-    pub model: String,
-    pub calls: i64,
-    pub failures: i64,
-    pub reasks: i64,
-    pub input_tokens: i64,
-    pub output_tokens: i64,
 }
 
 pub fn record_usage(conn: &Connection, d: &UsageDelta, now: i64) -> Result<(), StoreError> {
@@ -266,6 +239,7 @@ fn json(v: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::observer::types::ObservationDraft;
     use crate::store::sessions::{SessionKey, SessionSeed, touch};
 
     const DAY: i64 = 86_400_000;

@@ -1,13 +1,55 @@
 //! The two inserts of an import chunk that decide duplicates: observations (skipped when their
 //! `(memory_session_id, content_hash)` exists or is tombstoned, never reinforced) and summaries
-//! (the newest of a prompt wins). Used by [`super::import_rows`].
+//! (the newest of a prompt wins), and the rows they insert. Used by `import_rows`.
 
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::StoreError;
-use super::import_rows::{ImportObservation, ImportSummary};
 use crate::clock::iso;
 use crate::pipeline::hash::content_hash;
+
+/// A cleaned claude-mem observation.
+#[derive(Debug, Clone)]
+pub struct ImportObservation {
+    pub src_id: i64,
+    pub src_session_id: i64,
+    pub project: String,
+    pub merged_into_project: Option<String>,
+    pub obs_type: String,
+    pub title: Option<String>,
+    pub subtitle: Option<String>,
+    pub narrative: Option<String>,
+    /// JSON arrays, serialised.
+    pub facts: String,
+    pub concepts: String,
+    pub files_read: String,
+    pub files_modified: String,
+    pub prompt_number: Option<i64>,
+    pub discovery_tokens: i64,
+    pub created_at_epoch: i64,
+    pub agent_id: Option<String>,
+    pub agent_type: Option<String>,
+    pub generated_by_model: Option<String>,
+    pub metadata: Option<String>,
+    pub reinforcement_dates: String,
+    pub occurrence_count: i64,
+}
+
+/// A cleaned claude-mem session summary.
+#[derive(Debug, Clone)]
+pub struct ImportSummary {
+    pub src_id: i64,
+    pub src_session_id: i64,
+    pub project: String,
+    pub merged_into_project: Option<String>,
+    /// request, investigated, learned, completed, next_steps, notes.
+    pub fields: [Option<String>; 6],
+    pub files_read: String,
+    pub files_edited: String,
+    pub prompt_number: Option<i64>,
+    pub discovery_tokens: i64,
+    pub created_at_epoch: i64,
+}
 
 /// Inserts unless `(msid, hash)` exists or is tombstoned.
 pub(super) fn observation(conn: &Connection, o: &ImportObservation, msid: &str, platform: &str) -> Result<Option<i64>, StoreError> {

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::StoreError;
+use super::import_insert::{ImportObservation, ImportSummary};
 use crate::clock::iso;
 
 #[derive(Debug, Clone)]
@@ -30,47 +31,6 @@ pub struct ImportPrompt {
     pub prompt_number: i64,
     pub text: String,
     pub is_private: bool,
-    pub created_at_epoch: i64,
-}
-
-#[derive(Debug, Clone)]
-pub struct ImportObservation {
-    pub src_id: i64,
-    pub src_session_id: i64,
-    pub project: String,
-    pub merged_into_project: Option<String>,
-    pub obs_type: String,
-    pub title: Option<String>,
-    pub subtitle: Option<String>,
-    pub narrative: Option<String>,
-    /// JSON arrays, serialised.
-    pub facts: String,
-    pub concepts: String,
-    pub files_read: String,
-    pub files_modified: String,
-    pub prompt_number: Option<i64>,
-    pub discovery_tokens: i64,
-    pub created_at_epoch: i64,
-    pub agent_id: Option<String>,
-    pub agent_type: Option<String>,
-    pub generated_by_model: Option<String>,
-    pub metadata: Option<String>,
-    pub reinforcement_dates: String,
-    pub occurrence_count: i64,
-}
-
-#[derive(Debug, Clone)]
-pub struct ImportSummary {
-    pub src_id: i64,
-    pub src_session_id: i64,
-    pub project: String,
-    pub merged_into_project: Option<String>,
-    /// request, investigated, learned, completed, next_steps, notes.
-    pub fields: [Option<String>; 6],
-    pub files_read: String,
-    pub files_edited: String,
-    pub prompt_number: Option<i64>,
-    pub discovery_tokens: i64,
     pub created_at_epoch: i64,
 }
 

@@ -4,53 +4,13 @@ use rusqlite::{Connection, params};
 
 use super::StoreError;
 use crate::observer::types::ToolEvent;
+pub use crate::observer::types::{BatchMeta, BatchWork, ClaimedBatch};
 
 /// Batch bounds (docs/spec/pipeline.md §7).
 #[derive(Debug, Clone, Copy)]
 pub struct BatchLimits {
     pub max_events: usize,
     pub max_chars: usize,
-}
-
-/// Everything the observer needs about the session a batch belongs to.
-#[derive(Debug, Clone)]
-pub struct BatchMeta {
-    pub session_db_id: i64,
-    pub memory_session_id: String,
-    pub content_session_id: String,
-    pub platform_source: String,
-    pub project: String,
-    pub project_root: String,
-    pub prompt_number: i64,
-    pub prompt_text: Option<String>,
-    pub agent_id: Option<String>,
-    pub agent_type: Option<String>,
-    pub pending_ids: Vec<i64>,
-    /// The prompt is private: the observer sees `[private]` instead of its text.
-    pub prompt_private: bool,
-    /// When the prompt was submitted (epoch ms; the batch's oldest row when unknown).
-    pub prompt_epoch: i64,
-    /// Highest `attempts` among the batch's rows (failed provider calls so far).
-    pub attempts: i64,
-    /// Smallest `created_at_epoch` of the batch's rows: the observations' time.
-    pub oldest_epoch: i64,
-}
-
-#[derive(Debug, Clone)]
-pub enum BatchWork {
-    Observations(Vec<ToolEvent>),
-    Summary {
-        last_assistant_message: String,
-        observation_titles: Vec<String>,
-        /// Types of `observation_titles`, same order.
-        observation_types: Vec<String>,
-    },
-}
-
-#[derive(Debug, Clone)]
-pub struct ClaimedBatch {
-    pub meta: BatchMeta,
-    pub work: BatchWork,
 }
 
 #[derive(Debug, Clone)]

@@ -3,11 +3,12 @@
 use std::path::Path;
 
 use rusqlite::Connection;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::StoreError;
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct RowCounts {
     pub sdk_sessions: i64,
     pub user_prompts: i64,
@@ -16,7 +17,8 @@ pub struct RowCounts {
     pub tool_uses: i64,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct PendingCounts {
     pub pending: i64,
     pub processing: i64,
@@ -24,7 +26,8 @@ pub struct PendingCounts {
     pub oldest_pending_age_s: Option<i64>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct StoreFigures {
     pub rows: RowCounts,
     pub pending: PendingCounts,

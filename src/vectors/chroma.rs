@@ -10,7 +10,7 @@ use super::VectorError;
 use super::documents::{DocKind, Document};
 use super::embedder::{DIM, MODEL_NAME};
 use super::nearest::{Neighbour, VectorScope};
-use super::settings::ChromaSettings;
+use crate::config::ChromaSettings;
 
 /// Documents per upsert call (spec: ≤ 100).
 pub const UPSERT_MAX: usize = 100;

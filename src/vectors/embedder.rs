@@ -14,7 +14,7 @@ use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 use super::VectorError;
 
 /// The model name recorded with every vector (`vectors.model`, Chroma metadata).
-pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
+pub const MODEL_NAME: &str = crate::config::EMBED_MODEL_NAME;
 /// Output dimension of the model.
 pub const DIM: usize = 384;
 /// Tokens per text (sentence-transformers' `max_seq_length` for this model).

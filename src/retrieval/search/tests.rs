@@ -4,6 +4,7 @@
 use rusqlite::{Connection, params};
 
 use super::*;
+use crate::retrieval::record_kind::Record;
 use crate::retrieval::scope::Scope;
 
 /// 400 observations in two projects; `deadlock` in 3 of 4, `zebra` in 1 of 10, `限流` in 1 of 3.

@@ -1,9 +1,9 @@
 //! Stored-field bounds and the second redaction pass over observer output (docs/spec/pipeline.md §14.2).
 
+use super::types::BatchOutput;
 use crate::observer::types::{ObservationDraft, SummaryDraft};
 use crate::pipeline::limits::bound;
 use crate::pipeline::privacy::Privacy;
-use crate::store::batch::BatchOutput;
 
 fn text(privacy: &Privacy, v: &Option<String>, max: usize) -> Option<String> {
     v.as_deref()

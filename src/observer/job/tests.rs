@@ -1,7 +1,7 @@
 use super::*;
 use crate::modes::load_mode;
+use crate::observer::types::BatchMeta;
 use crate::observer::types::ToolEvent;
-use crate::store::pending::BatchMeta;
 
 fn batch(n: usize) -> Box<ClaimedBatch> {
     let events = (0..n)

@@ -5,11 +5,11 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::documents::DocKind;
-use super::nearest::VectorScope;
-use super::runtime::VectorRuntime;
-use crate::retrieval::{Kind, RecordId, Scope};
+use super::{Kind, RecordId, Scope};
 use crate::store::Store;
+use crate::vectors::documents::DocKind;
+use crate::vectors::nearest::VectorScope;
+use crate::vectors::runtime::VectorRuntime;
 
 /// What the vector half produced.
 #[derive(Debug, Clone, PartialEq)]

@@ -10,19 +10,18 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
-use crate::clock::{day, iso};
-use crate::ingest::bounds::finish_output;
-use crate::modes::Mode;
-use crate::observer::evidence;
-use crate::observer::types::{ObservationDraft, SummaryDraft};
-use crate::pipeline::privacy::Privacy;
-use crate::protocol::observer_xml::{ParsedReply, ProseKind, ReplyClass, classify_reply, parse_reply};
-use crate::protocol::prompt::{
+use super::bounds::finish_output;
+use super::evidence;
+use super::fallback as extractive;
+use super::prompt::{
     MIN_FIELD_MAX_CHARS, PromptEvent, PromptSession, RecordedObservation, build_observation_request, build_summary_request,
 };
-use crate::providers::{CallError, LlmRequest, Role, Turn, extractive};
-use crate::store::batch::{BatchOutput, UsageDelta};
-use crate::store::pending::{BatchWork, ClaimedBatch};
+use super::types::{BatchOutput, BatchWork, ClaimedBatch, ObservationDraft, SummaryDraft, UsageDelta};
+use super::xml::{ParsedReply, ProseKind, ReplyClass, classify_reply, parse_reply};
+use crate::clock::{day, iso};
+use crate::modes::Mode;
+use crate::pipeline::privacy::Privacy;
+use crate::providers::{CallError, LlmRequest, Role, Turn};
 
 /// The corrective user turn of a re-ask (§13).
 pub const CORRECTIVE_TURN: &str = "Your reply was not in the required format. Answer again using only XML: one or more \
@@ -299,5 +298,4 @@ impl Job {
 }
 
 #[cfg(test)]
-#[path = "observer_job_tests.rs"]
 mod tests;

@@ -11,9 +11,7 @@
 //! of §12 are applied on that list by tag index. No input can make it panic or go quadratic;
 //! the hostile-input tests pin that down.
 
-#[path = "observer_xml_classify.rs"]
 mod classify;
-#[path = "observer_xml_scan.rs"]
 mod scan;
 
 pub use classify::{ProseKind, ReplyClass, classify_prose, classify_reply};
@@ -226,5 +224,4 @@ fn summary(doc: &Doc<'_>, lo: usize, hi: usize) -> ParsedSummary {
 }
 
 #[cfg(test)]
-#[path = "observer_xml_tests.rs"]
 mod tests;

@@ -1,12 +1,11 @@
-//! The extractive observer as a provider: deterministic observations from the tool events
+//! The extractive observer over a claimed batch (what the job and the provider actor fall back to):
+//! deterministic observations from the tool events
 //! themselves (docs/spec/pipeline.md §16), bounded and re-redacted like any observer output.
 
-use crate::ingest::bounds::finish_output;
-use crate::observer::extractive;
-use crate::observer::types::ToolEvent;
+use super::bounds::finish_output;
+use super::extractive;
+use super::types::{BatchOutput, BatchWork, ClaimedBatch, ObservationDraft, SummaryDraft, ToolEvent};
 use crate::pipeline::privacy::Privacy;
-use crate::store::batch::BatchOutput;
-use crate::store::pending::{BatchWork, ClaimedBatch};
 
 /// Extractive output for a whole claimed batch.
 pub fn observe_batch(batch: &ClaimedBatch, types: &[&str], concepts: &[&str], privacy: &Privacy) -> BatchOutput {
@@ -30,11 +29,7 @@ pub fn observe_events(events: &[ToolEvent], project_root: &str, types: &[&str], 
     finish_output(output(observations, None, rows), privacy)
 }
 
-fn output(
-    observations: Vec<crate::observer::types::ObservationDraft>,
-    summary: Option<crate::observer::types::SummaryDraft>,
-    source_rows: Vec<i64>,
-) -> BatchOutput {
+fn output(observations: Vec<ObservationDraft>, summary: Option<SummaryDraft>, source_rows: Vec<i64>) -> BatchOutput {
     BatchOutput {
         observations,
         summary,

@@ -12,7 +12,6 @@
 //! Every interpolated value is envelope-neutralised ([`neutralise_envelope`]) so tool output can
 //! never close or forge an envelope element; the `<elided …/>` marker of §9 is inserted after that.
 
-#[path = "prompt_render.rs"]
 mod render;
 
 pub use render::{neutralise_envelope, render_value, truncate_field};
@@ -250,5 +249,4 @@ fn join_sections(sections: &[&str]) -> String {
 }
 
 #[cfg(test)]
-#[path = "prompt_tests.rs"]
 mod tests;

@@ -1,0 +1,143 @@
+//! The settings table: every `MEMD_*` key once, with its default, its kind (and bounds) and its
+//! meaning. The worker, the hook and the CLI all read values through [`super::RawSettings`] with
+//! these kinds, so a key means the same in every process; README's settings table is generated
+//! from this one (a unit test compares them).
+
+/// What a value may be; the parse rules are in [`super::RawSettings`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    /// `true|1|yes|on` or `false|0|no|off` (any case).
+    Flag,
+    /// An integer; values outside `min..=max` are clamped.
+    Int { min: u64, max: u64 },
+    /// A decimal number; values outside `min..=max` are clamped.
+    Float { min: f64, max: f64 },
+    /// One of these words (any case).
+    Choice(&'static [&'static str]),
+    /// Free text (a path, a URL, a name, a JSON document).
+    Text,
+    /// A comma-separated list.
+    List,
+    /// A credential: never printed, never logged.
+    Secret,
+}
+
+/// One setting.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Key {
+    pub name: &'static str,
+    /// The default as README shows it; computed defaults (`37800 + uid % 100`) are described.
+    pub default: &'static str,
+    pub kind: Kind,
+    pub doc: &'static str,
+}
+
+const fn int(min: u64, max: u64) -> Kind {
+    Kind::Int { min, max }
+}
+
+macro_rules! settings_table {
+    ($( $(#[$meta:meta])* $id:ident = ($name:literal, $default:literal, $kind:expr, $doc:literal); )*) => {
+        $( $(#[$meta])* pub const $id: Key = Key { name: $name, default: $default, kind: $kind, doc: $doc }; )*
+        /// Every key, in README order.
+        pub const KEYS: &[Key] = &[$($id),*];
+    };
+}
+
+settings_table! {
+    DATA_DIR = ("MEMD_DATA_DIR", "~/.memd", Kind::Text, "data directory (environment only)");
+    PORT = ("MEMD_PORT", "37800 + uid % 100", int(0, 65535), "worker port on 127.0.0.1");
+    LOG = ("MEMD_LOG", "info", Kind::Text, "log filter (tracing env-filter syntax)");
+    DB_SYNCHRONOUS = ("MEMD_DB_SYNCHRONOUS", "FULL", Kind::Choice(&["FULL", "NORMAL"]), "SQLite synchronous mode: FULL or NORMAL");
+    DB_READERS = ("MEMD_DB_READERS", "4", int(1, 64), "read-only connections in the pool (1-64)");
+    GROUP_COMMIT_MS = ("MEMD_GROUP_COMMIT_MS", "2", int(0, 50), "group-commit window of the writer (0-50 ms)");
+    STORE_QUEUE_MAX = ("MEMD_STORE_QUEUE_MAX", "10000", int(16, 1_000_000), "pending writes before ingest answers 503 overloaded");
+    BATCH_MAX_EVENTS = ("MEMD_OBSERVER_BATCH_MAX_EVENTS", "20", int(1, 500), "events per observer batch (1-500)");
+    BATCH_MAX_CHARS = ("MEMD_OBSERVER_BATCH_MAX_CHARS", "40000", int(1_000, 10_000_000), "characters per observer batch");
+    BATCH_DEBOUNCE_MS = ("MEMD_OBSERVER_BATCH_DEBOUNCE_MS", "2000", int(0, 600_000), "quiet time that closes a batch");
+    BATCH_MAX_WAIT_MS = ("MEMD_OBSERVER_BATCH_MAX_WAIT_MS", "30000", int(0, 3_600_000), "age of the oldest event that closes a batch");
+    SESSION_IDLE_MS = ("MEMD_SESSION_IDLE_MS", "600000", int(100, 86_400_000), "idle session actors with an empty queue stop after this");
+    REAPER_INTERVAL_MS = ("MEMD_REAPER_INTERVAL_MS", "60000", int(50, 86_400_000), "how often the orphan reaper runs");
+    EXCLUDED_PROJECTS = ("MEMD_EXCLUDED_PROJECTS", "", Kind::List, "comma list of cwd globs never captured");
+    SKIP_TOOLS = ("MEMD_SKIP_TOOLS", "ListMcpResourcesTool,SlashCommand,Skill,TodoWrite,AskUserQuestion", Kind::List, "tool names never captured");
+    REDACT = ("MEMD_REDACT", "true", Kind::Flag, "redact secrets before storing or sending");
+    REDACT_DISABLED_BUILTINS = ("MEMD_REDACT_DISABLED_BUILTINS", "", Kind::List, "comma list of built-in detectors to skip");
+    REDACT_CUSTOM_PATTERNS = ("MEMD_REDACT_CUSTOM_PATTERNS", "[]", Kind::Text, "JSON array of {name, regex}");
+    TOOL_USE_MAX_CHARS = ("MEMD_TOOL_USE_MAX_CHARS", "262144", int(1_024, 100_000_000), "cap per stored tool_input / tool_response");
+    MODE = ("MEMD_MODE", "code", Kind::Text, "observer mode");
+    MODES_DIR = ("MEMD_MODES_DIR", "", Kind::Text, "extra directory searched first for mode files");
+    PROVIDER = ("MEMD_PROVIDER", "auto", Kind::Text, "observer provider: auto, anthropic, openai, gemini, claude-cli, extractive");
+    MODEL = ("MEMD_MODEL", "", Kind::Text, "model id passed verbatim (empty = the provider's default)");
+    ANTHROPIC_API_KEY = ("MEMD_ANTHROPIC_API_KEY", "", Kind::Secret, "Anthropic key (else ANTHROPIC_API_KEY)");
+    ANTHROPIC_BASE_URL = ("MEMD_ANTHROPIC_BASE_URL", "https://api.anthropic.com", Kind::Text, "Messages API base URL");
+    OPENAI_API_KEY = ("MEMD_OPENAI_API_KEY", "", Kind::Secret, "OpenAI-compatible key (else OPENAI_API_KEY)");
+    OPENAI_BASE_URL = ("MEMD_OPENAI_BASE_URL", "https://api.openai.com/v1", Kind::Text, "any OpenAI-compatible base URL");
+    GEMINI_API_KEY = ("MEMD_GEMINI_API_KEY", "", Kind::Secret, "Gemini key (else GEMINI_API_KEY)");
+    GEMINI_BASE_URL = ("MEMD_GEMINI_BASE_URL", "https://generativelanguage.googleapis.com", Kind::Text, "Gemini API base URL");
+    CLAUDE_PATH = ("MEMD_CLAUDE_PATH", "", Kind::Text, "the Claude Code CLI for claude-cli (empty = claude on PATH)");
+    DAILY_TOKEN_BUDGET = ("MEMD_DAILY_TOKEN_BUDGET", "2000000", int(0, u64::MAX), "observer tokens per UTC day; 0 = unlimited");
+    RETENTION_TOOL_USES_DAYS = ("MEMD_RETENTION_TOOL_USES_DAYS", "30", int(0, 100_000), "days raw tool_uses rows are kept; 0 = forever");
+    RETENTION_DB_MAX_MB = ("MEMD_RETENTION_DB_MAX_MB", "1024", int(0, 100_000_000), "database size past which old tool_uses rows go; 0 = no cap");
+    RETENTION_FAILED_DAYS = ("MEMD_RETENTION_FAILED_DAYS", "30", int(0, 100_000), "days failed pending rows are kept; 0 = forever");
+    RETENTION_OBSERVATIONS_DAYS = ("MEMD_RETENTION_OBSERVATIONS_DAYS", "0", int(0, 100_000), "days observations are kept (not manual, not recently reinforced); 0 = forever");
+    RETENTION_SUMMARIES_DAYS = ("MEMD_RETENTION_SUMMARIES_DAYS", "0", int(0, 100_000), "days summaries are kept; 0 = forever");
+    RETENTION_PROMPTS_DAYS = ("MEMD_RETENTION_PROMPTS_DAYS", "0", int(0, 100_000), "days prompts are kept; 0 = forever");
+    RETENTION_TOKEN_USAGE_DAYS = ("MEMD_RETENTION_TOKEN_USAGE_DAYS", "400", int(0, 100_000), "days of token_usage kept; 0 = forever");
+    OBSERVER_TIMEOUT_MS = ("MEMD_OBSERVER_TIMEOUT_MS", "60000", int(100, 3_600_000), "one provider call");
+    OBSERVER_MAX_ATTEMPTS = ("MEMD_OBSERVER_MAX_ATTEMPTS", "3", int(1, 100), "failed provider attempts before the extractive observer");
+    OBSERVER_MAX_DEFER_MS = ("MEMD_OBSERVER_MAX_DEFER_MS", "900000", int(0, 86_400_000), "how long rows wait for an open quota/failure breaker");
+    OBSERVER_FIELD_MAX_CHARS = ("MEMD_OBSERVER_FIELD_MAX_CHARS", "16000", int(2_000, 1_000_000), "per-field limit in observer prompts");
+    SPOOL_SCAN_MS = ("MEMD_SPOOL_SCAN_MS", "5000", int(50, 3_600_000), "how often the worker rescans <data>/spool/ for hook events");
+    HOOK_BUDGET_MS = ("MEMD_HOOK_BUDGET_MS", "2000", int(100, 9_000), "hook budget of context and session-init (100-9000 ms)");
+    HOOK_ASYNC_BUDGET_MS = ("MEMD_HOOK_ASYNC_BUDGET_MS", "10000", int(100, 29_000), "hook budget of observation and summarize (100-29000 ms)");
+    AUTOSTART = ("MEMD_AUTOSTART", "true", Kind::Flag, "hooks and memd mcp start the worker when it is not running");
+    SPOOL_MAX_FILES = ("MEMD_SPOOL_MAX_FILES", "50000", int(1, u64::MAX), "spool files beyond which hooks drop events");
+    CONTEXT_SHOW_TERMINAL_OUTPUT = ("MEMD_CONTEXT_SHOW_TERMINAL_OUTPUT", "false", Kind::Flag, "SessionStart also prints a one-line systemMessage");
+    SEMANTIC_INJECT = ("MEMD_SEMANTIC_INJECT", "false", Kind::Flag, "UserPromptSubmit injects related memories");
+    FILE_CONTEXT = ("MEMD_FILE_CONTEXT", "true", Kind::Flag, "PreToolUse(Read) injects what memd knows about the file");
+    CONTEXT_OBSERVATIONS = ("MEMD_CONTEXT_OBSERVATIONS", "50", int(1, 200), "observations in the SessionStart context (1-200)");
+    CONTEXT_SESSION_COUNT = ("MEMD_CONTEXT_SESSION_COUNT", "10", int(0, 50), "session summaries in the SessionStart context (0-50)");
+    CONTEXT_FULL_COUNT = ("MEMD_CONTEXT_FULL_COUNT", "0", int(0, 20), "newest observations shown with their narrative (0-20)");
+    CONTEXT_FULL_FIELD = ("MEMD_CONTEXT_FULL_FIELD", "narrative", Kind::Choice(&["narrative", "facts"]), "what full rows show: narrative or facts");
+    CONTEXT_SHOW_STATS = ("MEMD_CONTEXT_SHOW_STATS", "true", Kind::Flag, "stats line and token economics in the context");
+    CONTEXT_SHOW_LAST_SUMMARY = ("MEMD_CONTEXT_SHOW_LAST_SUMMARY", "true", Kind::Flag, "last session summary block in the context");
+    CONTEXT_MAX_CHARS = ("MEMD_CONTEXT_MAX_CHARS", "10000", int(1, 100_000), "context length cap in UTF-16 units (1-100000)");
+    REINFORCE_ALPHA = ("MEMD_REINFORCE_ALPHA", "0", Kind::Float { min: 0.0, max: 10.0 }, "ACT-R reinforcement weight of context ranking (0-10)");
+    SEMANTIC_INJECT_LIMIT = ("MEMD_SEMANTIC_INJECT_LIMIT", "5", int(1, 20), "hits of the UserPromptSubmit semantic injection (1-20)");
+    EMBEDDINGS = ("MEMD_EMBEDDINGS", "local", Kind::Choice(&["local", "none"]), "local (all-MiniLM-L6-v2 in-process) or none");
+    EMBED_MODEL_DIR = ("MEMD_EMBED_MODEL_DIR", "<data>/models/all-MiniLM-L6-v2", Kind::Text, "the model files");
+    CHROMA_URL = ("MEMD_CHROMA_URL", "", Kind::Text, "Chroma server for vectors (empty = sqlite-vec)");
+    CHROMA_TENANT = ("MEMD_CHROMA_TENANT", "default_tenant", Kind::Text, "Chroma tenant");
+    CHROMA_DATABASE = ("MEMD_CHROMA_DATABASE", "default_database", Kind::Text, "Chroma database");
+    CHROMA_TOKEN = ("MEMD_CHROMA_TOKEN", "", Kind::Secret, "sent as x-chroma-token");
+    CHROMA_RETRY_MS = ("MEMD_CHROMA_RETRY_MS", "5000", int(10, 300_000), "first retry while Chroma is down (x2, max 5 min)");
+}
+
+/// Defaults that are described rather than literal (computed at run time).
+pub const COMPUTED_DEFAULTS: &[Key] = &[DATA_DIR, PORT, EMBED_MODEL_DIR];
+
+/// Provider environment fallbacks read besides `MEMD_*` (docs/design.md provider table).
+pub const KEY_FALLBACKS: &[(Key, &str)] = &[
+    (ANTHROPIC_API_KEY, "ANTHROPIC_API_KEY"),
+    (OPENAI_API_KEY, "OPENAI_API_KEY"),
+    (GEMINI_API_KEY, "GEMINI_API_KEY"),
+];
+
+/// The key named `name`, if it is a setting.
+pub fn find(name: &str) -> Option<&'static Key> {
+    KEYS.iter().find(|k| k.name == name)
+}
+
+/// README's settings table, generated from [`KEYS`].
+pub fn markdown_table() -> String {
+    let mut out = String::from("| key (also env) | default | meaning |\n|---|---|---|\n");
+    for k in KEYS {
+        let default = if k.default.is_empty() {
+            "(empty)".to_string()
+        } else {
+            format!("`{}`", k.default)
+        };
+        out.push_str(&format!("| `{}` | {default} | {} |\n", k.name, k.doc));
+    }
+    out
+}

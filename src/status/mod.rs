@@ -1,0 +1,192 @@
+//! The status room: the `GET /api/status` document (docs/spec/api.md §6.3), typed, built from the
+//! worker's state and read back by `memd status` and `memd import-claude-mem`.
+//!
+//! Sessions come from the shared registry (no mailbox round trip per session); provider, store and
+//! reaper answer an RPC with a timeout, so a stuck actor shows as `null` instead of hanging status.
+
+pub mod vectors;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::actors::chroma_sync::ChromaSyncStatus;
+use crate::actors::orphan_reaper::{ReaperMsg, ReaperStatus};
+use crate::actors::provider::{ProviderMsg, ProviderStatus};
+use crate::actors::registry::{SessionState, SessionStatus};
+use crate::actors::store::{StoreMsg, StoreStatus};
+use crate::actors::vector_sync::VectorSyncStatus;
+use crate::clock::{iso, now_ms};
+use crate::import::ImportSnapshot;
+use crate::ingest::spool::SpoolStatus;
+use crate::store::stats::{PendingCounts, parked_sessions};
+use crate::worker::{Services, VERSION, WorkerState};
+
+const MAX_ITEMS: usize = 500;
+const RPC_MS: u64 = 2_000;
+
+/// The whole status document.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StatusDoc {
+    pub version: String,
+    pub pid: u32,
+    pub port: u16,
+    pub now: String,
+    pub supervisor: SupervisorStatus,
+    pub sessions: SessionsStatus,
+    /// None when the provider did not answer in time.
+    pub provider: Option<ProviderStatus>,
+    pub store: Option<StoreStatus>,
+    pub reaper: Option<ReaperStatus>,
+    pub pending: Option<PendingCounts>,
+    pub privacy: PrivacyStatus,
+    pub vectors: VectorSyncStatus,
+    pub chroma: ChromaSyncStatus,
+    /// None when no import runs.
+    pub import: Option<ImportSnapshot>,
+    pub spool: SpoolStatus,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SupervisorStatus {
+    pub started_at: String,
+    pub uptime_s: u64,
+    pub child_restarts: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SessionsStatus {
+    pub live: usize,
+    pub failed: usize,
+    /// More than 500 sessions: `items` holds the first 500.
+    pub truncated: bool,
+    pub items: Vec<SessionStatus>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PrivacyStatus {
+    pub redact: bool,
+    /// Redactions per detector since start.
+    pub redactions: BTreeMap<String, u64>,
+}
+
+/// Live session actors from the registry, plus parked sessions from the store.
+async fn sessions(svc: &Services) -> SessionsStatus {
+    let mut items: Vec<SessionStatus> = svc.registry.snapshot();
+    let parked = svc.store.read(|c| parked_sessions(c, MAX_ITEMS as i64)).await.unwrap_or_default();
+    for p in parked {
+        if !items.iter().any(|s| s.session_db_id == p.session_db_id) {
+            items.push(SessionStatus {
+                content_session_id: p.content_session_id,
+                session_db_id: p.session_db_id,
+                project: p.project,
+                platform_source: p.platform_source,
+                state: SessionState::Failed,
+                queue_depth: p.queue_depth,
+                in_flight: 0,
+                restarts: 0,
+                consecutive_failures: 0,
+                next_retry_at: None,
+                last_event_at: Some(iso(p.last_event_epoch)),
+                last_event_epoch: p.last_event_epoch,
+                last_error: p.failure_reason,
+            });
+        }
+    }
+    let failed = items.iter().filter(|s| s.state == SessionState::Failed).count();
+    let truncated = items.len() > MAX_ITEMS;
+    let live = items.len() - failed;
+    items.truncate(MAX_ITEMS);
+    SessionsStatus {
+        live,
+        failed,
+        truncated,
+        items,
+    }
+}
+
+pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
+    let provider = match svc.handles.provider() {
+        Some(p) => ractor::call_t!(p, ProviderMsg::Status, RPC_MS).ok(),
+        None => None,
+    };
+    let store = match svc.handles.store() {
+        Some(s) => ractor::call_t!(s, StoreMsg::Status, RPC_MS).ok(),
+        None => None,
+    };
+    let reaper = match svc.handles.reaper() {
+        Some(r) => ractor::call_t!(r, ReaperMsg::Status, RPC_MS).ok(),
+        None => None,
+    };
+    let redactions = svc
+        .ingest
+        .pipeline
+        .redactions
+        .lock()
+        .map(|r| r.iter().map(|(k, v)| (k.to_string(), v)).collect())
+        .unwrap_or_default();
+    let mut warnings: Vec<String> = svc.settings.warnings.clone();
+    if !svc.settings.redact {
+        warnings.push("secret redaction is off (MEMD_REDACT=false)".into());
+    }
+    let (vectors, chroma, vector_warnings) = vectors::sections(svc).await;
+    warnings.extend(vector_warnings);
+    if svc.store.read_only {
+        warnings.push("database was written by a newer memd; ingest is disabled".into());
+    }
+    StatusDoc {
+        version: VERSION.into(),
+        pid: std::process::id(),
+        port: worker.port(),
+        now: iso(now_ms()),
+        supervisor: SupervisorStatus {
+            started_at: iso(worker.started_epoch),
+            uptime_s: worker.started.elapsed().as_secs(),
+            child_restarts: svc.handles.child_restarts.load(std::sync::atomic::Ordering::Relaxed),
+        },
+        sessions: sessions(svc).await,
+        pending: store.as_ref().map(|s| s.figures.pending.clone()),
+        provider,
+        store,
+        reaper,
+        privacy: PrivacyStatus {
+            redact: svc.settings.redact,
+            redactions,
+        },
+        vectors,
+        chroma,
+        import: worker.counters.import.snapshot(),
+        spool: worker.counters.spool.status(),
+        warnings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_document_reads_back_what_it_wrote() {
+        let mut doc = StatusDoc {
+            version: "1".into(),
+            port: 7,
+            warnings: vec!["w".into()],
+            ..Default::default()
+        };
+        doc.privacy.redactions.insert("aws_key".into(), 2);
+        doc.vectors.state = "disabled".into();
+        let text = serde_json::to_string(&doc).unwrap();
+        let back: StatusDoc = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.port, 7);
+        assert_eq!(back.privacy.redactions["aws_key"], 2);
+        assert_eq!(back.vectors.state, "disabled");
+        assert!(back.provider.is_none() && back.import.is_none());
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert!(v["import"].is_null() && v["provider"].is_null(), "missing parts are null: {v}");
+    }
+}
