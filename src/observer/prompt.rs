@@ -249,4 +249,6 @@ fn join_sections(sections: &[&str]) -> String {
 }
 
 #[cfg(test)]
+mod overhead_tests;
+#[cfg(test)]
 mod tests;

@@ -1,11 +1,9 @@
 //! `memd remember`, `memd search`, `memd forget`, `memd gc` on the command line.
 
-mod support;
-
 use std::process::Command;
 
+use crate::support::TestWorker;
 use serde_json::Value;
-use support::TestWorker;
 
 fn run(mut cmd: Command) -> String {
     let out = cmd.output().expect("run memd");

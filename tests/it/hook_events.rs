@@ -2,11 +2,8 @@
 //! code, and the rows the worker stored. Plus malformed stdin, unknown handlers and the
 //! worker-down behaviour with auto-start off.
 
-mod hook_common;
-mod support;
-
-use hook_common::*;
-use support::TestWorker;
+use crate::support::TestWorker;
+use crate::support::hook::*;
 
 #[test]
 fn each_event_gives_the_spec_output_and_stores_its_body() {

@@ -1,9 +1,8 @@
 //! Issue 2 acceptance over real HTTP against a real `memd serve`.
 
-mod support;
-
+use crate::support;
+use crate::support::{TestWorker, init_body, observation_body, wait_until};
 use serde_json::json;
-use support::{TestWorker, init_body, observation_body, wait_until};
 
 #[test]
 fn thousand_observations_are_all_processed_by_the_extractive_observer() {

@@ -3,16 +3,15 @@
 //! secret occurs in the database file (and its WAL), the logs, the requests the provider received,
 //! or a hook's spool file.
 
-mod support;
-
+use crate::support;
 use std::path::Path;
 use std::process::Stdio;
 
+use crate::support::fake_llm::{FakeLlm, Reply, default_xml};
+use crate::support::{TestWorker, wait_until};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::json;
-use support::fake_llm::{FakeLlm, Reply, default_xml};
-use support::{TestWorker, wait_until};
 
 /// One planted secret: the text to plant and the part that must never be found.
 #[derive(Debug, Clone)]

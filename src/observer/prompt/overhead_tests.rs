@@ -1,8 +1,8 @@
 //! Observer prompt overhead (issue 3 target, reported, not a timing): fixed prefix chars,
 //! average chars per event over real-looking tool events, and a 20-event batch ≤ 40,000 chars.
 
-use memd::modes::load_mode;
-use memd::observer::prompt::{PromptEvent, PromptSession, build_observation_request, part_a};
+use super::{PromptEvent, PromptSession, build_observation_request, part_a};
+use crate::modes::load_mode;
 use serde_json::json;
 
 fn event(i: usize) -> PromptEvent {

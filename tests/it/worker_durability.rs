@@ -1,14 +1,13 @@
 //! Issue 2 durability acceptance: kill -9, SIGTERM under load, a second worker on the same data dir.
 
-mod support;
-
+use crate::support;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::support::{TestWorker, observation_body, wait_until};
 use memd::client::http::{Request, send};
-use support::{TestWorker, observation_body, wait_until};
 
 #[test]
 fn kill_9_after_acknowledgements_loses_nothing_and_duplicates_nothing() {

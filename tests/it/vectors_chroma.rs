@@ -3,13 +3,11 @@
 //! stop and restart). Needs the model too (`MEMD_TEST_MODEL_DIR`). Each test skips with a message
 //! when what it needs is absent.
 
-mod support;
-
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use crate::support::{TestWorker, model_dir, observation_body, wait_until};
 use serde_json::{Value, json};
-use support::{TestWorker, model_dir, observation_body, wait_until};
 
 fn env_of(key: &str) -> Option<String> {
     let v = std::env::var(key).ok().filter(|v| !v.is_empty());

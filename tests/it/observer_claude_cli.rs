@@ -1,11 +1,9 @@
 //! The claude-cli provider against a stub `claude` that hangs: killed at the timeout with its
 //! whole process group, recorded in children.json meanwhile, the batch retried.
 
-mod support;
-
 use std::os::unix::fs::PermissionsExt;
 
-use support::{DEADLINE, TestWorker, init_body, observation_body, wait_until};
+use crate::support::{DEADLINE, TestWorker, init_body, observation_body, wait_until};
 
 fn group_alive(pgid: i32) -> bool {
     // SAFETY: signal 0 only checks for existence.

@@ -1,11 +1,8 @@
 //! Auto-start: 20 hooks at once with no worker start exactly one `memd serve`, and every event
 //! ends up stored (delivered directly or through the spool the new worker ingests).
 
-mod hook_common;
-mod support;
-
-use hook_common::*;
-use support::{DEADLINE, wait_until};
+use crate::support::hook::*;
+use crate::support::{DEADLINE, wait_until};
 
 #[test]
 fn twenty_concurrent_hooks_start_one_worker_and_lose_nothing() {

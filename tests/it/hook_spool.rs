@@ -1,11 +1,8 @@
 //! Never lose: with the worker down, hooks spool; the worker ingests the spool at start, exactly
 //! once, also when a spool file is replayed or an event was both committed and spooled.
 
-mod hook_common;
-mod support;
-
-use hook_common::*;
-use support::{DEADLINE, TestWorker, wait_until};
+use crate::support::hook::*;
+use crate::support::{DEADLINE, TestWorker, wait_until};
 
 const COUNT_TOOL_USES: &str = "SELECT count(*) FROM tool_uses";
 

@@ -1,8 +1,9 @@
-//! Timed import of 100,000 claude-mem observations (issue target: ≤ 30 s). Ignored by default;
-//! prints the figures, asserts no timing. Run:
-//! `cargo test --release --test import_bench -- --ignored --nocapture`
+//! Timed import of 100,000 claude-mem observations (issue target: ≤ 30 s): in-process, again
+//! (all mapped), and through a running worker. Prints the figures, asserts no timing. Run:
+//! `cargo bench --bench import`
 
-mod fixtures_claude_mem;
+#[path = "../tests/it/support/mod.rs"]
+#[allow(unused_imports)]
 mod support;
 
 use std::time::Instant;
@@ -12,13 +13,11 @@ use support::TestWorker;
 const SESSIONS: usize = 1_000;
 const PER_SESSION: usize = 100;
 
-#[test]
-#[ignore = "benchmark: run explicitly"]
-fn import_100k_observations() {
+fn main() {
     let src_dir = tempfile::tempdir().unwrap();
     let src = src_dir.path().join("claude-mem.db");
     let t = Instant::now();
-    let f = fixtures_claude_mem::build(&src, false, SESSIONS, PER_SESSION);
+    let f = support::claude_mem::build(&src, false, SESSIONS, PER_SESSION);
     println!(
         "fixture: {} observations built in {:.1} s",
         f.observations,

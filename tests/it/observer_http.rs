@@ -1,13 +1,12 @@
 //! Issue 3 acceptance against a fake LLM server (Anthropic, OpenAI and Gemini wire formats) and
 //! a real `memd serve`. Timing facts are checked on the fake server's request timestamps only.
 
-mod support;
-
+use crate::support;
 use std::time::Duration;
 
+use crate::support::fake_llm::{FakeLlm, Reply};
+use crate::support::{DEADLINE, TestWorker, init_body, observation_body, wait_until};
 use serde_json::{Value, json};
-use support::fake_llm::{FakeLlm, Reply};
-use support::{DEADLINE, TestWorker, init_body, observation_body, wait_until};
 
 fn anthropic_worker(fake: &FakeLlm, extra: &[(&str, &str)]) -> TestWorker {
     let base = fake.base_url();

@@ -1,12 +1,9 @@
 //! Context injection, file context, semantic context, projects and stats against a real
 //! `memd serve` (docs/spec/retrieval.md §1–§3, docs/spec/api.md §4.1, §4.2, §4.6, §6.1, §6.2).
 
-mod retrieval_support;
-mod support;
-
-use retrieval_support::{HOUR, Obs, Seed, T0, enc};
+use crate::support::seed::{HOUR, Obs, Seed, T0, enc};
+use crate::support::{DEADLINE, TestWorker, init_body, observation_body, wait_until};
 use serde_json::json;
-use support::{DEADLINE, TestWorker, init_body, observation_body, wait_until};
 
 fn body(r: &memd::client::http::Response) -> String {
     String::from_utf8_lossy(&r.body).to_string()

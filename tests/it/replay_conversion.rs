@@ -1,7 +1,7 @@
 //! The replay counts of docs/spec/hooks.md §6 "Check" over `../shared/data/transcripts/`.
 
+use crate::support;
 use std::collections::BTreeMap;
-mod replay_common;
 
 use memd::replay::convert::convert_file;
 use memd::replay::event::{EventKind, Origin, SessionEvents};
@@ -12,7 +12,7 @@ fn count(sessions: &[SessionEvents], kind: EventKind, origin: Origin) -> usize {
 
 #[test]
 fn counts_match_the_spec_check() {
-    let Some(files) = replay_common::session_files() else {
+    let Some(files) = support::transcripts::session_files() else {
         return;
     };
     let sessions: Vec<SessionEvents> = files.iter().map(|f| convert_file(f).expect("convert")).collect();

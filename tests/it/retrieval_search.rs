@@ -1,12 +1,9 @@
 //! Search, timeline and records by id against a real `memd serve` with rows seeded into its
 //! database (docs/spec/retrieval.md §4–§6; conformance Q1–Q4, Q7, Q8, L1–L3, G1; storage S4).
 
-mod retrieval_support;
-mod support;
-
-use retrieval_support::{HOUR, Obs, Seed, T0, enc};
+use crate::support::TestWorker;
+use crate::support::seed::{HOUR, Obs, Seed, T0, enc};
 use serde_json::{Value, json};
-use support::TestWorker;
 
 struct Ids {
     cjk: i64,

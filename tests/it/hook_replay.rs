@@ -2,13 +2,11 @@
 //! replay rules of docs/spec/hooks.md §6, main thread only): every tool call is stored; the next
 //! session's SessionStart injects a non-empty index (needs the retrieval branch's route).
 
-mod hook_common;
-mod support;
-
+use crate::support;
 use serde_json::{Value, json};
 
-use hook_common::*;
-use support::{DEADLINE, TestWorker, wait_until};
+use crate::support::hook::*;
+use crate::support::{DEADLINE, TestWorker, wait_until};
 
 const TRANSCRIPT: &str = "marot__spotter__short.jsonl";
 

@@ -1,15 +1,12 @@
 //! `memd import-claude-mem` against fixture databases (docs/spec/storage.md §7, cases S9–S11), both
 //! in-process (no worker) and through a running worker.
 
-mod fixtures_claude_mem;
-mod support;
-
 use std::path::Path;
 use std::process::Command;
 
-use fixtures_claude_mem::{SECRET, build};
+use crate::support::TestWorker;
+use crate::support::claude_mem::{SECRET, build};
 use serde_json::json;
-use support::TestWorker;
 
 fn counts(db: &Path) -> [i64; 4] {
     let c = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();

@@ -2,12 +2,10 @@
 //! sharing no word with the stored narrative still finds it, the semantic injection uses vectors,
 //! and a broken vector side answers keyword results with `degraded: ["vectors"]`, never an error.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::{TestWorker, model_dir, wait_until};
 use serde_json::{Value, json};
-use support::{TestWorker, model_dir, wait_until};
 
 const DISTRACTORS: [&str; 12] = [
     "Fixed the flaky login test by mocking the clock",

@@ -1,13 +1,11 @@
 //! `memd replay` over HTTP against a fresh `memd serve`: every transcript, then 50 copies of a short
 //! one with 50 sessions in parallel; the loss check must pass both times.
 
-mod replay_common;
-mod support;
-
+use crate::support;
 use std::process::Command;
 
+use crate::support::TestWorker;
 use serde_json::Value;
-use support::TestWorker;
 
 fn replay(w: &TestWorker, args: &[&str]) -> (i32, Value, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_memd"))
@@ -29,7 +27,7 @@ fn replay(w: &TestWorker, args: &[&str]) -> (i32, Value, String) {
 
 #[test]
 fn all_transcripts_replay_without_loss() {
-    let Some(files) = replay_common::session_files() else {
+    let Some(files) = support::transcripts::session_files() else {
         return;
     };
     let w = TestWorker::start(&[]);
@@ -69,7 +67,7 @@ fn all_transcripts_replay_without_loss() {
 
 #[test]
 fn fifty_copies_in_parallel_replay_without_loss() {
-    let Some(dir) = replay_common::transcripts_dir() else {
+    let Some(dir) = support::transcripts::transcripts_dir() else {
         eprintln!("skipped: transcripts not present");
         return;
     };

@@ -2,13 +2,11 @@
 //! restarted mid-run; the hooks spool while it is down, the restarted worker ingests the spool, and
 //! the loss check passes.
 
-mod replay_common;
-mod support;
-
+use crate::support;
 use std::process::{Command, Stdio};
 
+use crate::support::{DEADLINE, TestWorker, wait_until};
 use serde_json::Value;
-use support::{DEADLINE, TestWorker, wait_until};
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -19,7 +17,7 @@ fn free_port() -> u16 {
 
 #[test]
 fn worker_killed_and_restarted_mid_run_loses_nothing() {
-    let Some(dir) = replay_common::transcripts_dir() else {
+    let Some(dir) = support::transcripts::transcripts_dir() else {
         eprintln!("skipped: transcripts not present");
         return;
     };

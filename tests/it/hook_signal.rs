@@ -2,14 +2,12 @@
 //! spooled and the hook exits 0. The "worker" here accepts the request and never answers, so only
 //! the signal can end the hook before its budget.
 
-mod hook_common;
-
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use hook_common::*;
+use crate::support::hook::*;
 
 /// A data dir whose pid file points at a listener that reads requests and never replies.
 fn silent_worker(data: &std::path::Path) -> std::sync::mpsc::Receiver<()> {

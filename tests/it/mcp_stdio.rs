@@ -1,15 +1,14 @@
 //! A scripted MCP client over real stdio (newline-delimited JSON-RPC) against `memd mcp` and a real
 //! worker: initialize, tools/list, tools/call for every tool; results match the HTTP API's.
 
-mod support;
-
+use crate::support;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
+use crate::support::TestWorker;
 use serde_json::{Value, json};
-use support::TestWorker;
 
 struct McpClient {
     child: Child,

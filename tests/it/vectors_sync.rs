@@ -3,12 +3,10 @@
 //! killed mid-backfill resumes with no duplicates and no gaps, forget removes the documents, and
 //! status reports `no_model` when the model is absent.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::{TestWorker, model_dir, wait_until};
 use serde_json::Value;
-use support::{TestWorker, model_dir, wait_until};
 
 /// A writable connection beside the worker's writer (busy timeout covers its transactions).
 fn writer(w: &TestWorker) -> rusqlite::Connection {

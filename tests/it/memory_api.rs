@@ -1,10 +1,8 @@
 //! Memory management routes against a real worker: save_memory, forget (single, bulk), pending
 //! retry, gc (docs/spec/api.md §5, §6.4).
 
-mod support;
-
+use crate::support::TestWorker;
 use serde_json::json;
-use support::TestWorker;
 
 #[test]
 fn save_memory_answers_and_reinforces() {

@@ -1,0 +1,53 @@
+//! The one integration-test binary (`autotests = false`): one module per area, real `memd`
+//! processes where a process matters (signals, kill -9, hooks, the MCP stdio server), helpers in
+//! [`support`]. Run one area with `cargo test --test it hook_`; fixtures the default run cannot
+//! assume (the embedding model, a Chroma server, the full transcript set) are found through
+//! environment variables and skip with one line unless `MEMD_REQUIRE_FIXTURES=1` (CI) makes a
+//! missing fixture a failure.
+//!
+//! | module | what it checks |
+//! |---|---|
+//! | `worker_ingest` | ingest over HTTP: acknowledgement after commit, batching, reaping, status |
+//! | `worker_durability` | kill -9 and SIGTERM under load: nothing acknowledged is lost |
+//! | `hook_events` | every hook handler against a real worker: payloads in, protocol replies out |
+//! | `hook_spool` | worker down: the hook spools, the worker ingests the spool once |
+//! | `hook_signal` | SIGTERM/SIGINT/SIGHUP during a delivery: the event is spooled, exit 0 |
+//! | `hook_autostart` | a hook starts the worker once, under the spawn lock |
+//! | `hook_install` | `memd install` / `--uninstall` edit Claude Code's settings exactly |
+//! | `hook_replay` | a real transcript replayed through hook processes; the next SessionStart injects |
+//! | `replay_conversion` | transcript → hook events counts (docs/spec/hooks.md §6) |
+//! | `replay_hook`, `replay_http` | `memd replay` in both modes, with the loss check |
+//! | `observer_http` | the LLM observer against fake provider servers with scripted failures |
+//! | `observer_claude_cli` | the `claude` CLI observer against a fake `claude` |
+//! | `privacy_secrets` | planted secrets never reach a table, a log or an answer |
+//! | `memory_api`, `memory_cli` | save / forget over HTTP and the CLI |
+//! | `mcp_stdio` | `memd mcp` over stdio: every tool, and answers without a worker |
+//! | `import_claude_mem` | the claude-mem import, idempotent, through the worker and in-process |
+//! | `retrieval_context`, `retrieval_search` | context injection and search over seeded rows |
+//! | `vectors_sync`, `vectors_search`, `vectors_chroma` | embeddings, hybrid search, the Chroma mirror |
+
+mod support;
+
+mod hook_autostart;
+mod hook_events;
+mod hook_install;
+mod hook_replay;
+mod hook_signal;
+mod hook_spool;
+mod import_claude_mem;
+mod mcp_stdio;
+mod memory_api;
+mod memory_cli;
+mod observer_claude_cli;
+mod observer_http;
+mod privacy_secrets;
+mod replay_conversion;
+mod replay_hook;
+mod replay_http;
+mod retrieval_context;
+mod retrieval_search;
+mod vectors_chroma;
+mod vectors_search;
+mod vectors_sync;
+mod worker_durability;
+mod worker_ingest;
