@@ -1,5 +1,5 @@
 //! Hot paths without a worker: transcript → hook events conversion (all real transcripts when
-//! `../shared/data/transcripts` is present, else the trimmed fixtures), observer XML parsing, and
+//! `MEMD_TRANSCRIPTS_DIR` names them, else the committed fixtures), observer XML parsing, and
 //! redaction over a 1 MB payload. Run: `cargo bench --bench replay`.
 
 use std::hint::black_box;
@@ -14,9 +14,8 @@ use memd::replay::transcript::{is_subagent_file, parse_records};
 fn transcript_files() -> Vec<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dirs = [
-        root.join("../shared/data/transcripts"),
-        root.join("../../shared/data/transcripts"),
-        root.join("tests/fixtures/replay"),
+        std::env::var_os("MEMD_TRANSCRIPTS_DIR").map(PathBuf::from).unwrap_or_default(),
+        root.join("tests/fixtures/transcripts"),
     ];
     let Some(dir) = dirs.into_iter().find(|d| d.is_dir()) else {
         return Vec::new();

@@ -1,6 +1,6 @@
 //! Recall of the binary index with exact re-ranking (`memd::vectors::nearest`, OVERSAMPLE) against
 //! exact cosine search, on real embeddings: 18-word windows of the recorded sessions in
-//! `../shared/data/transcripts` embedded by all-MiniLM-L6-v2 (cached under the target tmp dir).
+//! `MEMD_TRANSCRIPTS_DIR` (else the committed fixtures) embedded by all-MiniLM-L6-v2 (cached under the target tmp dir).
 //! The first 50 windows are the queries, the rest the corpus; for each candidate count k the Hamming
 //! top-k (sign bits, as `vec_quantize_binary`) is re-ranked by exact cosine and compared with the
 //! exact top 10 and top 100.
@@ -33,11 +33,11 @@ fn strings(v: &serde_json::Value, out: &mut Vec<String>) {
 }
 
 fn windows() -> Vec<String> {
-    let dir = ["../shared/data/transcripts", "../../shared/data/transcripts"]
-        .iter()
+    // The whole recorded set when MEMD_TRANSCRIPTS_DIR names it, else the committed fixtures.
+    let dir = std::env::var_os("MEMD_TRANSCRIPTS_DIR")
         .map(PathBuf::from)
-        .find(|d| d.is_dir())
-        .expect("../shared/data/transcripts");
+        .filter(|d| d.is_dir())
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/transcripts"));
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -18,10 +18,8 @@
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-DEFAULT_TRANSCRIPTS=$REPO/../shared/data/transcripts
-if [ ! -d "$DEFAULT_TRANSCRIPTS" ]; then # in a git worktree: relative to the main checkout instead
-  DEFAULT_TRANSCRIPTS=$(git -C "$REPO" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)/../../shared/data/transcripts
-fi
+# The recorded-session set: the first argument, else MEMD_TRANSCRIPTS_DIR, else the committed fixtures.
+DEFAULT_TRANSCRIPTS=${MEMD_TRANSCRIPTS_DIR:-$REPO/tests/fixtures/transcripts}
 TRANSCRIPTS=$(cd "${1:-$DEFAULT_TRANSCRIPTS}" 2>/dev/null && pwd) || { echo "transcript dir not found (pass it as the first argument)" >&2; exit 2; }
 CLAUDE_MEM_VERSION=${CLAUDE_MEM_VERSION:-13.25.3}
 HOOK_RUNS=${HOOK_RUNS:-30}

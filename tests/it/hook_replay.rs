@@ -11,7 +11,7 @@ use crate::support::{DEADLINE, TestWorker, wait_until};
 const TRANSCRIPT: &str = "marot__spotter__short.jsonl";
 
 fn transcript_path() -> std::path::PathBuf {
-    support::transcript(TRANSCRIPT).expect("../shared/data/transcripts beside the repository")
+    support::transcripts::fixture(TRANSCRIPT)
 }
 
 fn text_blocks(content: &Value) -> String {

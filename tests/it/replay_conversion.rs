@@ -1,4 +1,5 @@
-//! The replay counts of docs/spec/hooks.md §6 "Check" over `../shared/data/transcripts/`.
+//! The replay counts of docs/spec/hooks.md §6 "Check" over the whole transcript set
+//! (`MEMD_TRANSCRIPTS_DIR`).
 
 use crate::support;
 use std::collections::BTreeMap;
@@ -59,4 +60,42 @@ fn counts_match_the_spec_check() {
     let spotter = sessions.iter().find(|s| s.transcript_path.contains("ae4a77f8")).expect("spotter");
     let all = |k| spotter.count(k, Some(Main));
     assert_eq!((all(SessionStart), all(PostToolUse), all(Stop)), (2, 230, 2));
+}
+
+/// Over the committed fixtures (always present): every `tool_use` block of a file becomes exactly
+/// one PostToolUse or PostToolUseFailure event, or is counted as dropped (a denial or a
+/// validation error), and every session starts.
+#[test]
+fn every_tool_use_of_the_fixtures_is_delivered_or_counted_as_dropped() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/transcripts");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 8);
+    use EventKind::*;
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let blocks = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|r| r["type"] == "assistant")
+            .flat_map(|r| r["message"]["content"].as_array().cloned().unwrap_or_default())
+            .filter(|b| b["type"] == "tool_use")
+            .count();
+        let s = convert_file(f).expect("convert");
+        let delivered = s.count(PostToolUse, None) + s.count(PostToolUseFailure, None);
+        let d = &s.dropped_main;
+        let dropped = (d.denials + d.validation_errors + s.dropped_sidechain.denials + s.dropped_sidechain.validation_errors) as usize;
+        assert_eq!(
+            delivered + dropped,
+            blocks,
+            "{}: {delivered} delivered + {dropped} dropped",
+            f.display()
+        );
+        assert!(s.count(SessionStart, Some(Origin::Main)) >= 1, "{}", f.display());
+    }
 }

@@ -17,11 +17,7 @@ fn free_port() -> u16 {
 
 #[test]
 fn worker_killed_and_restarted_mid_run_loses_nothing() {
-    let Some(dir) = support::transcripts::transcripts_dir() else {
-        eprintln!("skipped: transcripts not present");
-        return;
-    };
-    let file = dir.join("DRMacIver__claude-reliability__coverage-test-fix.transcript.jsonl");
+    let file = support::transcripts::fixture("DRMacIver__claude-reliability__coverage-test-fix.transcript.jsonl");
     let port = free_port().to_string();
     let mut w = TestWorker::start(&[("MEMD_PORT", &port), ("MEMD_SPOOL_SCAN_MS", "200")]);
     let child = Command::new(env!("CARGO_BIN_EXE_memd"))

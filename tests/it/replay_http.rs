@@ -67,11 +67,7 @@ fn all_transcripts_replay_without_loss() {
 
 #[test]
 fn fifty_copies_in_parallel_replay_without_loss() {
-    let Some(dir) = support::transcripts::transcripts_dir() else {
-        eprintln!("skipped: transcripts not present");
-        return;
-    };
-    let short = dir.join("DRMacIver__claude-reliability__coverage-test-fix.transcript.jsonl");
+    let short = support::transcripts::fixture("DRMacIver__claude-reliability__coverage-test-fix.transcript.jsonl");
     let w = TestWorker::start(&[]);
     let (code, report, stderr) = replay(&w, &[short.to_str().unwrap_or(""), "--multiply", "50", "--concurrency", "50"]);
     assert_eq!(code, 0, "report: {report:#}\nstderr: {stderr}");

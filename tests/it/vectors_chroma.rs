@@ -1,7 +1,7 @@
 //! The Chroma mirror against a real `chroma run` server (`.ci/run` starts one and exports
 //! `MEMD_TEST_CHROMA_URL`, plus `MEMD_TEST_CHROMA_CMD`/`_PATH` so a test can run its own server to
 //! stop and restart). Needs the model too (`MEMD_TEST_MODEL_DIR`). Each test skips with a message
-//! when what it needs is absent.
+//! when what it needs is absent (fails under `MEMD_REQUIRE_FIXTURES=1`).
 
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -10,11 +10,7 @@ use crate::support::{TestWorker, model_dir, observation_body, wait_until};
 use serde_json::{Value, json};
 
 fn env_of(key: &str) -> Option<String> {
-    let v = std::env::var(key).ok().filter(|v| !v.is_empty());
-    if v.is_none() {
-        eprintln!("skipped: {key} is not set");
-    }
-    v
+    crate::support::fixture_env(key, "`.ci/run` starts `chroma run` (pip install chromadb) and exports it")
 }
 
 /// Blocking JSON call to Chroma.

@@ -202,27 +202,32 @@ pub fn observation_body(session: &str, i: usize) -> Value {
     })
 }
 
-/// `../shared` beside the repository (CI lays it there); worktrees one level deeper also work.
-pub fn shared_dir() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    [root.join("../shared"), root.join("../../shared")]
-        .into_iter()
-        .find(|p| p.join("data/transcripts").is_dir())
+/// A fixture the default run cannot assume is missing: under `MEMD_REQUIRE_FIXTURES=1` (CI) the
+/// test fails; otherwise it skips with one line that says what to install.
+pub fn fixture_missing(what: &str, how: &str) {
+    if std::env::var("MEMD_REQUIRE_FIXTURES").is_ok_and(|v| v == "1") {
+        panic!("fixture missing: {what} ({how}); MEMD_REQUIRE_FIXTURES=1 makes that a failure");
+    }
+    eprintln!("skipped: {what} missing ({how})");
 }
 
-/// A recorded transcript from `../shared/data/transcripts/`.
-pub fn transcript(name: &str) -> Option<PathBuf> {
-    shared_dir().map(|d| d.join("data/transcripts").join(name)).filter(|p| p.is_file())
+/// A value of the environment that names a fixture, or None after [`fixture_missing`].
+pub fn fixture_env(key: &str, how: &str) -> Option<String> {
+    let v = std::env::var(key).ok().filter(|v| !v.trim().is_empty());
+    if v.is_none() {
+        fixture_missing(key, how);
+    }
+    v
 }
 
-/// The all-MiniLM-L6-v2 directory of the vector tests (`MEMD_TEST_MODEL_DIR`, set by `.ci/run`),
-/// or None with a "skipped" line.
+/// The all-MiniLM-L6-v2 directory of the vector tests (`MEMD_TEST_MODEL_DIR`, set by `.ci/run`).
 pub fn model_dir() -> Option<String> {
+    let how = "set MEMD_TEST_MODEL_DIR to a directory with model.safetensors, tokenizer.json and config.json (`memd models install` puts them in <data>/models/all-MiniLM-L6-v2)";
     let dir = std::env::var("MEMD_TEST_MODEL_DIR")
         .ok()
         .filter(|d| std::path::Path::new(d).join("model.safetensors").is_file());
     if dir.is_none() {
-        eprintln!("skipped: MEMD_TEST_MODEL_DIR does not hold the all-MiniLM-L6-v2 files");
+        fixture_missing("the embedding model", how);
     }
     dir
 }

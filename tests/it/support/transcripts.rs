@@ -1,26 +1,32 @@
-//! Where the real transcripts live for replay tests: `$MEMD_TRANSCRIPTS_DIR`, else
-//! `<crate>/../shared/data/transcripts` (main checkout), else `<crate>/../../shared/…` (worktrees).
+//! Real Claude Code transcripts: the small ones committed in `tests/fixtures/transcripts/`
+//! (always there), and the whole developer set through `MEMD_TRANSCRIPTS_DIR` (CI sets it).
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use memd::replay::transcript::is_subagent_file;
 
-pub fn transcripts_dir() -> Option<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    std::env::var_os("MEMD_TRANSCRIPTS_DIR")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([root.join("../shared/data/transcripts"), root.join("../../shared/data/transcripts")])
-        .find(|d| d.is_dir())
+/// `tests/fixtures/transcripts/<name>`, which every checkout has.
+pub fn fixture(name: &str) -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/transcripts").join(name);
+    assert!(p.is_file(), "{} is committed", p.display());
+    p
 }
 
-/// The session files (subagent files are found from them), sorted; `None` (with a message) when absent.
-pub fn session_files() -> Option<Vec<PathBuf>> {
-    let Some(dir) = transcripts_dir() else {
-        eprintln!("skipped: ../shared/data/transcripts not present");
+/// The whole transcript set (`MEMD_TRANSCRIPTS_DIR`), or None after saying it is missing.
+pub fn transcripts_dir() -> Option<PathBuf> {
+    let how = "set MEMD_TRANSCRIPTS_DIR to the recorded-session set (15 sessions, 23 files)";
+    let dir = super::fixture_env("MEMD_TRANSCRIPTS_DIR", how).map(PathBuf::from)?;
+    if !dir.is_dir() {
+        super::fixture_missing(&format!("MEMD_TRANSCRIPTS_DIR={}", dir.display()), how);
         return None;
-    };
+    }
+    Some(dir)
+}
+
+/// The session files of the whole set (subagent files are found from them), sorted.
+pub fn session_files() -> Option<Vec<PathBuf>> {
+    let dir = transcripts_dir()?;
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .ok()?
         .filter_map(Result::ok)
