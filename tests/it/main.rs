@@ -1,6 +1,7 @@
 //! The one integration-test binary (`autotests = false`): one module per area, real `memd`
-//! processes where a process matters (signals, kill -9, hooks, the MCP stdio server), helpers in
-//! [`support`]. Run one area with `cargo test --test it hook_`; fixtures the default run cannot
+//! processes where a process matters (signals, kill -9, hooks, the MCP stdio server), the worker
+//! served in this process (`TestWorker::start_in_process`, through `server::serve`) where it does
+//! not (`worker_ingest`, `memory_api`, `retrieval_search`), helpers in [`support`]. Run one area with `cargo test --test it hook_`; fixtures the default run cannot
 //! assume (the embedding model, a Chroma server, the full transcript set) are found through
 //! environment variables and skip with one line unless `MEMD_REQUIRE_FIXTURES=1` (CI) makes a
 //! missing fixture a failure.

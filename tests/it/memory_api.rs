@@ -6,7 +6,7 @@ use serde_json::json;
 
 #[test]
 fn save_memory_answers_and_reinforces() {
-    let w = TestWorker::start(&[]);
+    let w = TestWorker::start_in_process(&[]);
     let body = json!({"text": "Prices are integer cents in the shop", "project": "shop", "concepts": ["gotcha"]});
     let a = w.post("/api/memory/save", &body);
     assert_eq!(a.status, 200, "{}", a.text());
@@ -49,7 +49,7 @@ fn save_memory_answers_and_reinforces() {
 
 #[test]
 fn save_memory_validation_and_privacy() {
-    let w = TestWorker::start(&[]);
+    let w = TestWorker::start_in_process(&[]);
     for (body, needle) in [
         (json!({"text": "x", "bogus": 1}), "unknown field"),
         (json!({"text": "   "}), "empty"),
@@ -85,7 +85,7 @@ fn save_memory_validation_and_privacy() {
 
 #[test]
 fn delete_observation_leaves_tombstone_and_no_index() {
-    let w = TestWorker::start(&[]);
+    let w = TestWorker::start_in_process(&[]);
     let id = w
         .post(
             "/api/memory/save",
@@ -125,7 +125,7 @@ fn delete_observation_leaves_tombstone_and_no_index() {
 
 #[test]
 fn bulk_forget_selectors_and_dry_run() {
-    let w = TestWorker::start(&[]);
+    let w = TestWorker::start_in_process(&[]);
     for i in 0..3 {
         assert_eq!(
             w.post("/api/memory/save", &json!({"text": format!("note {i}"), "project": "bulk"}))
@@ -162,7 +162,7 @@ fn bulk_forget_selectors_and_dry_run() {
 
 #[test]
 fn pending_retry_requeues_failed_rows() {
-    let w = TestWorker::start(&[]);
+    let w = TestWorker::start_in_process(&[]);
     assert_eq!(
         w.post("/api/pending/retry", &json!({})).json().unwrap(),
         json!({"requeued": 0, "sessions": 0})
@@ -190,7 +190,7 @@ fn pending_retry_requeues_failed_rows() {
 
 #[test]
 fn gc_through_the_worker() {
-    let w = TestWorker::start(&[]);
+    let w = TestWorker::start_in_process(&[]);
     let dry = w.post("/api/admin/gc", &json!({"dryRun": true})).json().unwrap();
     assert_eq!(dry["dryRun"], true);
     assert_eq!(dry["total"], 0);

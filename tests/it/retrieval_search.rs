@@ -16,7 +16,7 @@ struct Ids {
 
 /// Starts a worker, stops it, seeds rows, starts it again.
 fn seeded() -> (TestWorker, Ids) {
-    let mut w = TestWorker::start(&[]);
+    let mut w = TestWorker::start_in_process(&[]);
     w.stop();
     let s = Seed::open(&w.db_path());
     let cjk = s.obs(Obs {
@@ -78,7 +78,7 @@ fn seeded() -> (TestWorker, Ids) {
     );
     let prompt = s.prompt("s1", "acme", "please add rate limiting to the login endpoint", T0 + 30 * 60_000);
     drop(s);
-    w.spawn();
+    w.spawn_in_process();
     (
         w,
         Ids {

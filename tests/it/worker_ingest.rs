@@ -6,7 +6,7 @@ use serde_json::json;
 
 #[test]
 fn thousand_observations_are_all_processed_by_the_extractive_observer() {
-    let w = TestWorker::start(&[]);
+    let w = TestWorker::start_in_process(&[]);
     assert_eq!(w.post("/api/sessions/init", &init_body("s1", "build the thing")).status, 200);
     for i in 0..1000 {
         let r = w.post("/api/sessions/observations", &observation_body("s1", i));
@@ -27,7 +27,7 @@ fn thousand_observations_are_all_processed_by_the_extractive_observer() {
 
 #[test]
 fn a_repeated_tool_use_id_is_acknowledged_but_queued_once() {
-    let w = TestWorker::start(&[]);
+    let w = TestWorker::start_in_process(&[]);
     let mut body = observation_body("s1", 1);
     body["eventId"] = json!("e1");
     assert_eq!(w.post("/api/sessions/observations", &body).json().unwrap()["status"], "queued");
@@ -39,7 +39,7 @@ fn a_repeated_tool_use_id_is_acknowledged_but_queued_once() {
 
 #[test]
 fn bad_requests_store_nothing_and_the_worker_keeps_serving() {
-    let w = TestWorker::start(&[]);
+    let w = TestWorker::start_in_process(&[]);
     let send = |body: &[u8]| w.request("POST", "/api/sessions/observations", Some(body));
     let malformed = send(b"{\"x\":");
     assert_eq!(malformed.status, 400);
@@ -108,7 +108,7 @@ fn bad_requests_store_nothing_and_the_worker_keeps_serving() {
 
 #[test]
 fn summary_and_completion_drain_the_session() {
-    let w = TestWorker::start(&[]);
+    let w = TestWorker::start_in_process(&[]);
     w.post("/api/sessions/init", &init_body("s1", "fix the login bug"));
     for i in 0..3 {
         w.post("/api/sessions/observations", &observation_body("s1", i));
@@ -136,7 +136,7 @@ fn summary_and_completion_drain_the_session() {
 #[test]
 fn status_lists_live_session_actors_with_queue_depth() {
     // A long debounce keeps the events queued while status is read.
-    let w = TestWorker::start(&[
+    let w = TestWorker::start_in_process(&[
         ("MEMD_OBSERVER_BATCH_DEBOUNCE_MS", "600000"),
         ("MEMD_OBSERVER_BATCH_MAX_EVENTS", "500"),
     ]);
@@ -163,7 +163,7 @@ fn status_lists_live_session_actors_with_queue_depth() {
 
 #[test]
 fn the_reaper_stops_idle_session_actors_and_completes_their_sessions() {
-    let w = TestWorker::start(&[("MEMD_SESSION_IDLE_MS", "300"), ("MEMD_REAPER_INTERVAL_MS", "100")]);
+    let w = TestWorker::start_in_process(&[("MEMD_SESSION_IDLE_MS", "300"), ("MEMD_REAPER_INTERVAL_MS", "100")]);
     w.post("/api/sessions/observations", &observation_body("s1", 0));
     let reaped = wait_until(support::DEADLINE, || {
         let doc = w.status();

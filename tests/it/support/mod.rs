@@ -8,6 +8,7 @@ pub mod seed;
 pub mod transcripts;
 
 use std::net::SocketAddr;
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -29,17 +30,40 @@ pub fn wait_until(deadline: Duration, mut f: impl FnMut() -> bool) -> bool {
     f()
 }
 
+/// A worker served inside the test process by `memd::server::serve` on its own runtime thread.
+pub struct InProcess {
+    shutdown: tokio_util::sync::CancellationToken,
+    thread: std::thread::JoinHandle<()>,
+}
+
 pub struct TestWorker {
     pub dir: tempfile::TempDir,
     pub env: Vec<(String, String)>,
     pub child: Option<Child>,
+    in_process: Option<InProcess>,
     pub port: u16,
     pub token: String,
 }
 
 impl TestWorker {
-    /// Starts a worker with quick batching (debounce 50 ms) plus `env`, and waits for readiness.
+    /// Starts a `memd serve` process with quick batching (debounce 50 ms) plus `env`, and waits for
+    /// readiness.
     pub fn start(env: &[(&str, &str)]) -> Self {
+        let mut w = Self::prepared(env);
+        w.spawn();
+        w
+    }
+
+    /// Like [`TestWorker::start`], but the worker runs in this process (`server::serve` on a port-0
+    /// listener): for HTTP-level tests where a process adds nothing. `stop` and `spawn` work;
+    /// `kill9` and `command` are for process workers.
+    pub fn start_in_process(env: &[(&str, &str)]) -> Self {
+        let mut w = Self::prepared(env);
+        w.spawn_in_process();
+        w
+    }
+
+    fn prepared(env: &[(&str, &str)]) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         if !env.iter().any(|(k, _)| k == "MEMD_OBSERVER_BATCH_DEBOUNCE_MS") {
@@ -49,15 +73,50 @@ impl TestWorker {
         if !env.iter().any(|(k, _)| k == "MEMD_PROVIDER") {
             env.push(("MEMD_PROVIDER".into(), "extractive".into()));
         }
-        let mut w = Self {
+        Self {
             dir,
             env,
             child: None,
+            in_process: None,
             port: 0,
             token: String::new(),
-        };
-        w.spawn();
-        w
+        }
+    }
+
+    /// (Re)starts the worker in this process and waits until `/api/readiness` answers 200.
+    pub fn spawn_in_process(&mut self) {
+        let mut env: std::collections::HashMap<String, String> = self.env.iter().cloned().collect();
+        env.insert("HOME".into(), self.dir.path().to_string_lossy().into_owned());
+        env.insert("MEMD_DATA_DIR".into(), self.dir.path().to_string_lossy().into_owned());
+        env.insert("MEMD_PORT".into(), "0".into());
+        let dir = memd::data_dir::DataDir::new(self.dir.path().to_path_buf());
+        dir.ensure_root().expect("data dir");
+        let settings = memd::config::Settings::load(dir.root.clone(), &env);
+        let shutdown = tokio_util::sync::CancellationToken::new();
+        let token = shutdown.clone();
+        let (bound, port) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .expect("runtime");
+            rt.block_on(async move {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+                let _ = bound.send(listener.local_addr().expect("addr").port());
+                memd::server::serve(listener, settings, dir, token).await.expect("serve");
+            });
+        });
+        self.port = port.recv().expect("the worker bound its listener");
+        self.in_process = Some(InProcess { shutdown, thread });
+        assert!(
+            wait_until(DEADLINE, || self.get_raw("/api/readiness").is_ok_and(|r| r.status == 200)),
+            "in-process worker did not become ready"
+        );
+        self.token = std::fs::read_to_string(self.dir.path().join("token"))
+            .expect("token")
+            .trim()
+            .to_string();
     }
 
     pub fn data_dir(&self) -> &Path {
@@ -164,8 +223,14 @@ impl TestWorker {
         self.db().query_row(sql, [], |r| r.get(0)).expect("count")
     }
 
-    /// SIGTERM, then wait for the process; returns its exit status.
+    /// SIGTERM, then wait for the process; returns its exit status. An in-process worker is shut
+    /// down through its token (graceful, as SIGTERM) and reports success.
     pub fn stop(&mut self) -> std::process::ExitStatus {
+        if let Some(w) = self.in_process.take() {
+            w.shutdown.cancel();
+            let ok = w.thread.join().is_ok();
+            return std::process::ExitStatus::from_raw(if ok { 0 } else { 1 << 8 });
+        }
         let mut child = self.child.take().expect("running");
         // SAFETY: sending a signal to our own child process.
         unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
@@ -183,6 +248,10 @@ impl TestWorker {
 
 impl Drop for TestWorker {
     fn drop(&mut self) {
+        if let Some(w) = self.in_process.take() {
+            w.shutdown.cancel();
+            let _ = w.thread.join();
+        }
         self.kill9();
     }
 }
