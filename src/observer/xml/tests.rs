@@ -306,3 +306,29 @@ fn hostile_inputs_finish_quickly_without_panicking() {
         assert_fast("repeated openers", t);
     }
 }
+
+/// What models write loosely, as the module documentation promises to read it.
+#[test]
+fn loose_model_writing_is_read() {
+    // A stray `<` and `&` in text: the text keeps them and the element still closes.
+    let o = one("<observation><title>x < 3 && y</title><narrative>if a<b then c</narrative></observation>");
+    assert_eq!(o.title.as_deref(), Some("x < 3 && y"));
+    assert_eq!(o.narrative.as_deref(), Some("if a<b then c"));
+    // Inner markup that is not ours is kept verbatim as text.
+    let o = one("<observation><title>use <code>Vec<u8></code> here</title></observation>");
+    assert_eq!(o.title.as_deref(), Some("use <code>Vec<u8></code> here"));
+    // A close tag that never matches, and an element cut off by the next root.
+    let v = titles("<observation><title>one</title></obs><observation><title>two</title>");
+    assert_eq!(v, ["one", "two"]);
+    // A `<` at the very end and a broken tag before the real one.
+    let o = one("<observation><title>arrow -> <- ok</title><narrative>n <</narrative></observation> <");
+    assert_eq!(o.title.as_deref(), Some("arrow -> <- ok"));
+    assert_eq!(o.narrative.as_deref(), Some("n <"));
+    // Attributes with `>` inside quotes, and an unterminated quote.
+    assert_eq!(
+        parse("<skip_summary reason=\"a > b\"/>"),
+        ParsedReply::Skip { reason: Some("a > b".into()) }
+    );
+    let o = one("<observation><title>t</title><fact x=\"unterminated>f</fact></observation>");
+    assert_eq!(o.title.as_deref(), Some("t"));
+}
