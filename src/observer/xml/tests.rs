@@ -327,7 +327,9 @@ fn loose_model_writing_is_read() {
     // Attributes with `>` inside quotes, and an unterminated quote.
     assert_eq!(
         parse("<skip_summary reason=\"a > b\"/>"),
-        ParsedReply::Skip { reason: Some("a > b".into()) }
+        ParsedReply::Skip {
+            reason: Some("a > b".into())
+        }
     );
     let o = one("<observation><title>t</title><fact x=\"unterminated>f</fact></observation>");
     assert_eq!(o.title.as_deref(), Some("t"));
