@@ -61,8 +61,12 @@ impl DataDir {
         fs::set_permissions(&self.root, fs::Permissions::from_mode(0o700)).map_err(io(&self.root))
     }
 
-    /// Creates a subdirectory with mode 0700.
+    /// Creates a subdirectory with mode 0700 (and the data dir itself, 0700, when it is missing:
+    /// the first process to touch it may be a hook writing its log or spool).
     pub fn ensure_subdir(&self, dir: &Path) -> Result<(), DataDirError> {
+        if !self.root.is_dir() {
+            self.ensure_root()?;
+        }
         fs::create_dir_all(dir).map_err(io(dir))?;
         fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).map_err(io(dir))
     }

@@ -1,4 +1,7 @@
 //! Logging: tracing to stderr and to `<data>/logs/<name>.log`, renamed to `<name>.log.1` past 10 MiB.
+//! Colour only on a terminal: stderr of a worker started by a hook goes to `serve.out`, and the
+//! host shows `memd mcp`'s stderr as text. The file never gets escape codes (its fields are
+//! formatted by their own formatter, not copied from the coloured stderr layer).
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -6,7 +9,9 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use tracing_subscriber::filter::LevelFilter;
 use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::fmt::format::{DefaultFields, FormatFields, Writer};
 use tracing_subscriber::prelude::*;
 
 pub const ROTATE_BYTES: u64 = 10 * 1024 * 1024;
@@ -85,16 +90,33 @@ impl<'a> MakeWriter<'a> for SharedLog {
     }
 }
 
-/// Installs the global subscriber: stderr plus `<logs>/<name>.log`. Safe to call once per process.
-pub fn init(logs_dir: Option<PathBuf>, name: &str, filter: &str) {
+/// Field formatting of the log file: the default, under its own type so that it never reuses
+/// fields the stderr layer formatted with colour.
+struct PlainFields(DefaultFields);
+
+impl<'w> FormatFields<'w> for PlainFields {
+    fn format_fields<R: tracing_subscriber::field::RecordFields>(&self, writer: Writer<'w>, fields: R) -> std::fmt::Result {
+        self.0.format_fields(writer, fields)
+    }
+}
+
+/// Installs the global subscriber: stderr (only `stderr_max` and more severe, when given) plus
+/// `<logs>/<name>.log`. Safe to call once per process.
+pub fn init(logs_dir: Option<PathBuf>, name: &str, filter: &str, stderr_max: Option<LevelFilter>) {
+    use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_new(filter).unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_target(false);
+    let stderr = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_target(false)
+        .with_filter(stderr_max.unwrap_or(LevelFilter::TRACE));
     let file = logs_dir.map(|dir| {
         let log = SharedLog(Arc::new(Mutex::new(RotatingFile::open(
             dir.join(format!("{name}.log")),
             ROTATE_BYTES,
         ))));
         tracing_subscriber::fmt::layer()
+            .fmt_fields(PlainFields(DefaultFields::new()))
             .with_writer(log)
             .with_ansi(false)
             .with_target(false)

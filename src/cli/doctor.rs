@@ -1,39 +1,91 @@
-//! `memd doctor`: checks the installation — memd on PATH, memd's hooks in the Claude Code
-//! settings, the MCP entry, the token, the worker and its version. Exit 1 when a check fails.
+//! `memd doctor`: checks an installation the way Claude Code will use it, one line per check with
+//! what it means: the hook command the settings actually contain (is that binary there, is it
+//! this memd), every hook memd needs, the MCP entry and its permissions, the data dir, the token
+//! and the worker, and the Claude Code version when `claude` is on PATH.
+//!
+//! `ok` and `note` lines pass; `FAIL` lines make the exit code 1. Things that simply have not
+//! happened yet (no token, no worker before the first session) are notes: the first hook creates
+//! them.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use crate::client::spawn::worker_holds_lock;
 use crate::client::worker::Worker;
 use crate::config::{Settings, data_dir_from_env};
 use crate::data_dir::DataDir;
 use crate::hook::Handler;
 use crate::install::ClaudePaths;
-use crate::install::hooks_config::{REGISTRATIONS, is_memd_mcp, owned_handler};
+use crate::install::edit::ALLOWED_TOOLS;
+use crate::install::hooks_config::{REGISTRATIONS, is_memd_mcp, owned_handler_doc};
 use crate::install::json_doc::Doc;
 
-fn on_path(env: &HashMap<String, String>) -> Option<PathBuf> {
-    env.get("PATH")?
-        .split(':')
-        .map(|d| PathBuf::from(d).join("memd"))
-        .find(|p| p.is_file())
+/// The Claude Code release exec-form hooks (`args`) were verified with.
+const TESTED_CLAUDE: &str = "2.1.333";
+
+enum Verdict {
+    Ok,
+    Note,
+    Fail,
 }
 
-/// The memd handlers registered per event in a settings file.
-fn registered(doc: &Doc) -> Vec<(String, Handler)> {
+struct Report {
+    failed: bool,
+}
+
+impl Report {
+    fn line(&mut self, v: Verdict, what: &str, detail: impl std::fmt::Display) {
+        let tag = match v {
+            Verdict::Ok => "ok  ",
+            Verdict::Note => "note",
+            Verdict::Fail => {
+                self.failed = true;
+                "FAIL"
+            }
+        };
+        println!("{tag} {what}: {detail}");
+    }
+}
+
+/// A memd hook registered in a settings file: the event, the handler, the program it runs.
+struct Registered {
+    event: String,
+    handler: Handler,
+    program: String,
+    matcher: Option<String>,
+}
+
+fn program_of(h: &Doc) -> Option<String> {
+    let command = h.get("command").and_then(Doc::as_str)?.trim();
+    if h.get("args").is_some() {
+        return Some(command.to_string());
+    }
+    let command = command.strip_prefix("exec ").unwrap_or(command).trim_start();
+    Some(match command.strip_prefix('"') {
+        Some(rest) => rest.split('"').next().unwrap_or("").to_string(),
+        None => command.split_whitespace().next().unwrap_or("").to_string(),
+    })
+}
+
+fn registered(doc: &Doc) -> Vec<Registered> {
     let mut out = Vec::new();
-    if let Some(Doc::Obj(events)) = doc.get("hooks") {
-        for (event, groups) in events {
-            let Doc::Arr(groups) = groups else { continue };
-            for g in groups {
-                if let Some(Doc::Arr(hs)) = g.get("hooks") {
-                    out.extend(
-                        hs.iter()
-                            .filter_map(|h| h.get("command").and_then(Doc::as_str).and_then(owned_handler))
-                            .map(|h| (event.clone(), h)),
-                    );
+    let Some(Doc::Obj(events)) = doc.get("hooks") else { return out };
+    for (event, groups) in events {
+        let Doc::Arr(groups) = groups else { continue };
+        for g in groups {
+            let matcher = g.get("matcher").and_then(Doc::as_str).map(String::from);
+            let Some(Doc::Arr(hs)) = g.get("hooks") else { continue };
+            for h in hs {
+                if let (Some(handler), Some(program)) = (owned_handler_doc(h), program_of(h)) {
+                    out.push(Registered {
+                        event: event.clone(),
+                        handler,
+                        program,
+                        matcher: matcher.clone(),
+                    });
                 }
             }
         }
@@ -41,61 +93,202 @@ fn registered(doc: &Doc) -> Vec<(String, Handler)> {
     out
 }
 
-pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
-    let mut ok = true;
-    let mut check = |pass: bool, what: String| {
-        println!("{} {what}", if pass { "ok  " } else { "FAIL" });
-        ok &= pass;
-    };
-    let path = on_path(env);
-    check(
-        path.is_some(),
-        format!("memd on PATH: {}", path.map_or("not found".into(), |p| p.display().to_string())),
-    );
-    let paths = ClaudePaths::resolve(env, None);
-    let settings = std::fs::read_to_string(&paths.settings).ok().and_then(|t| Doc::parse(&t).ok());
+fn executable(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+fn on_path(env: &HashMap<String, String>, name: &str) -> Option<PathBuf> {
+    env.get("PATH")?
+        .split(':')
+        .map(|d| PathBuf::from(d).join(name))
+        .find(|p| executable(p))
+}
+
+fn read_doc(path: &Path) -> Option<Doc> {
+    std::fs::read_to_string(path).ok().and_then(|t| Doc::parse(&t).ok())
+}
+
+fn hooks(r: &mut Report, paths: &ClaudePaths) {
+    let settings = read_doc(&paths.settings);
     let found = settings.as_ref().map(registered).unwrap_or_default();
-    let missing: Vec<&str> = REGISTRATIONS
+    let missing: Vec<String> = REGISTRATIONS
         .iter()
-        .filter(|r| !found.iter().any(|(e, h)| e == r.event && *h == r.handler))
-        .map(|r| r.event)
+        .filter(|reg| !found.iter().any(|f| f.event == reg.event && f.handler == reg.handler))
+        .map(|reg| format!("{} ({})", reg.event, reg.handler.name()))
         .collect();
-    check(
-        missing.is_empty(),
-        format!(
-            "hooks in {}: {}",
-            paths.settings.display(),
-            if missing.is_empty() {
-                "all 7 present".into()
-            } else {
-                format!("missing {}", missing.join(", "))
-            }
+    let where_ = paths.settings.display();
+    match (found.is_empty(), missing.is_empty()) {
+        (true, _) => r.line(Verdict::Fail, "hooks", format!("none of memd's in {where_}: run `memd install`")),
+        (false, false) => r.line(
+            Verdict::Fail,
+            "hooks",
+            format!("missing {} in {where_}: run `memd install`", missing.join(", ")),
         ),
-    );
-    let mcp = std::fs::read_to_string(&paths.mcp).ok().and_then(|t| Doc::parse(&t).ok());
-    let has_mcp = mcp
-        .as_ref()
-        .and_then(|d| d.get("mcpServers"))
-        .and_then(|s| s.get("memd"))
-        .is_some_and(is_memd_mcp);
-    check(has_mcp, format!("MCP server memd in {}", paths.mcp.display()));
+        (false, true) => r.line(Verdict::Ok, "hooks", format!("all {} in {where_}", REGISTRATIONS.len())),
+    }
+    let mut programs: Vec<&str> = found.iter().map(|f| f.program.as_str()).collect();
+    programs.sort_unstable();
+    programs.dedup();
+    let me = std::env::current_exe().ok();
+    let lean = me.as_ref().map(|m| m.with_file_name(crate::install::hooks_config::HOOK_BINARY));
+    let same = |a: Option<&Path>, b: &Path| a.is_some_and(|a| std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok());
+    for p in programs {
+        let path = Path::new(p);
+        if !executable(path) {
+            r.line(
+                Verdict::Fail,
+                "hook command",
+                format!("{p} is not an executable file: reinstall with `memd install`"),
+            );
+        } else if same(me.as_deref(), path) {
+            r.line(Verdict::Ok, "hook command", format!("{p} (this memd)"));
+        } else if same(lean.as_deref(), path) {
+            r.line(Verdict::Ok, "hook command", format!("{p} (the hook binary beside this memd)"));
+        } else {
+            r.line(Verdict::Note, "hook command", format!("{p} (another memd binary than this one)"));
+        }
+    }
+    if let Some(f) = found
+        .iter()
+        .find(|f| f.handler == Handler::Context && f.matcher.as_deref().is_some_and(|m| !m.is_empty() && m != "*"))
+    {
+        let m = f.matcher.as_deref().unwrap_or("");
+        r.line(
+            Verdict::Note,
+            "SessionStart",
+            format!("matcher {m:?} leaves some sources without context; `memd install` removes it"),
+        );
+    }
+}
+
+fn mcp(r: &mut Report, paths: &ClaudePaths) {
+    let entry = read_doc(&paths.mcp).and_then(|d| d.get("mcpServers").and_then(|s| s.get("memd")).cloned());
+    match entry {
+        Some(e) if is_memd_mcp(&e) => r.line(Verdict::Ok, "MCP server", format!("memd in {}", paths.mcp.display())),
+        Some(_) => r.line(
+            Verdict::Fail,
+            "MCP server",
+            format!("mcpServers.memd in {} is not memd's", paths.mcp.display()),
+        ),
+        None => r.line(
+            Verdict::Fail,
+            "MCP server",
+            format!("no mcpServers.memd in {}: run `memd install`", paths.mcp.display()),
+        ),
+    }
+    let allowed: Vec<String> = read_doc(&paths.settings)
+        .and_then(|d| match d.get("permissions").and_then(|p| p.get("allow")) {
+            Some(Doc::Arr(a)) => Some(a.iter().filter_map(Doc::as_str).map(String::from).collect()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let all = ALLOWED_TOOLS.iter().all(|t| allowed.iter().any(|a| a == t || a == "mcp__memd"));
+    match all {
+        true => r.line(Verdict::Ok, "permissions", "memd's read and save tools run without asking"),
+        false => r.line(
+            Verdict::Note,
+            "permissions",
+            "memd's MCP tools ask before running (`claude -p` denies them): `memd install` allows them",
+        ),
+    }
+}
+
+fn worker(r: &mut Report, env: &HashMap<String, String>) {
     let dir = DataDir::new(data_dir_from_env(env));
-    let token = std::fs::read_to_string(dir.token()).ok().map(|t| t.trim().to_string());
-    let token_ok = token
-        .as_ref()
-        .is_some_and(|t| t.len() == 64 && t.bytes().all(|b| b.is_ascii_hexdigit()));
-    check(token_ok, format!("token readable at {}", dir.token().display()));
-    let worker = Worker::locate(&dir, Settings::load(dir.root.clone(), env).port);
-    let health = worker
+    match std::fs::metadata(&dir.root) {
+        Err(_) => r.line(
+            Verdict::Note,
+            "data dir",
+            format!("{} not created yet (the first hook or `memd serve` creates it)", dir.root.display()),
+        ),
+        Ok(m) if m.permissions().mode() & 0o077 != 0 => r.line(
+            Verdict::Fail,
+            "data dir",
+            format!(
+                "{} is mode {:o}: others can read memories (chmod 700)",
+                dir.root.display(),
+                m.permissions().mode() & 0o777
+            ),
+        ),
+        Ok(_) => r.line(Verdict::Ok, "data dir", format!("{} (0700)", dir.root.display())),
+    }
+    match std::fs::read_to_string(dir.token()) {
+        Err(_) => r.line(
+            Verdict::Note,
+            "token",
+            "not created yet (the worker creates it when it first starts)",
+        ),
+        Ok(t) if t.trim().len() == 64 && t.trim().bytes().all(|b| b.is_ascii_hexdigit()) => {
+            r.line(Verdict::Ok, "token", dir.token().display())
+        }
+        Ok(_) => r.line(
+            Verdict::Fail,
+            "token",
+            format!(
+                "{} is not a 64-hex-digit token: delete it and restart the worker",
+                dir.token().display()
+            ),
+        ),
+    }
+    let w = Worker::locate(&dir, Settings::load(dir.root.clone(), env).port);
+    let health = w
         .get("/api/health", Duration::from_secs(2))
         .ok()
-        .filter(|r| r.status == 200)
-        .and_then(|r| r.json());
-    let version = health.as_ref().and_then(|h| h["version"].as_str().map(str::to_string));
-    check(health.is_some(), format!("worker reachable at {}", worker.addr));
-    if let Some(v) = version {
-        let cli = env!("CARGO_PKG_VERSION");
-        check(v == cli, format!("versions: cli {cli}, worker {v}"));
+        .filter(|a| a.status == 200)
+        .and_then(|a| a.json());
+    match health {
+        Some(h) => {
+            let v = h["version"].as_str().unwrap_or("?");
+            let cli = env!("CARGO_PKG_VERSION");
+            match v == cli {
+                true => r.line(Verdict::Ok, "worker", format!("answers at {} (version {v})", w.addr)),
+                false => r.line(
+                    Verdict::Fail,
+                    "worker",
+                    format!("version {v} answers at {}, this memd is {cli}: restart it", w.addr),
+                ),
+            }
+        }
+        None if worker_holds_lock(&dir) => r.line(
+            Verdict::Fail,
+            "worker",
+            format!("holds its lock but does not answer at {} (hung?)", w.addr),
+        ),
+        None => r.line(Verdict::Note, "worker", "not started yet (starts on first use)"),
     }
-    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn claude(r: &mut Report, env: &HashMap<String, String>) {
+    let Some(bin) = on_path(env, "claude") else {
+        r.line(Verdict::Note, "claude", "not on PATH (nothing to check)");
+        return;
+    };
+    let out = std::process::Command::new(&bin).arg("--version").output();
+    let version = out
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).split_whitespace().next().map(String::from));
+    match version {
+        Some(v) => r.line(
+            Verdict::Ok,
+            "claude",
+            format!(
+                "{v} at {}; it sends SessionStart (every source), UserPromptSubmit, PreToolUse(Read), PostToolUse, \
+                 PostToolUseFailure, Stop and SessionEnd to memd (exec-form hooks tested with {TESTED_CLAUDE}; \
+                 an older Claude Code that ignores `args` needs `memd install --shell-form`)",
+                bin.display()
+            ),
+        ),
+        None => r.line(Verdict::Note, "claude", format!("{} --version did not answer", bin.display())),
+    }
+}
+
+pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
+    let mut r = Report { failed: false };
+    let paths = ClaudePaths::resolve(env, None);
+    hooks(&mut r, &paths);
+    mcp(&mut r, &paths);
+    worker(&mut r, env);
+    claude(&mut r, env);
+    Ok(if r.failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

@@ -26,21 +26,37 @@ pub struct InstallArgs {
     /// Write a Claude Code plugin folder here instead of editing settings.
     #[arg(long)]
     pub plugin: Option<PathBuf>,
+    /// Hook commands through the shell (`exec memd hook …`), for a Claude Code that predates
+    /// exec-form hooks (`args`).
+    #[arg(long)]
+    pub shell_form: bool,
+    /// Do not add memd's MCP tools to `permissions.allow` (they then ask before running).
+    #[arg(long)]
+    pub no_permissions: bool,
 }
 
 pub fn run(args: &InstallArgs, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     let exe = std::env::current_exe().context("locating the memd executable")?;
     let memd = exe.to_string_lossy().into_owned();
+    // The lean hook binary when it sits beside memd (`cargo install` puts both there).
+    let lean = exe.with_file_name(crate::install::hooks_config::HOOK_BINARY);
+    let hook = if lean.is_file() {
+        lean.to_string_lossy().into_owned()
+    } else {
+        memd.clone()
+    };
     let lines = match &args.plugin {
-        Some(dir) => write_plugin(dir, &memd)?,
+        Some(dir) => write_plugin(dir, &memd, &hook)?,
         None => {
             let opts = InstallOptions {
                 settings: args.settings.clone(),
                 no_mcp: args.no_mcp,
                 dry_run: args.dry_run,
                 uninstall: args.uninstall,
+                shell_form: args.shell_form,
+                no_permissions: args.no_permissions,
             };
-            crate::install::run(&opts, env, &memd)?
+            crate::install::run(&opts, env, &memd, &hook)?
         }
     };
     for l in lines {

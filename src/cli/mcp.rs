@@ -11,7 +11,13 @@ use crate::pipeline::platform::normalize_platform_source;
 pub fn run(env: &HashMap<String, String>, platform: &str, data_dir: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     let ctx = CliContext::load(env, data_dir);
     let logs = (ctx.dir.ensure_root().is_ok() && ctx.dir.ensure_subdir(&ctx.dir.logs()).is_ok()).then(|| ctx.dir.logs());
-    crate::logging::init(logs, "mcp", &ctx.settings.log_filter);
+    // The host shows this process's stderr as errors: only warnings and errors go there.
+    crate::logging::init(
+        logs,
+        "mcp",
+        &ctx.settings.log_filter,
+        Some(tracing_subscriber::filter::LevelFilter::WARN),
+    );
     let identity = ctx.identity();
     tracing::info!(project = %identity.primary, "memd mcp starting");
     let dirs = crate::modes::mode_search_dirs(ctx.settings.modes_dir.as_deref(), &ctx.dir.root);

@@ -105,6 +105,24 @@ pub enum Command {
     Replay(replay::ReplayArgs),
 }
 
+/// `memd search … | head` closes stdout early: the next print panics with "failed printing to
+/// stdout". That is the reader's choice, not an error: exit 0 without a message.
+pub fn quiet_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
+}
+
 pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve => serve::run(env),

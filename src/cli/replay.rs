@@ -218,7 +218,7 @@ pub fn run(args: ReplayArgs, env: &HashMap<String, String>) -> anyhow::Result<Ex
         });
         let skip_tools = settings.skip_tools.clone();
         let rule = move |tool: &str| {
-            skip_tools.iter().any(|t| t == tool) || tool.starts_with("mcp__memd__") || tool.starts_with("mcp__plugin_memd_memd__")
+            skip_tools.iter().any(|t| t == tool) || crate::ingest::is_memd_tool(tool) || crate::ingest::META_TOOLS.contains(&tool)
         };
         let via_hook = args.via_hook;
         report.loss_check = Some(check(&dir.db(), &tally, drain, |t| via_hook && rule(t)).context("loss check")?);

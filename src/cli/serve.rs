@@ -14,7 +14,7 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     let lock = dir.lock()?;
     dir.ensure_subdir(&dir.logs())?;
     let settings = Settings::load(dir.root.clone(), env);
-    crate::logging::init(Some(dir.logs()), "memd", &settings.log_filter);
+    crate::logging::init(Some(dir.logs()), "memd", &settings.log_filter, None);
     fixed_mmap_threshold();
     unblock_stop_signals();
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -27,18 +27,29 @@ pub fn spawn_once(hook: &HookEnv<'_>, handler: &str) -> bool {
         release_spawn_lock(&hook.dir);
         return false;
     }
-    let spawned = std::env::current_exe().and_then(|exe| spawn_serve(&hook.dir, &exe, SpawnEnv::Only(hook.env), "hook"));
+    let spawned = worker_exe().and_then(|exe| spawn_serve(&hook.dir, &exe, SpawnEnv::Only(hook.env), "hook"));
     match spawned {
         Ok(pid) => {
-            hook_log(&hook.dir, handler, None, &format!("started the worker (pid {pid})"));
+            hook_log(&hook.dir, hook.started, handler, None, &format!("started the worker (pid {pid})"));
             true
         }
         Err(e) => {
-            hook_log(&hook.dir, handler, None, &format!("could not start the worker: {e}"));
+            hook_log(&hook.dir, hook.started, handler, None, &format!("could not start the worker: {e}"));
             release_spawn_lock(&hook.dir);
             false
         }
     }
+}
+
+/// The binary that serves: this one, or `memd` beside the lean `memd-hook`.
+fn worker_exe() -> std::io::Result<std::path::PathBuf> {
+    let exe = std::env::current_exe()?;
+    let sibling = exe.with_file_name("memd");
+    Ok(if exe.file_name().is_some_and(|n| n == "memd-hook") && sibling.is_file() {
+        sibling
+    } else {
+        exe
+    })
 }
 
 /// Starts the worker when needed, then polls `GET /api/readiness` until 200 or the budget ends.

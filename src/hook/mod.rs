@@ -11,6 +11,7 @@
 //! | `event` | ingest events: `eventId`, `occurredAtEpoch`, 4 MiB shrinking |
 //! | `transport` | HTTP exchanges and the ingest outcome table |
 //! | `autostart` | auto-start (via `client::spawn`) and the readiness wait |
+//! | `breaker` | after a timeout, the next hooks skip a hung worker for a few seconds |
 //! | `spool_write` | the spool and `spool/rejected/` (hook side) |
 //! | `signals` | SIGTERM/SIGINT/SIGHUP before the acknowledgement: spool, exit 0 |
 //! | `output` | stdout shapes and the injected-context cap |
@@ -19,6 +20,7 @@
 //! | `context`, `session_init`, `file_context`, `observation`, `summarize`, `complete` | the six handlers |
 
 pub mod autostart;
+pub mod breaker;
 pub mod complete;
 pub mod context;
 pub mod env;
@@ -142,6 +144,10 @@ pub fn execute(
             };
         }
     };
+    if matches!(handler, Handler::Context | Handler::FileContext) {
+        // Nothing to save on a signal: read-only handlers die of it as usual.
+        signals::unblock_termination();
+    }
     let hook = HookEnv::new(env, started);
     let debug = env.get("MEMD_HOOK_DEBUG").is_some_and(|v| v == "1");
     let mut bytes = Vec::new();
@@ -149,7 +155,7 @@ pub fn execute(
         bytes.clear();
     }
     if bytes.len() as u64 > STDIN_MAX_BYTES {
-        hook_log(&hook.dir, handler.name(), None, "stdin exceeds 64 MiB; ignored");
+        hook_log(&hook.dir, started, handler.name(), None, "stdin exceeds 64 MiB; ignored");
         return done(handler.no_op());
     }
     let input = match HookInput::parse(&bytes, handler == Handler::Observation) {
@@ -190,7 +196,7 @@ pub fn execute(
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "panic".into());
-            hook_log(&run.hook.dir, handler.name(), None, &format!("internal error: {msg}"));
+            hook_log(&run.hook.dir, started, handler.name(), None, &format!("internal error: {msg}"));
             done(handler.no_op())
         }
     }

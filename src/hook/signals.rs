@@ -1,12 +1,17 @@
 //! SIGTERM, SIGINT or SIGHUP while an ingest event is unacknowledged (docs/spec/hooks.md §2.7): spool it,
 //! then exit 0 — the host killing a slow hook must not lose the event.
 //!
-//! [`arm`] blocks the three signals in the calling thread (so in every thread started after it) and
-//! starts a watcher thread that takes them synchronously with `sigwait`. The spooling therefore runs
+//! `main` calls [`block_termination`] before anything else when the command is `memd hook`, so a
+//! signal that arrives while the process still parses its arguments or reads stdin waits instead
+//! of killing it. [`arm`] then starts a watcher thread that takes the signals synchronously with
+//! `sigwait` (a signal already pending is taken at once). The spooling therefore runs
 //! as ordinary code (allocation, redaction, fsync), never inside a signal handler. Whoever claims the
 //! event first — the handler finishing normally or the watcher — spools it; the other does not, so
 //! a signal during the handler's own spool write waits for it to finish instead of cutting it short.
-//! Only ingest deliveries arm the guard; read-only handlers keep the default signal behaviour.
+//! Once the watcher has the event the process belongs to it: the handler, finishing meanwhile,
+//! waits for the watcher's exit instead of exiting under a half-written spool file. Only ingest
+//! deliveries arm the guard; read-only handlers give the signals back their default behaviour
+//! ([`unblock_termination`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex};
@@ -21,6 +26,8 @@ enum Slot {
     Pending(Box<IngestEvent>),
     /// The handler is finishing it (spool or reject write in progress).
     Claimed,
+    /// The watcher took it and is spooling it; it exits the process when done.
+    Watcher,
     /// Acknowledged or written: a signal just exits.
     Done,
 }
@@ -39,6 +46,28 @@ fn signal_set() -> libc::sigset_t {
             libc::sigaddset(&mut set, sig);
         }
         set
+    }
+}
+
+/// Blocks SIGTERM, SIGINT and SIGHUP in the calling thread — called first thing in `main` for
+/// `memd hook`, while the process has one thread, so every thread inherits the mask.
+pub fn block_termination() {
+    let set = signal_set();
+    // SAFETY: pthread_sigmask on the calling thread with a valid set and no old-set output.
+    unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
+}
+
+/// Gives the three signals back their default behaviour (read-only handlers have nothing to save).
+pub fn unblock_termination() {
+    let set = signal_set();
+    // SAFETY: as in `block_termination`.
+    unsafe { libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut()) };
+}
+
+/// The watcher owns the process: wait for its exit.
+fn wait_for_exit() -> ! {
+    loop {
+        std::thread::park();
     }
 }
 
@@ -78,10 +107,15 @@ impl Guard {
         }
     }
 
-    /// The event is acknowledged or written: a later signal just exits.
+    /// The event is acknowledged or written: a later signal just exits. When the watcher has
+    /// already taken the event, this waits for the watcher to finish its spool write and exit.
     pub fn done(&self) {
         let (lock, cvar) = &*self.shared;
         if let Ok(mut slot) = lock.lock() {
+            if matches!(*slot, Slot::Watcher) {
+                drop(slot);
+                wait_for_exit();
+            }
             *slot = Slot::Done;
         }
         cvar.notify_all();
@@ -95,9 +129,9 @@ fn watch(set: libc::sigset_t, shared: Arc<(Mutex<Slot>, Condvar)>, env: HashMap<
     let (lock, cvar) = &*shared;
     let pending = match lock.lock() {
         Ok(mut slot) => loop {
-            match std::mem::replace(&mut *slot, Slot::Done) {
+            match std::mem::replace(&mut *slot, Slot::Watcher) {
                 Slot::Pending(event) => break Some(event),
-                Slot::Done => break None,
+                Slot::Done | Slot::Watcher => break None,
                 Slot::Claimed => {
                     // The handler is writing it: let it finish.
                     *slot = Slot::Claimed;

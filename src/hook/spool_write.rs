@@ -77,11 +77,18 @@ pub fn spool(hook: &HookEnv<'_>, event: &mut IngestEvent, reason: &str) {
     match write_spool_file(hook, event) {
         Ok(path) => hook_log(
             &hook.dir,
+            hook.started,
             event.handler,
             Some(&event.event_id),
             &format!("spooled ({reason}) to {}", path.display()),
         ),
-        Err(e) => hook_log(&hook.dir, event.handler, Some(&event.event_id), &format!("dropped ({reason}): {e}")),
+        Err(e) => hook_log(
+            &hook.dir,
+            hook.started,
+            event.handler,
+            Some(&event.event_id),
+            &format!("dropped ({reason}): {e}"),
+        ),
     }
 }
 
@@ -153,5 +160,5 @@ pub fn reject(hook: &HookEnv<'_>, event: &mut IngestEvent, status: u16) {
         Ok(()) => format!("rejected by the worker ({status})"),
         Err(e) => format!("rejected by the worker ({status}); could not keep it: {e}"),
     };
-    hook_log(&hook.dir, event.handler, Some(&event.event_id), &reason);
+    hook_log(&hook.dir, hook.started, event.handler, Some(&event.event_id), &reason);
 }

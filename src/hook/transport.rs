@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::autostart;
+use super::breaker;
 use super::env::{Budget, HookEnv};
 use super::event::IngestEvent;
 use super::signals::{self, Guard};
@@ -38,6 +39,9 @@ pub fn exchange(hook: &HookEnv<'_>, method: &str, path: &str, body: Option<&[u8]
     let Some(token) = hook.token() else {
         return Exchange::Unreachable;
     };
+    if breaker::is_open(&hook.dir) {
+        return Exchange::Broken("the worker timed out moments ago (hook breaker open)".into());
+    }
     let left = budget.left();
     if left.is_zero() {
         return Exchange::Broken("budget spent".into());
@@ -53,7 +57,14 @@ pub fn exchange(hook: &HookEnv<'_>, method: &str, path: &str, body: Option<&[u8]
         body,
     };
     match http::send(addr, &req, left) {
-        Ok(r) => Exchange::Answered(r),
+        Ok(r) => {
+            breaker::close(&hook.dir);
+            Exchange::Answered(r)
+        }
+        Err(HttpError::Timeout) => {
+            breaker::trip(&hook.dir);
+            Exchange::Broken("timed out".into())
+        }
         Err(HttpError::Connect { source, .. }) if source.kind() == std::io::ErrorKind::ConnectionRefused => Exchange::Unreachable,
         Err(e) => Exchange::Broken(e.to_string()),
     }
@@ -133,6 +144,7 @@ pub fn deliver(hook: &HookEnv<'_>, event: &mut IngestEvent, budget: &Budget, sta
 /// exiting: wait for it).
 fn finish(guard: &Guard, write: impl FnOnce()) {
     if !guard.claim() {
+        // The watcher took the event on a signal and exits the process when it is spooled.
         loop {
             std::thread::park();
         }

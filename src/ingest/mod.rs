@@ -33,6 +33,8 @@ pub enum Skip {
     ProjectExcluded,
     ToolExcluded,
     MemdTool,
+    /// A tool of the host's own machinery (`ToolSearch` loading deferred tools): no work of the user's.
+    MetaTool,
     SessionMemoryMeta,
     InternalProtocol,
     SubagentContext,
@@ -45,6 +47,7 @@ impl Skip {
             Skip::ProjectExcluded => "project_excluded",
             Skip::ToolExcluded => "tool_excluded",
             Skip::MemdTool => "memd_tool",
+            Skip::MetaTool => "meta_tool",
             Skip::SessionMemoryMeta => "session_memory_meta",
             Skip::InternalProtocol => "internal_protocol",
             Skip::SubagentContext => "subagent_context",
@@ -87,8 +90,11 @@ impl Pipeline {
         if self.skip_tools.iter().any(|t| t == tool) {
             return Some(Skip::ToolExcluded);
         }
-        if tool.starts_with("mcp__memd__") || tool.starts_with("mcp__plugin_memd_memd__") {
+        if is_memd_tool(tool) {
             return Some(Skip::MemdTool);
+        }
+        if META_TOOLS.contains(&tool) {
+            return Some(Skip::MetaTool);
         }
         let meta_path = ["file_path", "notebook_path"]
             .iter()
@@ -238,7 +244,46 @@ impl Pipeline {
     }
 }
 
+/// Host tools that only manage the agent's own tool set; never stored, whatever the settings.
+pub const META_TOOLS: [&str; 2] = ["ToolSearch", "DeferredToolPlaceholder"];
+
+/// One of memd's own MCP tools, by any name Claude Code gives the server: `mcp__memd__search`,
+/// a plugin's `mcp__plugin_memd_memd__search`, a server registered as `memd-dev` or `my_memd`.
+pub fn is_memd_tool(tool: &str) -> bool {
+    let Some(rest) = tool.strip_prefix("mcp__") else { return false };
+    let Some((server, _)) = rest.split_once("__") else { return false };
+    let server = server.to_ascii_lowercase();
+    server == "memd" || server.starts_with("plugin_memd_") || server.split(['_', '-']).any(|part| part == "memd")
+}
+
 /// `occurredAtEpoch`, clamped to now; else now.
 pub fn event_time(occurred: Option<i64>, now: i64) -> i64 {
     occurred.filter(|t| *t > 0).map_or(now, |t| t.min(now))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memd_tools_by_any_server_name() {
+        for t in [
+            "mcp__memd__search",
+            "mcp__plugin_memd_memd__timeline",
+            "mcp__memd-dev__search",
+            "mcp__my_memd__forget",
+            "mcp__MEMD__x",
+        ] {
+            assert!(is_memd_tool(t), "{t}");
+        }
+        for t in [
+            "mcp__memdx__search",
+            "mcp__github__search",
+            "Read",
+            "mcp__memd",
+            "mcp__notmemd__search",
+        ] {
+            assert!(!is_memd_tool(t), "{t}");
+        }
+    }
 }

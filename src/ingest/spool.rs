@@ -20,7 +20,8 @@ use crate::clock::{iso, now_ms};
 use crate::protocol::IngestRoute;
 use tokio_util::sync::CancellationToken;
 
-const TMP_MAX_AGE: Duration = Duration::from_secs(10 * 60);
+/// A hook writes and renames its `.tmp` within milliseconds; one older than this was cut short.
+const TMP_MAX_AGE: Duration = Duration::from_secs(60);
 const REJECTED_MAX_AGE: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// Counters shown in `GET /api/status` under `spool`.

@@ -1,9 +1,19 @@
-//! Edits of the two Claude Code files: memd's matcher groups in a settings `hooks` object and
-//! `mcpServers.memd` in `.claude.json`. Each edit returns one line per change; an edit that
-//! changes nothing returns no lines (so a second install writes nothing).
+//! Edits of the two Claude Code files: memd's matcher groups and `permissions.allow` entries in a
+//! settings file, and `mcpServers.memd` in `.claude.json`. Each edit returns one line per change;
+//! an edit that changes nothing returns no lines (so a second install writes nothing).
 
-use super::hooks_config::{REGISTRATIONS, group_doc, handler_doc, is_memd_mcp, owned_handler};
+use super::hooks_config::{HookForm, REGISTRATIONS, group_doc, handler_doc, is_memd_mcp, owned_handler_doc};
 use super::json_doc::Doc;
+
+/// memd's MCP tools that need no confirmation: they read memory or add to it. `forget` deletes
+/// memories and keeps asking.
+pub const ALLOWED_TOOLS: [&str; 5] = [
+    "mcp__memd__search",
+    "mcp__memd__timeline",
+    "mcp__memd__get_observations",
+    "mcp__memd__save_memory",
+    "mcp__memd__session_start_context",
+];
 
 /// What an install into one settings file did.
 #[derive(Debug, Default)]
@@ -20,13 +30,15 @@ fn handlers_mut(group: &mut Doc) -> Option<&mut Vec<Doc>> {
 }
 
 fn is_memd_handler(h: &Doc, name: Option<&str>) -> bool {
-    h.get("command")
-        .and_then(Doc::as_str)
-        .and_then(owned_handler)
-        .is_some_and(|owned| name.is_none_or(|n| owned.name() == n))
+    owned_handler_doc(h).is_some_and(|owned| name.is_none_or(|n| owned.name() == n))
 }
 
-pub fn add_hooks(doc: &mut Doc, memd: &str) -> HooksAdded {
+/// A group that holds memd's handler and nobody else's: its matcher is memd's to set.
+fn only_memd(group: &Doc) -> bool {
+    matches!(group.get("hooks"), Some(Doc::Arr(hs)) if !hs.is_empty() && hs.iter().all(|h| is_memd_handler(h, None)))
+}
+
+pub fn add_hooks(doc: &mut Doc, memd: &str, form: HookForm) -> HooksAdded {
     let mut out = HooksAdded::default();
     if !matches!(doc.get("hooks"), Some(Doc::Obj(_))) {
         doc.set("hooks", Doc::Obj(Vec::new()));
@@ -34,36 +46,45 @@ pub fn add_hooks(doc: &mut Doc, memd: &str) -> HooksAdded {
     }
     let Some(hooks) = doc.get_mut("hooks") else { return out };
     for r in &REGISTRATIONS {
-        let wanted = handler_doc(memd, r);
+        let wanted = handler_doc(memd, r, form);
         if !matches!(hooks.get(r.event), Some(Doc::Arr(_))) {
             hooks.set(r.event, Doc::Arr(Vec::new()));
         }
         let Some(Doc::Arr(groups)) = hooks.get_mut(r.event) else { continue };
-        let existing = groups
+        let group = groups
             .iter_mut()
-            .filter_map(handlers_mut)
-            .flat_map(|hs| hs.iter_mut())
-            .find(|h| is_memd_handler(h, Some(r.handler.name())));
-        match existing {
-            Some(h) if *h == wanted => {}
-            Some(h) => {
-                for key in ["command", "timeout"] {
-                    if let Some(v) = wanted.get(key) {
-                        h.set(key, v.clone());
+            .find(|g| matches!(g.get("hooks"), Some(Doc::Arr(hs)) if hs.iter().any(|h| is_memd_handler(h, Some(r.handler.name())))));
+        let Some(group) = group else {
+            groups.push(group_doc(memd, r, form));
+            out.changes.push(format!("added {} hook ({})", r.event, r.handler.name()));
+            continue;
+        };
+        let mut changed = false;
+        if only_memd(group) && group.get("matcher").and_then(Doc::as_str) != r.matcher {
+            match r.matcher {
+                Some(m) => group.set("matcher", Doc::str(m)),
+                None => {
+                    group.remove("matcher");
+                }
+            }
+            changed = true;
+        }
+        let h = handlers_mut(group)
+            .and_then(|hs| hs.iter_mut().find(|h| is_memd_handler(h, Some(r.handler.name()))))
+            .expect("the group holds memd's handler");
+        if *h != wanted {
+            for key in ["command", "args", "timeout", "async"] {
+                match wanted.get(key) {
+                    Some(v) => h.set(key, v.clone()),
+                    None => {
+                        h.remove(key);
                     }
                 }
-                match r.is_async {
-                    true => h.set("async", Doc::Bool(true)),
-                    false => {
-                        h.remove("async");
-                    }
-                }
-                out.changes.push(format!("updated {} hook ({})", r.event, r.handler.name()));
             }
-            None => {
-                groups.push(group_doc(memd, r));
-                out.changes.push(format!("added {} hook ({})", r.event, r.handler.name()));
-            }
+            changed = true;
+        }
+        if changed {
+            out.changes.push(format!("updated {} hook ({})", r.event, r.handler.name()));
         }
     }
     out
@@ -100,6 +121,60 @@ pub fn remove_hooks(doc: &mut Doc, created_hooks: bool) -> Vec<String> {
         doc.remove("hooks");
     }
     changes
+}
+
+/// Adds [`ALLOWED_TOOLS`] to `permissions.allow`; returns (changes, the entries it added — only
+/// those go again at uninstall).
+pub fn add_permissions(doc: &mut Doc) -> (Vec<String>, Vec<String>) {
+    if !matches!(doc.get("permissions"), Some(Doc::Obj(_))) {
+        doc.set("permissions", Doc::Obj(Vec::new()));
+    }
+    let Some(perms) = doc.get_mut("permissions") else {
+        return (Vec::new(), Vec::new());
+    };
+    if !matches!(perms.get("allow"), Some(Doc::Arr(_))) {
+        perms.set("allow", Doc::Arr(Vec::new()));
+    }
+    let Some(Doc::Arr(allow)) = perms.get_mut("allow") else {
+        return (Vec::new(), Vec::new());
+    };
+    let mut added = Vec::new();
+    for tool in ALLOWED_TOOLS {
+        if !allow.iter().any(|a| a.as_str() == Some(tool)) {
+            allow.push(Doc::str(tool));
+            added.push(tool.to_string());
+        }
+    }
+    let changes = if added.is_empty() {
+        Vec::new()
+    } else {
+        vec![format!("allowed memd's MCP tools ({})", added.join(", "))]
+    };
+    (changes, added)
+}
+
+/// Removes the `permissions.allow` entries memd added (`added`), then `allow` and `permissions`
+/// when that emptied them.
+pub fn remove_permissions(doc: &mut Doc, added: &[String]) -> Vec<String> {
+    let Some(perms) = doc.get_mut("permissions") else {
+        return Vec::new();
+    };
+    let Some(Doc::Arr(allow)) = perms.get_mut("allow") else {
+        return Vec::new();
+    };
+    let before = allow.len();
+    allow.retain(|a| !a.as_str().is_some_and(|s| added.iter().any(|x| x == s)));
+    let removed = before - allow.len();
+    if removed == 0 {
+        return Vec::new();
+    }
+    if allow.is_empty() {
+        perms.remove("allow");
+    }
+    if matches!(perms, Doc::Obj(f) if f.is_empty()) {
+        doc.remove("permissions");
+    }
+    vec![format!("removed {removed} memd permission(s)")]
 }
 
 /// `mcpServers.memd = {"type":"stdio","command":…,"args":["mcp"],"env":{}}`; returns (changes,

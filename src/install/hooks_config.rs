@@ -14,7 +14,8 @@ pub struct Registration {
 }
 
 pub const REGISTRATIONS: [Registration; 7] = [
-    reg("SessionStart", Some("startup|resume|clear|compact"), Handler::Context, false, 10),
+    // Every source (startup, resume, clear, compact, fork, and whatever Claude Code adds later).
+    reg("SessionStart", None, Handler::Context, false, 10),
     reg("UserPromptSubmit", None, Handler::SessionInit, false, 10),
     reg("PreToolUse", Some("Read"), Handler::FileContext, false, 5),
     reg("PostToolUse", Some("*"), Handler::Observation, true, 30),
@@ -46,13 +47,41 @@ pub fn quote_program(path: &str) -> String {
     out
 }
 
-pub fn command_for(memd: &str, handler: Handler) -> String {
-    format!("{} hook claude-code {}", quote_program(memd), handler.name())
+/// How an installed hook runs memd.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HookForm {
+    /// `"command": "<memd>", "args": ["hook", …]`: Claude Code starts memd itself, no shell in
+    /// between (the host's SIGTERM then reaches memd, never a shell that dies first).
+    #[default]
+    Exec,
+    /// `"command": "exec <memd> hook …"` for hosts without `args`: the shell replaces itself.
+    Shell,
+}
+
+/// The lean hook binary installed beside `memd`.
+pub const HOOK_BINARY: &str = "memd-hook";
+
+fn is_hook_binary(program: &str) -> bool {
+    program.rsplit(['/', '\\']).next().is_some_and(|b| b == HOOK_BINARY)
+}
+
+/// The argv after the program of memd's hook handler: `claude-code <handler>` for `memd-hook`,
+/// `hook claude-code <handler>` for `memd`.
+pub fn hook_args(program: &str, handler: Handler) -> Vec<&'static str> {
+    let mut args = if is_hook_binary(program) { vec![] } else { vec!["hook"] };
+    args.extend(["claude-code", handler.name()]);
+    args
+}
+
+/// The shell-form command line (`exec "<program>" [hook] claude-code <handler>`).
+pub fn command_for(program: &str, handler: Handler) -> String {
+    format!("exec {} {}", quote_program(program), hook_args(program, handler).join(" "))
 }
 
 /// Splits a command into (program, rest), unquoting a double-quoted program.
 fn split_program(command: &str) -> (String, &str) {
     let command = command.trim_start();
+    let command = command.strip_prefix("exec ").map(str::trim_start).unwrap_or(command);
     if let Some(rest) = command.strip_prefix('"') {
         let mut program = String::new();
         let mut chars = rest.char_indices();
@@ -80,16 +109,30 @@ fn is_memd_program(program: &str) -> bool {
     base == "memd" || base == "memd.exe"
 }
 
+/// The handler of a memd hook invocation: `memd hook claude-code <h>` or `memd-hook claude-code <h>`.
+fn handler_of(program: &str, words: &[&str]) -> Option<Handler> {
+    match (is_memd_program(program), is_hook_binary(program), words) {
+        (true, _, ["hook", "claude-code", h]) | (_, true, ["claude-code", h]) => Handler::parse(h),
+        _ => None,
+    }
+}
+
 /// The memd handler a hook command runs, if it is memd's.
 pub fn owned_handler(command: &str) -> Option<Handler> {
     let (program, rest) = split_program(command);
-    if !is_memd_program(&program) {
-        return None;
-    }
     let words: Vec<&str> = rest.split_whitespace().collect();
-    match words.as_slice() {
-        ["hook", "claude-code", h] => Handler::parse(h),
-        _ => None,
+    handler_of(&program, &words)
+}
+
+/// The memd handler a settings hook entry runs, in either form.
+pub fn owned_handler_doc(h: &Doc) -> Option<Handler> {
+    let command = h.get("command").and_then(Doc::as_str)?;
+    match h.get("args") {
+        Some(Doc::Arr(args)) => {
+            let words: Vec<&str> = args.iter().filter_map(Doc::as_str).collect();
+            handler_of(command.trim(), &words)
+        }
+        _ => owned_handler(command),
     }
 }
 
@@ -100,13 +143,18 @@ pub fn is_memd_mcp(entry: &Doc) -> bool {
         .is_some_and(|c| is_memd_program(&split_program(c).0) || is_memd_program(c))
 }
 
-/// `{"type":"command","command":…,"timeout":…[,"async":true]}`.
-pub fn handler_doc(memd: &str, r: &Registration) -> Doc {
-    let mut fields = vec![
-        ("type".to_string(), Doc::str("command")),
-        ("command".to_string(), Doc::Str(command_for(memd, r.handler))),
-        ("timeout".to_string(), Doc::num(r.timeout_s)),
-    ];
+/// `{"type":"command","command":…[,"args":[…]],"timeout":…[,"async":true]}`.
+pub fn handler_doc(memd: &str, r: &Registration, form: HookForm) -> Doc {
+    let mut fields = vec![("type".to_string(), Doc::str("command"))];
+    match form {
+        HookForm::Exec => {
+            fields.push(("command".to_string(), Doc::str(memd)));
+            let args = hook_args(memd, r.handler).iter().map(|a| Doc::str(a)).collect();
+            fields.push(("args".to_string(), Doc::Arr(args)));
+        }
+        HookForm::Shell => fields.push(("command".to_string(), Doc::Str(command_for(memd, r.handler)))),
+    }
+    fields.push(("timeout".to_string(), Doc::num(r.timeout_s)));
     if r.is_async {
         fields.push(("async".to_string(), Doc::Bool(true)));
     }
@@ -114,20 +162,20 @@ pub fn handler_doc(memd: &str, r: &Registration) -> Doc {
 }
 
 /// A matcher group of memd's own (no `matcher` key when the row has none).
-pub fn group_doc(memd: &str, r: &Registration) -> Doc {
+pub fn group_doc(memd: &str, r: &Registration, form: HookForm) -> Doc {
     let mut fields = Vec::new();
     if let Some(m) = r.matcher {
         fields.push(("matcher".to_string(), Doc::str(m)));
     }
-    fields.push(("hooks".to_string(), Doc::Arr(vec![handler_doc(memd, r)])));
+    fields.push(("hooks".to_string(), Doc::Arr(vec![handler_doc(memd, r, form)])));
     Doc::Obj(fields)
 }
 
 /// The whole `hooks` object memd would write into an empty file (also the plugin's hooks.json).
-pub fn hooks_object(memd: &str) -> Doc {
+pub fn hooks_object(memd: &str, form: HookForm) -> Doc {
     let mut hooks = Doc::Obj(Vec::new());
     for r in &REGISTRATIONS {
-        hooks.set(r.event, Doc::Arr(vec![group_doc(memd, r)]));
+        hooks.set(r.event, Doc::Arr(vec![group_doc(memd, r, form)]));
     }
     hooks
 }
@@ -139,8 +187,27 @@ mod tests {
     #[test]
     fn ownership() {
         let c = command_for("/home/dev/.local/bin/memd", Handler::FileContext);
-        assert_eq!(c, "\"/home/dev/.local/bin/memd\" hook claude-code file-context");
+        assert_eq!(c, "exec \"/home/dev/.local/bin/memd\" hook claude-code file-context");
         assert_eq!(owned_handler(&c), Some(Handler::FileContext));
+        assert_eq!(owned_handler("\"/x/memd\" hook claude-code context"), Some(Handler::Context));
+        let r = &REGISTRATIONS[0];
+        let exec = handler_doc("/x/memd", r, HookForm::Exec);
+        assert_eq!(exec.get("command").and_then(Doc::as_str), Some("/x/memd"));
+        assert_eq!(owned_handler_doc(&exec), Some(r.handler));
+        assert_eq!(owned_handler_doc(&handler_doc("/x/memd", r, HookForm::Shell)), Some(r.handler));
+        assert_eq!(owned_handler("/x/memd-hook claude-code observation"), Some(Handler::Observation));
+        assert_eq!(
+            command_for("/x/memd-hook", Handler::Summarize),
+            "exec \"/x/memd-hook\" claude-code summarize"
+        );
+        let lean = handler_doc("/x/memd-hook", r, HookForm::Exec);
+        assert_eq!(
+            lean.get("args"),
+            Some(&Doc::Arr(vec![Doc::str("claude-code"), Doc::str("context")]))
+        );
+        assert_eq!(owned_handler_doc(&lean), Some(r.handler));
+        let foreign = Doc::parse(r#"{"type":"command","command":"/x/memd","args":["mcp"]}"#).unwrap();
+        assert_eq!(owned_handler_doc(&foreign), None);
         assert_eq!(
             owned_handler("/usr/bin/memd hook claude-code observation"),
             Some(Handler::Observation)

@@ -2,7 +2,9 @@
 //! into `.claude.json`, idempotently and reversibly; or a plugin folder with `--plugin`.
 //!
 //! Files are edited as order-preserving documents ([`json_doc`]), backed up before a change,
-//! written through a temp file + rename, re-read when Claude Code changed them meanwhile.
+//! written through a temp file + rename that keeps the file's mode and owner (`.claude.json`
+//! holds OAuth state: 0600 stays 0600; a new one is created 0600), re-read when Claude Code
+//! changed them meanwhile.
 //! `<data>/install-state.json` remembers what memd created, so `--uninstall` removes only that.
 
 pub mod edit;
@@ -17,6 +19,7 @@ use std::time::SystemTime;
 use serde_json::{Value, json};
 
 use crate::config::data_dir_from_env;
+use hooks_config::HookForm;
 use json_doc::Doc;
 
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +45,40 @@ pub struct InstallOptions {
     pub no_mcp: bool,
     pub dry_run: bool,
     pub uninstall: bool,
+    /// Shell-form hook commands (`exec memd hook …`) for a Claude Code without exec-form `args`.
+    pub shell_form: bool,
+    /// Leave `permissions.allow` alone (memd's MCP tools then ask before they run).
+    pub no_permissions: bool,
+}
+
+/// The mode a file written by memd gets when it did not exist: `.claude.json` holds credentials.
+fn new_file_mode(path: &Path) -> u32 {
+    if path.file_name().is_some_and(|n| n == ".claude.json") {
+        0o600
+    } else {
+        0o644
+    }
+}
+
+/// Writes `text` to `path` with `like`'s mode and owner (when given), else `mode`.
+fn write_like(path: &Path, text: &str, like: Option<&std::fs::Metadata>, mode: u32) -> Result<(), InstallError> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+    let mode = like.map_or(mode, |m| m.mode() & 0o7777);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(mode)
+        .open(path)
+        .map_err(io(path))?;
+    std::io::Write::write_all(&mut file, text.as_bytes()).map_err(io(path))?;
+    // The umask may have narrowed the mode at creation; and an existing temp file keeps its own.
+    file.set_permissions(std::fs::Permissions::from_mode(mode)).map_err(io(path))?;
+    if let Some(m) = like {
+        // Only root can give a file away; for anyone else this is a no-op on their own file.
+        let _ = std::os::unix::fs::fchown(&file, Some(m.uid()), Some(m.gid()));
+    }
+    file.sync_all().map_err(io(path))
 }
 
 /// Where Claude Code keeps user settings and user-scope MCP servers.
@@ -104,12 +141,13 @@ fn edit_file(
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(io(parent))?;
         }
+        let original = std::fs::metadata(path).ok();
         let backup = match &text {
-            Some(t) => Some(write_backup(path, t)?),
+            Some(t) => Some(write_backup(path, t, original.as_ref())?),
             None => None,
         };
         let tmp = path.with_extension("memd-tmp");
-        std::fs::write(&tmp, &new_text).map_err(io(&tmp))?;
+        write_like(&tmp, &new_text, original.as_ref(), new_file_mode(path))?;
         let now_mtime = std::fs::metadata(path).and_then(|m| m.modified()).ok();
         if now_mtime != mtime {
             let _ = std::fs::remove_file(&tmp);
@@ -130,7 +168,7 @@ fn stamp() -> String {
     format!("{}Z", iso[..19].replace(['-', ':'], ""))
 }
 
-fn write_backup(path: &Path, text: &str) -> Result<PathBuf, InstallError> {
+fn write_backup(path: &Path, text: &str, like: Option<&std::fs::Metadata>) -> Result<PathBuf, InstallError> {
     let base = format!("{}.memd-backup-{}", path.display(), stamp());
     let mut candidate = PathBuf::from(&base);
     let mut n = 1;
@@ -138,7 +176,7 @@ fn write_backup(path: &Path, text: &str) -> Result<PathBuf, InstallError> {
         candidate = PathBuf::from(format!("{base}-{n}"));
         n += 1;
     }
-    std::fs::write(&candidate, text).map_err(io(&candidate))?;
+    write_like(&candidate, text, like, new_file_mode(path))?;
     Ok(candidate)
 }
 
@@ -152,7 +190,13 @@ fn read_state(path: &Path) -> Value {
 
 fn save_state(path: &Path, state: &Value) -> Result<(), InstallError> {
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(io(parent))?;
+        // The data dir: created 0700 like `memd serve` creates it.
+        crate::data_dir::DataDir::new(parent.to_path_buf())
+            .ensure_root()
+            .map_err(|e| InstallError::Io {
+                path: parent.to_path_buf(),
+                source: std::io::Error::other(e),
+            })?;
     }
     crate::data_dir::write_private(path, serde_json::to_string_pretty(state).unwrap_or_default().as_bytes()).map_err(|e| InstallError::Io {
         path: path.to_path_buf(),
@@ -172,8 +216,10 @@ fn file_state<'a>(state: &'a mut Value, path: &Path) -> &'a mut Value {
     &mut files[&key]
 }
 
-/// Installs or uninstalls; returns the lines to print.
-pub fn run(opts: &InstallOptions, env: &HashMap<String, String>, memd: &str) -> Result<Vec<String>, InstallError> {
+/// Installs or uninstalls; `memd` is the binary the MCP entry runs, `hook` the one hooks run
+/// (`memd-hook` beside it, or `memd` itself).
+pub fn run(opts: &InstallOptions, env: &HashMap<String, String>, memd: &str, hook: &str) -> Result<Vec<String>, InstallError> {
+    let form = if opts.shell_form { HookForm::Shell } else { HookForm::Exec };
     let paths = ClaudePaths::resolve(env, opts.settings.clone());
     let mut state = read_state(&paths.state);
     let mut lines = Vec::new();
@@ -186,19 +232,35 @@ pub fn run(opts: &InstallOptions, env: &HashMap<String, String>, memd: &str) -> 
         let prior = file_state(&mut state, &path).clone();
         let flag = |k: &str| prior.get(k).and_then(Value::as_bool).unwrap_or(false);
         let mut created = None;
+        let mut permissions: Option<Vec<String>> = None;
+        let added_before: Vec<String> = prior
+            .get("permissions_added")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect())
+            .unwrap_or_default();
         let existed = path.exists();
         let (changes, backup) = edit_file(&path, opts.dry_run, |doc| match (opts.uninstall, is_settings) {
             (false, true) => {
-                let added = edit::add_hooks(doc, memd);
+                let added = edit::add_hooks(doc, hook, form);
                 created = Some(added.created_hooks);
-                added.changes
+                let mut changes = added.changes;
+                if !opts.no_permissions {
+                    let (lines, new) = edit::add_permissions(doc);
+                    changes.extend(lines);
+                    permissions = Some(new);
+                }
+                changes
             }
             (false, false) => {
                 let (changes, made) = edit::add_mcp(doc, memd);
                 created = Some(made);
                 changes
             }
-            (true, true) => edit::remove_hooks(doc, flag("created_hooks")),
+            (true, true) => {
+                let mut changes = edit::remove_hooks(doc, flag("created_hooks"));
+                changes.extend(edit::remove_permissions(doc, &added_before));
+                changes
+            }
             (true, false) => edit::remove_mcp(doc, flag("created_mcp_servers")),
         })?;
         let key = if is_settings { "created_hooks" } else { "created_mcp_servers" };
@@ -206,6 +268,9 @@ pub fn run(opts: &InstallOptions, env: &HashMap<String, String>, memd: &str) -> 
             let entry = file_state(&mut state, &path);
             if opts.uninstall {
                 entry[key] = json!(false);
+                if is_settings {
+                    entry["permissions_added"] = json!([]);
+                }
                 // A file memd created and emptied again goes away.
                 let empty = std::fs::read_to_string(&path).is_ok_and(|t| t.trim() == "{}");
                 if flag("created_file") && empty {
@@ -215,6 +280,11 @@ pub fn run(opts: &InstallOptions, env: &HashMap<String, String>, memd: &str) -> 
             } else {
                 if created == Some(true) || flag(key) {
                     entry[key] = json!(true);
+                }
+                if let Some(new) = &permissions {
+                    let mut all = added_before.clone();
+                    all.extend(new.iter().cloned());
+                    entry["permissions_added"] = json!(all);
                 }
                 if !existed || flag("created_file") {
                     entry["created_file"] = json!(true);

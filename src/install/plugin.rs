@@ -7,7 +7,7 @@ use super::hooks_config::hooks_object;
 use super::json_doc::Doc;
 use super::{InstallError, io};
 
-pub fn write_plugin(dir: &Path, memd: &str) -> Result<Vec<String>, InstallError> {
+pub fn write_plugin(dir: &Path, memd: &str, hook: &str) -> Result<Vec<String>, InstallError> {
     let manifest = Doc::Obj(vec![
         ("name".into(), Doc::str("memd")),
         ("version".into(), Doc::str(env!("CARGO_PKG_VERSION"))),
@@ -15,7 +15,7 @@ pub fn write_plugin(dir: &Path, memd: &str) -> Result<Vec<String>, InstallError>
     ]);
     let hooks = Doc::Obj(vec![
         ("description".into(), Doc::str("memd memory capture")),
-        ("hooks".into(), hooks_object(memd)),
+        ("hooks".into(), hooks_object(hook, super::hooks_config::HookForm::Exec)),
     ]);
     let server = Doc::Obj(vec![
         ("command".into(), Doc::str(memd)),

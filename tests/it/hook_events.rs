@@ -94,12 +94,18 @@ fn worker_down_without_autostart_spools_each_ingest_event_once() {
     let cmd = || bare_command(data.path(), &[("MEMD_AUTOSTART", "false")]);
     let out = run_hook(cmd(), "context", SESSION_START);
     assert_eq!((out.status.code(), stdout(&out)), (Some(0), format!("{EMPTY_CONTEXT}\n")));
+    // A real session has a transcript by the time it ends.
+    let transcript = data.path().join("session.jsonl");
+    std::fs::write(&transcript, "{}\n").unwrap();
+    let mut end: serde_json::Value = serde_json::from_str(SESSION_END).unwrap();
+    end["transcript_path"] = serde_json::json!(transcript);
+    let end = end.to_string();
     let mut expected = 0;
     for (handler, payload) in [
         ("session-init", PROMPT),
         ("observation", POST_TOOL),
         ("summarize", STOP),
-        ("complete", SESSION_END),
+        ("complete", end.as_str()),
     ] {
         let out = run_hook(cmd(), handler, payload);
         assert_eq!((out.status.code(), stdout(&out)), (Some(0), "{}\n".to_string()), "{handler}");
@@ -116,6 +122,18 @@ fn worker_down_without_autostart_spools_each_ingest_event_once() {
         assert_eq!(line["event_id"], line["body"]["eventId"]);
     }
     assert!(!data.path().join("memd.pid").exists(), "no worker was started");
+}
+
+/// `claude mcp list` fires SessionEnd for a session that never was (its transcript was never
+/// written): no phantom completion is spooled (issue 19).
+#[test]
+fn session_end_of_a_session_that_never_started_is_dropped() {
+    let data = tempfile::tempdir().unwrap();
+    let out = run_hook(bare_command(data.path(), &[("MEMD_AUTOSTART", "false")]), "complete", SESSION_END);
+    assert_eq!((out.status.code(), stdout(&out)), (Some(0), "{}\n".to_string()));
+    assert!(spool_files(data.path()).is_empty());
+    let log = std::fs::read_to_string(data.path().join("logs/hook.log")).unwrap();
+    assert!(log.contains("without a transcript; dropped") && log.contains(" ms="), "{log}");
 }
 
 #[test]

@@ -58,13 +58,18 @@ fn install_is_idempotent_and_uninstall_restores_the_original() {
     assert_eq!(obs["matcher"], "*");
     assert_eq!(obs["hooks"][0]["async"], true);
     assert_eq!(obs["hooks"][0]["timeout"], 30);
-    assert!(
-        obs["hooks"][0]["command"]
-            .as_str()
-            .unwrap()
-            .ends_with("\" hook claude-code observation")
-    );
+    // Exec form, the lean hook binary beside memd.
+    assert!(obs["hooks"][0]["command"].as_str().unwrap().ends_with("/memd-hook"));
+    assert_eq!(obs["hooks"][0]["args"], serde_json::json!(["claude-code", "observation"]));
     assert!(doc["hooks"]["Stop"][0].get("matcher").is_none());
+    assert!(
+        doc["hooks"]["SessionStart"][0].get("matcher").is_none(),
+        "every source, fork included"
+    );
+    let allow = doc["permissions"]["allow"].as_array().unwrap();
+    assert_eq!(allow[0], "Bash(cargo test:*)");
+    assert!(allow.iter().any(|a| a == "mcp__memd__search"));
+    assert!(!allow.iter().any(|a| a == "mcp__memd__forget"), "forgetting still asks");
     assert_eq!(doc["hooks"]["PreToolUse"][0]["matcher"], "Read");
     let mcp: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(home.path().join(".claude.json")).unwrap()).unwrap();
     assert_eq!(mcp["mcpServers"]["memd"]["args"][0], "mcp");
@@ -78,6 +83,51 @@ fn install_is_idempotent_and_uninstall_restores_the_original() {
     assert!(!home.path().join(".claude.json").exists(), "the file memd created is gone again");
     let again = install(home.path(), None, &["--uninstall"]);
     assert_eq!(String::from_utf8_lossy(&again.stdout).trim(), "nothing to remove");
+}
+
+/// `.claude.json` holds OAuth state: its mode survives the edit; the data dir is created 0700;
+/// `--no-permissions` and `--shell-form` do what they say; an older install is upgraded in place.
+#[test]
+fn modes_are_kept_and_older_installs_upgrade() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    let claude_json = home.path().join(".claude.json");
+    std::fs::write(&claude_json, "{\"oauthAccount\": {\"emailAddress\": \"dev@example.com\"}}\n").unwrap();
+    std::fs::set_permissions(&claude_json, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let old = r#"{"hooks":{"SessionStart":[{"matcher":"startup|resume|clear|compact","hooks":[{"type":"command","command":"\"/old/memd\" hook claude-code context","timeout":10}]}]}}"#;
+    std::fs::write(&settings, old).unwrap();
+    install(home.path(), None, &["--no-permissions"]);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&claude_json), 0o600);
+    assert_eq!(mode(&home.path().join("data")), 0o700);
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    let starts = doc["hooks"]["SessionStart"].as_array().unwrap();
+    assert_eq!(starts.len(), 1, "the old handler was updated, not duplicated: {starts:?}");
+    assert!(starts[0].get("matcher").is_none());
+    assert_eq!(starts[0]["hooks"][0]["args"], serde_json::json!(["claude-code", "context"]));
+    assert!(doc.get("permissions").is_none());
+    let backups: Vec<_> = std::fs::read_dir(home.path())
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".claude.json.memd-backup"))
+        .collect();
+    assert!(
+        backups.iter().all(|b| mode(&b.path()) == 0o600),
+        "backups of .claude.json stay private"
+    );
+
+    let shell = tempfile::tempdir().unwrap();
+    install(shell.path(), None, &["--shell-form"]);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(shell.path().join(".claude/settings.json")).unwrap()).unwrap();
+    let c = doc["hooks"]["PostToolUse"][0]["hooks"][0]["command"].as_str().unwrap();
+    assert!(
+        c.starts_with("exec \"") && c.ends_with("/memd-hook\" claude-code observation"),
+        "{c}"
+    );
+    assert_eq!(mode(&shell.path().join(".claude.json")), 0o600, "a new .claude.json is private");
 }
 
 #[test]

@@ -8,6 +8,7 @@
 //!
 //! | module | what it checks |
 //! |---|---|
+//! | `claude_code` | the real Claude Code CLI against a fake Anthropic API, memd installed |
 //! | `worker_ingest` | ingest over HTTP: acknowledgement after commit, batching, reaping, status |
 //! | `worker_durability` | kill -9 and SIGTERM under load: nothing acknowledged is lost |
 //! | `hook_events` | every hook handler against a real worker: payloads in, protocol replies out |
@@ -29,6 +30,7 @@
 
 mod support;
 
+mod claude_code;
 mod hook_autostart;
 mod hook_events;
 mod hook_install;

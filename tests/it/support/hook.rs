@@ -5,6 +5,8 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+use super::wait_until;
+
 pub const SESSION: &str = "4f6c0e2a-1b7d-4c1e-9a55-0d3c2b1a9e10";
 
 pub const SESSION_START: &str = r#"{"session_id":"4f6c0e2a-1b7d-4c1e-9a55-0d3c2b1a9e10","transcript_path":"/home/dev/.claude/projects/-home-dev-shop/4f6c0e2a-1b7d-4c1e-9a55-0d3c2b1a9e10.jsonl","cwd":"/home/dev/shop","hook_event_name":"SessionStart","source":"startup","model":"claude-sonnet-5"}"#;
@@ -71,4 +73,132 @@ pub fn post_tool(session: &str, i: usize) -> String {
         "tool_response": {"stdout": format!("{i}"), "stderr": ""}, "tool_use_id": format!("toolu_{session}_{i}"),
     })
     .to_string()
+}
+
+/// What a signal storm left behind.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Storm {
+    pub runs: usize,
+    /// Events found in the spool (the worker never answers, so this is every event kept).
+    pub spooled: usize,
+    pub lost: usize,
+    /// `.jsonl.tmp` files left half written.
+    pub tmp_left: usize,
+    /// Runs whose exit status was not 0.
+    pub nonzero: usize,
+}
+
+/// Whether process `pid` blocks SIGTERM (`SigBlk` of `/proc/<pid>/status`), or is gone.
+fn sigterm_blocked(pid: u32) -> bool {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+        return true;
+    };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigBlk:"))
+        .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1 << (libc::SIGTERM - 1)) != 0)
+}
+
+/// The hook binary `memd install` registers (the lean `memd-hook`).
+pub const HOOK_BIN: &str = env!("CARGO_BIN_EXE_memd-hook");
+
+/// Runs `n` observation hooks (`bin`: [`HOOK_BIN`], or `memd` for `memd hook`) the way Claude Code
+/// runs them — in their own process group, through `/bin/sh -c "exec …"` (`shell`) or exec form,
+/// the event on stdin — against a worker that accepts and never answers, and SIGTERMs each group
+/// `delays` ms after spawn (spread evenly) — or, with `from_block`, that long after the hook has
+/// blocked its stop signals (what memd controls; the window before it is the host's scheduling).
+pub fn signal_storm(bin: &str, n: usize, delays: std::ops::Range<u64>, shell: bool, parallel: usize, from_block: bool) -> Storm {
+    use std::os::unix::process::CommandExt;
+    use std::time::Duration;
+    let data = tempfile::tempdir().unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::fs::write(
+        data.path().join("memd.pid"),
+        format!("{{\"pid\":{},\"port\":{port},\"started_at_epoch\":0}}", std::process::id()),
+    )
+    .unwrap();
+    std::fs::write(data.path().join("token"), "a".repeat(64)).unwrap();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming().flatten() {
+            held.push(conn);
+        }
+    });
+    let memd_hook = bin == HOOK_BIN;
+    let span = delays.end.saturating_sub(delays.start).max(1);
+    let mut storm = Storm {
+        runs: n,
+        ..Default::default()
+    };
+    let mut next = 0;
+    while next < n {
+        let batch: Vec<usize> = (next..(next + parallel).min(n)).collect();
+        next += batch.len();
+        let mut children = Vec::new();
+        for &i in &batch {
+            let args = if memd_hook {
+                "claude-code observation"
+            } else {
+                "hook claude-code observation"
+            };
+            let mut cmd = if shell {
+                let mut c = Command::new("/bin/sh");
+                c.arg("-c").arg(format!("exec '{bin}' {args}"));
+                c
+            } else {
+                let mut c = Command::new(bin);
+                c.args(args.split(' '));
+                c
+            };
+            cmd.env_clear()
+                .env("PATH", std::env::var("PATH").unwrap_or_default())
+                .env("HOME", data.path())
+                .env("MEMD_DATA_DIR", data.path())
+                .env("MEMD_AUTOSTART", "false")
+                .env("MEMD_HOOK_ASYNC_BUDGET_MS", "20000")
+                .process_group(0)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            // Like Claude Code's spawn (libuv waits for the exec), `spawn` returns once the child
+            // runs the new program: the delay counts from there.
+            let mut child = cmd.spawn().expect("spawn hook");
+            if from_block {
+                wait_until(std::time::Duration::from_secs(5), || sigterm_blocked(child.id()));
+            }
+            let started = std::time::Instant::now();
+            if let Some(mut s) = child.stdin.take() {
+                let _ = s.write_all(post_tool("storm", i).as_bytes());
+            }
+            let delay = Duration::from_millis(delays.start + (i as u64 * 7919) % span);
+            children.push((child, started + delay));
+        }
+        for (child, at) in &children {
+            std::thread::sleep(at.saturating_duration_since(std::time::Instant::now()));
+            // SAFETY: SIGTERM to the process group of our own child (its pid is the group id).
+            unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGTERM) };
+        }
+        for (mut child, _) in children {
+            let status = child.wait().expect("wait for the hook");
+            if status.code() != Some(0) {
+                storm.nonzero += 1;
+            }
+        }
+    }
+    let mut ids = std::collections::HashSet::new();
+    for f in spool_files(data.path()) {
+        for line in std::fs::read_to_string(&f).unwrap_or_default().lines() {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
+                ids.insert(v["body"]["tool_use_id"].as_str().unwrap_or("").to_string());
+            }
+        }
+    }
+    storm.spooled = (0..n).filter(|i| ids.contains(&format!("toolu_storm_{i}"))).count();
+    storm.lost = n - storm.spooled;
+    storm.tmp_left = std::fs::read_dir(data.path().join("spool"))
+        .map(|rd| rd.flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).count())
+        .unwrap_or(0);
+    storm
 }

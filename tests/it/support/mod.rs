@@ -1,7 +1,9 @@
 //! Test harness: a real `memd serve` process in a temp data dir on 127.0.0.1 port 0.
 #![allow(dead_code)]
 
+pub mod claude_host;
 pub mod claude_mem;
+pub mod fake_anthropic;
 pub mod fake_llm;
 pub mod hook;
 pub mod seed;
