@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Times `memd hook claude-code <handler>` as whole processes (the issue-4 targets).
+"""Times the hook as whole processes (the issue-4 targets): `memd-hook claude-code <handler>`, what
+`memd install` registers, or `memd hook claude-code <handler>` with `--via-memd`.
 
-Run after `cargo build --release`: `python3 scripts/measure-hooks.py`. Prints the p50/p95 of
-PostToolUse with the worker up, with the worker down (spool path), and SessionStart with 50
-observations in the project. Temporary data dirs only; workers are stopped at the end.
+Run after `cargo build --release`: `python3 scripts/measure-hooks.py [--via-memd]`. Prints the
+p50/p95 of PostToolUse with the worker up, with the worker down (spool path), and SessionStart with
+50 observations in the project. Temporary data dirs only; workers are stopped at the end.
 """
-import json, os, subprocess, tempfile, time, urllib.request
+import json, os, subprocess, sys, tempfile, time, urllib.request
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-B = os.path.join(REPO, "target", "release", "memd")
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target"))
+B = os.path.join(TARGET, "release", "memd")
+HOOK = [B, "hook"] if "--via-memd" in sys.argv else [os.path.join(TARGET, "release", "memd-hook")]
 TMP = tempfile.mkdtemp(prefix="memd-hooks-")
 BASE = {"PATH": os.environ["PATH"], "HOME": TMP}
 POST = json.dumps({"session_id": "s1", "cwd": "/tmp/proj", "hook_event_name": "PostToolUse", "tool_name": "Bash",
@@ -26,7 +29,7 @@ def run(env, handler, stdin, n):
     for i in range(n):
         body = stdin.replace('"ls"', '"ls %d"' % i)
         t = time.perf_counter()
-        subprocess.run([B, "hook", "claude-code", handler], input=body.encode(), stdout=subprocess.DEVNULL, env=env)
+        subprocess.run(HOOK + ["claude-code", handler], input=body.encode(), stdout=subprocess.DEVNULL, env=env)
         ts.append(time.perf_counter() - t)
     return pct(ts)
 
@@ -54,6 +57,7 @@ def main():
         t = time.perf_counter()
         subprocess.run(["/bin/true"])
         ts.append(time.perf_counter() - t)
+    print("hook: %s" % " ".join(HOOK))
     print("baseline /bin/true p50 %.2f ms" % pct(ts)[0])
     down = dict(BASE, MEMD_DATA_DIR=os.path.join(TMP, "down"), MEMD_PORT="1", MEMD_AUTOSTART="false")
     print("worker down (spool) p50 %.2f ms p95 %.2f ms" % run(down, "observation", POST, 200))
