@@ -74,6 +74,19 @@ fn install_is_idempotent_and_uninstall_restores_the_original() {
     let mcp: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(home.path().join(".claude.json")).unwrap()).unwrap();
     assert_eq!(mcp["mcpServers"]["memd"]["args"][0], "mcp");
 
+    // A fresh install, before any session: doctor passes (the worker and token are notes).
+    let doctor = Command::new(env!("CARGO_BIN_EXE_memd"))
+        .env_clear()
+        .env("HOME", home.path())
+        .env("MEMD_DATA_DIR", home.path().join("data"))
+        .env("PATH", "/usr/bin:/bin")
+        .arg("doctor")
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&doctor.stdout);
+    assert_eq!(doctor.status.code(), Some(0), "{report}");
+    assert!(report.contains("note worker: not started yet (starts on first use)"), "{report}");
+
     let second = install(home.path(), None, &[]);
     assert!(second.stdout.is_empty(), "a second install changes nothing");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), once);

@@ -27,7 +27,7 @@ impl McpClient {
             .current_dir(w.data_dir())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::create(w.data_dir().join("mcp.stderr")).expect("stderr file"))
             .spawn()
             .expect("spawn memd mcp");
         let stdout = child.stdout.take().expect("stdout");
@@ -320,4 +320,23 @@ fn read_tools_answer_from_the_database_when_no_worker_can_start() {
     // Write tools still need the worker and say so.
     let (text, is_error) = c.call("save_memory", json!({"text": "x"}));
     assert!(is_error && text.contains("not running"), "{text}");
+}
+
+/// Issue 19: Claude Code shows an MCP server's stderr as errors — only warnings and errors go
+/// there, everything (info included) to `mcp.log`, without colour codes.
+#[test]
+fn stderr_carries_warnings_only() {
+    let w = TestWorker::start(&[]);
+    let mut c = McpClient::start_with(&w, &[("MEMD_LOG", "info")]);
+    c.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    let (text, _) = c.call("search", json!({"query": "anything"}));
+    assert!(!text.is_empty());
+    drop(c);
+    let log = std::fs::read_to_string(w.data_dir().join("logs/mcp.log")).unwrap();
+    assert!(log.contains("memd mcp starting") && !log.contains('\u{1b}'), "{log}");
+    let stderr = std::fs::read_to_string(w.data_dir().join("mcp.stderr")).unwrap();
+    assert!(!stderr.contains("INFO") && !stderr.contains("memd mcp starting"), "{stderr}");
 }

@@ -61,3 +61,27 @@ fn gc_in_process_without_a_worker() {
         .unwrap();
     assert_eq!(n, 2);
 }
+
+/// Issue 19: `memd search … | head` — a reader that closes early — is not an error: exit 0, nothing
+/// on stderr. And the worker's logs carry no terminal colour codes.
+#[test]
+fn a_closed_stdout_is_quiet_and_logs_have_no_colour_codes() {
+    let w = TestWorker::start(&[("MEMD_LOG", "info")]);
+    for i in 0..30 {
+        let body = serde_json::json!({"text": format!("Pagination note {i}: cursors beat offsets"), "project": "p"});
+        assert_eq!(w.post("/api/memory/save", &body).status, 200);
+    }
+    let mut child = w
+        .command()
+        .args(["search", "pagination", "--project", "p"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log = std::fs::read_to_string(w.data_dir().join("logs/memd.log")).unwrap();
+    assert!(log.contains("memd ready") && !log.contains('\u{1b}'), "{log}");
+}
