@@ -70,9 +70,11 @@ impl Term {
     }
 }
 
-/// An FTS5 string literal with `"` doubled.
+/// An FTS5 string literal with `"` doubled. Control characters become spaces: FTS5 reads its
+/// expression as a C string, so a NUL would end it mid-literal ("unterminated string").
 pub fn quote(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "\"\""))
+    let clean: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    format!("\"{}\"", clean.replace('"', "\"\""))
 }
 
 /// The terms of a query, in order.
@@ -101,6 +103,8 @@ fn push_word(terms: &mut Vec<Term>, word: &str) {
 /// end), a trailing `*` marks a prefix (stem ≥ 2 chars), standalone `AND`/`OR`/`NOT` are
 /// ignored, everything else is literal. At most 32 terms.
 pub fn parse_query(q: &str) -> ParsedQuery {
+    // Control characters (NUL included) separate words like spaces do.
+    let q: String = q.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     let mut terms = Vec::new();
     let mut chars = q.chars().peekable();
     let mut word = String::new();

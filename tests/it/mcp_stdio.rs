@@ -340,3 +340,93 @@ fn stderr_carries_warnings_only() {
     let stderr = std::fs::read_to_string(w.data_dir().join("mcp.stderr")).unwrap();
     assert!(!stderr.contains("INFO") && !stderr.contains("memd mcp starting"), "{stderr}");
 }
+
+/// Characters that break naive FTS5 queries: NUL and other controls, quotes, operators, column
+/// filters, prefix and grouping marks, CJK.
+fn hostile_query() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let pieces: Vec<&'static str> = vec![
+        "\u{0}",
+        "\u{1}",
+        "\u{7f}",
+        "\t",
+        "\n",
+        "\"",
+        "'",
+        "(",
+        ")",
+        "*",
+        "^",
+        ":",
+        "-",
+        "+",
+        "AND",
+        "OR",
+        "NOT",
+        "NEAR(",
+        "title:",
+        "narrative:",
+        "{",
+        "}",
+        "[",
+        "]",
+        "\\",
+        "%",
+        "_",
+        "缓存",
+        "é",
+        " ",
+        "a",
+        "zebra",
+        "x y",
+        "\u{feff}",
+        "\u{200b}",
+    ];
+    proptest::collection::vec(proptest::sample::select(pieces), 0..12).prop_map(|v| v.concat())
+}
+
+/// Issue 14: no query string makes search or timeline fail — over HTTP (text and JSON answers) and
+/// through the MCP tools: a 4xx or results, never a 5xx or a JSON-RPC internal error.
+#[test]
+fn hostile_queries_never_fail() {
+    use memd::client::http::query_value;
+    use proptest::test_runner::{Config, TestRunner};
+    let w = TestWorker::start(&[]);
+    for i in 0..5 {
+        let body = json!({"text": format!("Zebra note {i}: 缓存 cache layer"), "project": "acme"});
+        assert_eq!(w.post("/api/memory/save", &body).status, 200);
+    }
+    for q in ["a\u{0}b", "\u{0}", "\"\u{0}\""] {
+        let r = w.get(&format!("/api/search?query={}&format=json", query_value(q)));
+        assert!(r.status < 500, "search {q:?}: {} {}", r.status, r.text());
+    }
+    let c = std::cell::RefCell::new(initialized(&w));
+    let mut runner = TestRunner::new(Config {
+        cases: 200,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&hostile_query(), |q| {
+            let e = query_value(&q);
+            for path in [
+                format!("/api/search?query={e}"),
+                format!("/api/search?query={e}&format=json&project=acme"),
+                format!("/api/timeline?query={e}"),
+                format!("/api/timeline?query={e}&format=json"),
+            ] {
+                let r = w.get(&path);
+                assert!(r.status < 500, "{path}: {} {}", r.status, r.text());
+            }
+            for tool in ["search", "timeline"] {
+                let r = c
+                    .borrow_mut()
+                    .request("tools/call", json!({"name": tool, "arguments": {"query": q}}));
+                let text = r["result"]["content"][0]["text"].as_str().unwrap_or_default().to_string();
+                assert!(r.get("error").is_none_or(|e| e["code"] != -32603), "{tool} {q:?}: {r}");
+                assert!(!text.contains("internal"), "{tool} {q:?}: {text}");
+            }
+            Ok(())
+        })
+        .unwrap();
+}
