@@ -27,6 +27,7 @@ use crate::config::EmbeddingsMode;
 use crate::config::Settings;
 use crate::data_dir::{DataDir, DataDirError, WorkerLock};
 use crate::ingest::{IngestService, Pipeline};
+use crate::ingress::connections::{self, ConnectionLimits};
 use crate::ingress::router;
 use crate::modes::{load_mode, mode_search_dirs};
 use crate::pipeline::glob::ExcludedProjects;
@@ -86,13 +87,22 @@ pub async fn serve(listener: TcpListener, settings: Settings, dir: DataDir, shut
     let _ = std::fs::remove_file(dir.root.join(crate::client::spawn::SPAWN_LOCK));
     let mut app = WorkerState::new(token.clone(), started_epoch);
     app.shutdown = shutdown.clone();
+    app.body_timeout = Duration::from_millis(settings.http.body_timeout_ms);
     let app = Arc::new(app);
     app.port.store(port, std::sync::atomic::Ordering::Relaxed);
-    let server = tokio::spawn(
-        axum::serve(listener, router(app.clone()))
-            .with_graceful_shutdown(shutdown.clone().cancelled_owned())
-            .into_future(),
-    );
+    let fd_limit = connections::raise_fd_limit();
+    let limits = ConnectionLimits {
+        max_connections: connections::effective_cap(settings.http.max_connections, fd_limit),
+        header_timeout: Duration::from_millis(settings.http.header_timeout_ms),
+        idle_timeout: Duration::from_millis(settings.http.idle_timeout_ms),
+    };
+    let server = tokio::spawn(connections::serve(
+        listener,
+        router(app.clone()),
+        limits,
+        Arc::default(),
+        shutdown.clone(),
+    ));
 
     let opts = StoreOptions {
         synchronous_full: settings.db_synchronous_full,

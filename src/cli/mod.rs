@@ -15,6 +15,7 @@ pub mod replay;
 pub mod retry;
 pub mod search;
 pub mod serve;
+pub mod settings;
 pub mod status;
 
 use std::collections::HashMap;
@@ -34,6 +35,11 @@ pub struct Cli {
 pub enum Command {
     /// Run the worker on 127.0.0.1 (foreground).
     Serve,
+    /// Every setting with the value it resolves to here (`--markdown`: README's table).
+    Settings {
+        #[arg(long)]
+        markdown: bool,
+    },
     /// Show the worker's actor tree, queues and store.
     Status {
         /// Print the raw GET /api/status document.
@@ -127,6 +133,7 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
     match cli.command {
         Command::Serve => serve::run(env),
         Command::Status { json } => status::run(env, json),
+        Command::Settings { markdown } => settings::run(env, markdown),
         Command::Mcp { platform, data_dir } => mcp::run(env, &platform, data_dir),
         Command::Remember {
             text,

@@ -87,6 +87,10 @@ settings_table! {
     OBSERVER_MAX_ATTEMPTS = ("MEMD_OBSERVER_MAX_ATTEMPTS", "3", int(1, 100), "failed provider attempts before the extractive observer");
     OBSERVER_MAX_DEFER_MS = ("MEMD_OBSERVER_MAX_DEFER_MS", "900000", int(0, 86_400_000), "how long rows wait for an open quota/failure breaker");
     OBSERVER_FIELD_MAX_CHARS = ("MEMD_OBSERVER_FIELD_MAX_CHARS", "16000", int(2_000, 1_000_000), "per-field limit in observer prompts");
+    HTTP_MAX_CONNECTIONS = ("MEMD_HTTP_MAX_CONNECTIONS", "512", int(16, 100_000), "open connections before the oldest idle one is closed (always 128 below the fd limit)");
+    HTTP_HEADER_TIMEOUT_MS = ("MEMD_HTTP_HEADER_TIMEOUT_MS", "5000", int(100, 600_000), "time a client has to send its request headers");
+    HTTP_BODY_TIMEOUT_MS = ("MEMD_HTTP_BODY_TIMEOUT_MS", "10000", int(100, 600_000), "time a client has to send its request body (408 after)");
+    HTTP_IDLE_TIMEOUT_MS = ("MEMD_HTTP_IDLE_TIMEOUT_MS", "30000", int(100, 3_600_000), "a kept-alive connection with no request closes after this");
     SPOOL_SCAN_MS = ("MEMD_SPOOL_SCAN_MS", "5000", int(50, 3_600_000), "how often the worker rescans <data>/spool/ for hook events");
     HOOK_BUDGET_MS = ("MEMD_HOOK_BUDGET_MS", "2000", int(100, 9_000), "hook budget of context and session-init (100-9000 ms)");
     HOOK_ASYNC_BUDGET_MS = ("MEMD_HOOK_ASYNC_BUDGET_MS", "10000", int(100, 29_000), "hook budget of observation and summarize (100-29000 ms)");

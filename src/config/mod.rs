@@ -16,8 +16,8 @@ mod sections;
 pub use keys::{KEYS, Key, Kind};
 pub use raw::{RawSettings, parse_flag};
 pub use sections::{
-    ChromaSettings, ContextSettings, EMBED_MODEL_NAME, EmbeddingsMode, HookSettings, ProviderSettings, RetentionSettings, Secret,
-    VectorSettings,
+    ChromaSettings, ContextSettings, EMBED_MODEL_NAME, EmbeddingsMode, HookSettings, HttpSettings, ProviderSettings, RetentionSettings,
+    Secret, VectorSettings,
 };
 
 /// Typed settings of the worker and the CLI.
@@ -48,6 +48,7 @@ pub struct Settings {
     pub daily_token_budget: u64,
     pub retention: RetentionSettings,
     pub spool_scan_ms: u64,
+    pub http: HttpSettings,
     pub vectors: VectorSettings,
     pub context: ContextSettings,
     /// What the hooks read (also resolved here, so `memd status` and the CLI agree with them).
@@ -138,6 +139,12 @@ impl Settings {
             daily_token_budget: raw.int(&DAILY_TOKEN_BUDGET, &mut w),
             retention,
             spool_scan_ms: raw.int(&SPOOL_SCAN_MS, &mut w),
+            http: HttpSettings {
+                max_connections: raw.int(&HTTP_MAX_CONNECTIONS, &mut w) as usize,
+                header_timeout_ms: raw.int(&HTTP_HEADER_TIMEOUT_MS, &mut w),
+                body_timeout_ms: raw.int(&HTTP_BODY_TIMEOUT_MS, &mut w),
+                idle_timeout_ms: raw.int(&HTTP_IDLE_TIMEOUT_MS, &mut w),
+            },
             vectors,
             context,
             hook,
@@ -249,7 +256,7 @@ mod readme_tests {
         let table = super::keys::markdown_table();
         assert!(
             readme.contains(&table),
-            "README.md's settings table is out of date; it must read:\n{table}"
+            "README.md's settings table is out of date: paste `memd settings --markdown`:\n{table}"
         );
     }
 }

@@ -77,6 +77,15 @@ impl Default for ContextSettings {
     }
 }
 
+/// Connection hygiene of the HTTP ingress (`MEMD_HTTP_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpSettings {
+    pub max_connections: usize,
+    pub header_timeout_ms: u64,
+    pub body_timeout_ms: u64,
+    pub idle_timeout_ms: u64,
+}
+
 /// The settings the hooks act on (docs/spec/hooks.md §2.5). The hook itself reads these keys through
 /// the same [`RawSettings`] rules; the worker resolves them too so both say the same.
 #[derive(Debug, Clone, PartialEq, Eq)]

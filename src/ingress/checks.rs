@@ -137,12 +137,34 @@ pub async fn guard(State(app): State<Arc<WorkerState>>, req: Request, next: Next
         }
     }
     let _arrival = (req.method() == Method::POST).then(|| Arrival::new(&app.counters.arrivals));
+    let req = match read_body(req, app.body_timeout).await {
+        Ok(req) => req,
+        Err(resp) => return resp,
+    };
     let mut resp = next.run(req).await;
     if let Some(o) = origin.as_deref().and_then(|o| HeaderValue::from_str(o).ok()) {
         resp.headers_mut().insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, o);
         resp.headers_mut().insert(header::VARY, HeaderValue::from_static("Origin"));
     }
     resp
+}
+
+/// Reads a request's body within `timeout` (a client that stalls mid-body gets 408 and the
+/// connection closes) and hands the route a complete one; GET and HEAD pass as they are.
+async fn read_body(req: Request, timeout: std::time::Duration) -> Result<Request, Response> {
+    if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
+        return Ok(req);
+    }
+    let (parts, body) = req.into_parts();
+    match tokio::time::timeout(timeout, axum::body::to_bytes(body, MAX_BODY_BYTES + 1)).await {
+        Ok(Ok(bytes)) => Ok(Request::from_parts(parts, Body::from(bytes))),
+        Ok(Err(_)) => Err(ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", "the body exceeds 5 MiB").into_response()),
+        Err(_) => {
+            let mut resp = ApiError::new(StatusCode::REQUEST_TIMEOUT, "request_timeout", "the body did not arrive in time").into_response();
+            resp.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            Err(resp)
+        }
+    }
 }
 
 /// Reads the body, counting bytes (413 past 5 MiB), and parses one JSON object (empty = `{}`).

@@ -4,6 +4,7 @@
 
 pub mod admin_routes;
 pub mod checks;
+pub mod connections;
 pub mod error;
 pub mod ingest_routes;
 pub mod memory_routes;

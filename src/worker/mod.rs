@@ -84,6 +84,8 @@ pub struct WorkerState {
     /// Cancelled when shutdown begins (signal, `POST /api/admin/shutdown`, or the caller of `serve`).
     pub shutdown: CancellationToken,
     pub counters: Counters,
+    /// How long a request body may take to arrive (`MEMD_HTTP_BODY_TIMEOUT_MS`).
+    pub body_timeout: std::time::Duration,
     services: OnceLock<Services>,
 }
 
@@ -97,6 +99,7 @@ impl WorkerState {
             started_epoch,
             shutdown: CancellationToken::new(),
             counters: Counters::default(),
+            body_timeout: std::time::Duration::from_secs(10),
             services: OnceLock::new(),
         }
     }

@@ -10,6 +10,7 @@
 //! |---|---|
 //! | `claude_code` | the real Claude Code CLI against a fake Anthropic API, memd installed |
 //! | `worker_ingest` | ingest over HTTP: acknowledgement after commit, batching, reaping, status |
+//! | `worker_hostile` | idle, slowloris and stalled clients under a 1,024 fd limit; health and ingest still answer |
 //! | `worker_durability` | kill -9 and SIGTERM under load: nothing acknowledged is lost |
 //! | `hook_events` | every hook handler against a real worker: payloads in, protocol replies out |
 //! | `hook_spool` | worker down: the hook spools, the worker ingests the spool once |
@@ -53,4 +54,5 @@ mod vectors_chroma;
 mod vectors_search;
 mod vectors_sync;
 mod worker_durability;
+mod worker_hostile;
 mod worker_ingest;

@@ -45,6 +45,8 @@ pub struct TestWorker {
     in_process: Option<InProcess>,
     pub port: u16,
     pub token: String,
+    /// `RLIMIT_NOFILE` (soft and hard) of the `memd serve` process, when set.
+    pub fd_limit: Option<u64>,
 }
 
 impl TestWorker {
@@ -65,7 +67,8 @@ impl TestWorker {
         w
     }
 
-    fn prepared(env: &[(&str, &str)]) -> Self {
+    /// A worker not started yet (set fields such as `fd_limit`, then `spawn`).
+    pub fn prepared(env: &[(&str, &str)]) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         if !env.iter().any(|(k, _)| k == "MEMD_OBSERVER_BATCH_DEBOUNCE_MS") {
@@ -82,6 +85,7 @@ impl TestWorker {
             in_process: None,
             port: 0,
             token: String::new(),
+            fd_limit: None,
         }
     }
 
@@ -147,13 +151,22 @@ impl TestWorker {
     pub fn spawn(&mut self) {
         let pid_file = self.dir.path().join("memd.pid");
         let _ = std::fs::remove_file(&pid_file);
-        let child = self
-            .command()
-            .arg("serve")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn memd serve");
+        let mut cmd = self.command();
+        cmd.arg("serve").stdout(Stdio::null()).stderr(Stdio::null());
+        if let Some(n) = self.fd_limit {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: setrlimit is async-signal-safe and changes only the child's own limit.
+            unsafe {
+                cmd.pre_exec(move || {
+                    let lim = libc::rlimit { rlim_cur: n, rlim_max: n };
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        let child = cmd.spawn().expect("spawn memd serve");
         let pid = child.id();
         self.child = Some(child);
         let ready = wait_until(DEADLINE, || {
