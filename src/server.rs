@@ -153,6 +153,7 @@ pub async fn serve(listener: TcpListener, settings: Settings, dir: DataDir, shut
         debounce_ms: settings.batch_debounce_ms,
         max_wait_ms: settings.batch_max_wait_ms,
         max_attempts: settings.observer.max_attempts,
+        observe_deadline: Duration::from_millis(settings.observer.timeout_ms * 3 + 30_000),
         #[cfg(test)]
         faults: Default::default(),
     });
@@ -239,7 +240,10 @@ fn observer_setup(settings: &mut Settings, dir: &DataDir) -> ObserverSetup {
     }
     settings.warnings.extend(mode_warnings);
     settings.warnings.extend(provider_warnings);
+    let max_calls = settings.observer.concurrency;
     ObserverSetup {
+        calls: Arc::new(tokio::sync::Semaphore::new(max_calls)),
+        max_calls,
         backend,
         mode_id: mode.id.clone(),
         mode: Arc::new(mode),
@@ -278,7 +282,13 @@ async fn vector_runtime(settings: &Settings, store: &Store, extension: bool) -> 
             .write(|c| crate::vectors::sync_state::set_meta(c, "vector_target", crate::vectors::sync_state::SQLITE_TARGET))
             .await;
     }
-    Some(Arc::new(VectorRuntime { embed, extension, chroma }))
+    let query_budget = Duration::from_millis(v.query_budget_ms);
+    Some(Arc::new(VectorRuntime {
+        embed,
+        extension,
+        chroma,
+        query_budget,
+    }))
 }
 
 /// Cancels `shutdown` at SIGTERM or SIGINT.

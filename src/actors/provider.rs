@@ -3,7 +3,10 @@
 //! Owns the backend (anthropic, openai, gemini, claude-cli or extractive), the circuit breakers
 //! ([`super::breaker`]), the daily token budget and the call counters. Supervised by
 //! RootSupervisor. Every provider call runs on a spawned task that reports back as
-//! [`ProviderMsg::CallDone`]; handlers never block. Routing (docs/spec/pipeline.md §13): no provider,
+//! [`ProviderMsg::CallDone`] to the provider running *then* (through [`Handles`], so a provider
+//! restarted meanwhile continues the job), or, with no provider at all, tells the session so it
+//! releases its batch; handlers never block. At most `MEMD_OBSERVER_CONCURRENCY` calls are open at
+//! once across all sessions (a FIFO semaphore shared by every provider instance). Routing (docs/spec/pipeline.md §13): no provider,
 //! budget spent or auth breaker open → extractive at once; quota/failure breaker open → the batch
 //! is deferred (rows back to `pending`) until the breaker's probe time, at most
 //! `MEMD_OBSERVER_MAX_DEFER_MS` after the oldest row arrived, then extractive. Transient errors
@@ -18,6 +21,7 @@ use std::time::Instant;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde::{Deserialize, Serialize};
 
+use super::Handles;
 use super::breaker::{Admission, Breakers, Outcome};
 use super::session::SessionMsg;
 use crate::clock::{day, now_ms};
@@ -43,6 +47,9 @@ pub struct ObserverSetup {
     pub budget: u64,
     pub field_max_chars: usize,
     pub max_defer_ms: u64,
+    /// Open provider calls allowed at once, across every session (FIFO, so fair).
+    pub calls: Arc<tokio::sync::Semaphore>,
+    pub max_calls: usize,
 }
 
 impl Default for ObserverSetup {
@@ -55,6 +62,8 @@ impl Default for ObserverSetup {
             budget: 2_000_000,
             field_max_chars: DEFAULT_FIELD_MAX_CHARS,
             max_defer_ms: 900_000,
+            calls: Arc::new(tokio::sync::Semaphore::new(4)),
+            max_calls: 4,
         }
     }
 }
@@ -63,14 +72,18 @@ pub struct ProviderArgs {
     pub setup: ObserverSetup,
     pub privacy: Arc<Privacy>,
     pub store: Store,
+    /// Where call results go: whichever provider is running when the call ends.
+    pub handles: Arc<Handles>,
 }
 
 pub enum ProviderMsg {
     /// Observe one claimed batch; the result goes to `reply_to` as [`SessionMsg::Observed`]
-    /// (or [`SessionMsg::Deferred`] while a quota/failure breaker is open).
+    /// (or [`SessionMsg::Deferred`] while a quota/failure breaker is open). No provider call
+    /// starts after `deadline`, and one still open then fails (the session releases the batch).
     Observe {
         batch: Box<ClaimedBatch>,
         reply_to: ActorRef<SessionMsg>,
+        deadline: Instant,
     },
     /// The batch ran out of attempts: the extractive observer takes it.
     Fallback {
@@ -107,6 +120,9 @@ pub struct ProviderStatus {
     pub failures_today: u64,
     pub latency_ms: Latency,
     pub prefix_sha256: BTreeMap<String, String>,
+    /// Provider calls open now, and the cap (`MEMD_OBSERVER_CONCURRENCY`).
+    pub calls_open: usize,
+    pub calls_max: usize,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -120,6 +136,7 @@ pub struct ProviderState {
     setup: ObserverSetup,
     privacy: Arc<Privacy>,
     store: Store,
+    handles: Arc<Handles>,
     breakers: Breakers,
     next_call: u64,
     day: String,
@@ -180,6 +197,8 @@ impl ProviderState {
                 p95: pct(95),
             },
             prefix_sha256: self.prefix.clone(),
+            calls_open: self.setup.max_calls.saturating_sub(self.setup.calls.available_permits()),
+            calls_max: self.setup.max_calls,
         }
     }
 }
@@ -197,7 +216,7 @@ fn outcome_of(e: &CallError) -> Outcome {
 }
 
 impl ProviderActor {
-    fn observe(&self, myself: &ActorRef<ProviderMsg>, batch: Box<ClaimedBatch>, reply_to: ActorRef<SessionMsg>, state: &mut ProviderState) {
+    fn observe(&self, batch: Box<ClaimedBatch>, reply_to: ActorRef<SessionMsg>, deadline: Instant, state: &mut ProviderState) {
         let now = now_ms();
         state.roll_day(now);
         if matches!(state.setup.backend, Backend::Extractive) {
@@ -212,8 +231,9 @@ impl ProviderActor {
             Admission::Fallback(_) => self.extractive(batch, reply_to, state),
             Admission::WaitUntil(t) => self.defer(batch, reply_to, t, "provider breaker open", state),
             Admission::Call | Admission::Probe => {
-                let job = Box::new(Job::new(batch, state.setup.field_max_chars));
-                self.start_call(myself, job, reply_to, state.next_call, state);
+                let mut job = Box::new(Job::new(batch, state.setup.field_max_chars));
+                job.deadline = Some(deadline);
+                self.start_call(job, reply_to, state.next_call, state);
             }
         }
     }
@@ -234,6 +254,7 @@ impl ProviderActor {
 
     fn extractive(&self, batch: Box<ClaimedBatch>, reply_to: ActorRef<SessionMsg>, state: &ProviderState) {
         let (mode, privacy) = (state.setup.mode.clone(), state.privacy.clone());
+        let batch_id = batch.id();
         tokio::spawn(async move {
             let joined = tokio::task::spawn_blocking(move || {
                 let out = extractive::observe_batch(&batch, &mode.type_ids(), &mode.concept_ids(), &privacy);
@@ -246,6 +267,7 @@ impl ProviderActor {
                     result: Ok(Box::new(out)),
                 },
                 Err(e) => SessionMsg::ObserveFailed {
+                    batch_id,
                     error: format!("extractive observer crashed: {e}"),
                 },
             };
@@ -253,14 +275,7 @@ impl ProviderActor {
         });
     }
 
-    fn start_call(
-        &self,
-        myself: &ActorRef<ProviderMsg>,
-        mut job: Box<Job>,
-        reply_to: ActorRef<SessionMsg>,
-        call_id: u64,
-        state: &mut ProviderState,
-    ) {
+    fn start_call(&self, mut job: Box<Job>, reply_to: ActorRef<SessionMsg>, call_id: u64, state: &mut ProviderState) {
         if state.budget_spent() {
             job.rest_extractive();
         }
@@ -268,22 +283,41 @@ impl ProviderActor {
             return self.finish(job, reply_to, state);
         };
         job.calls += 1;
-        let (backend, me) = (state.setup.backend.clone(), myself.clone());
+        let (backend, handles, calls) = (state.setup.backend.clone(), state.handles.clone(), state.setup.calls.clone());
+        let (deadline, batch_id) = (job.deadline, job.batch.id());
         tokio::spawn(async move {
+            let until = |d: Option<Instant>| d.map_or(std::time::Duration::MAX, |d| d.saturating_duration_since(Instant::now()));
+            // Waiting for a free call slot is not the call's latency; nor is it allowed past the deadline.
+            let permit = tokio::time::timeout(until(deadline), calls.acquire_owned()).await;
             let started = Instant::now();
-            let result = backend.call(&request).await;
+            let result = match permit {
+                Ok(_) if deadline.is_some_and(|d| Instant::now() >= d) => Err(CallError::Transient("the batch's deadline passed".into())),
+                Ok(permit) => {
+                    let r = tokio::time::timeout(until(deadline), backend.call(&request)).await;
+                    drop(permit);
+                    r.unwrap_or_else(|_| Err(CallError::Transient("the batch's deadline passed during the call".into())))
+                }
+                Err(_) => Err(CallError::Transient("no free provider call before the batch's deadline".into())),
+            };
             let latency_ms = started.elapsed().as_millis() as u64;
-            let _ = me.cast(ProviderMsg::CallDone(Box::new(CallFinished {
+            let done = ProviderMsg::CallDone(Box::new(CallFinished {
                 job,
-                reply_to,
+                reply_to: reply_to.clone(),
                 call_id,
                 result,
                 latency_ms,
-            })));
+            }));
+            let delivered = handles.provider().is_some_and(|p| p.cast(done).is_ok());
+            if !delivered {
+                let _ = reply_to.cast(SessionMsg::ObserveFailed {
+                    batch_id,
+                    error: "the observer stopped during the call".into(),
+                });
+            }
         });
     }
 
-    fn call_done(&self, myself: &ActorRef<ProviderMsg>, done: CallFinished, state: &mut ProviderState) {
+    fn call_done(&self, done: CallFinished, state: &mut ProviderState) {
         let CallFinished {
             mut job,
             reply_to,
@@ -317,20 +351,20 @@ impl ProviderActor {
         match step {
             Step::Next => {
                 job.advance();
-                self.next_part(myself, job, reply_to, state);
+                self.next_part(job, reply_to, state);
             }
             Step::Reask => {
                 state.next_call += 1;
-                self.start_call(myself, job, reply_to, state.next_call, state);
+                self.start_call(job, reply_to, state.next_call, state);
             }
             Step::Extractive => {
                 job.part_extractive();
-                self.next_part(myself, job, reply_to, state);
+                self.next_part(job, reply_to, state);
             }
             Step::Error(CallError::Overflow(reason)) => {
                 tracing::info!(session_id = %job.batch.meta.content_session_id, reason = %reason, "observer overflow; splitting");
                 job.on_overflow();
-                self.next_part(myself, job, reply_to, state);
+                self.next_part(job, reply_to, state);
             }
             Step::Error(CallError::Auth(reason)) => {
                 tracing::warn!(provider = state.setup.backend.kind().name(), reason = %reason, "provider refused the credentials; auth breaker open");
@@ -352,12 +386,12 @@ impl ProviderActor {
         }
     }
 
-    fn next_part(&self, myself: &ActorRef<ProviderMsg>, job: Box<Job>, reply_to: ActorRef<SessionMsg>, state: &mut ProviderState) {
+    fn next_part(&self, job: Box<Job>, reply_to: ActorRef<SessionMsg>, state: &mut ProviderState) {
         if job.parts.is_empty() {
             return self.finish(job, reply_to, state);
         }
         state.next_call += 1;
-        self.start_call(myself, job, reply_to, state.next_call, state);
+        self.start_call(job, reply_to, state.next_call, state);
     }
 
     /// Usage of a job whose calls produced no stored output.
@@ -383,10 +417,12 @@ impl ProviderActor {
     fn finish(&self, job: Box<Job>, reply_to: ActorRef<SessionMsg>, state: &ProviderState) {
         let (mode, privacy, store) = (state.setup.mode.clone(), state.privacy.clone(), state.store.clone());
         let (provider, model) = (state.setup.backend.kind().name(), state.setup.backend.model().to_string());
+        let batch_id = job.batch.id();
         tokio::spawn(async move {
             let joined = tokio::task::spawn_blocking(move || job.finish(provider, &model, &mode, &privacy)).await;
             let Ok((batch, out, delta)) = joined else {
                 let _ = reply_to.cast(SessionMsg::ObserveFailed {
+                    batch_id,
                     error: "observer output processing crashed".into(),
                 });
                 return;
@@ -423,6 +459,7 @@ impl Actor for ProviderActor {
             setup: args.setup,
             privacy: args.privacy,
             store: args.store,
+            handles: args.handles,
             breakers: Breakers::default(),
             next_call: 0,
             day: day(now),
@@ -434,11 +471,11 @@ impl Actor for ProviderActor {
         })
     }
 
-    async fn handle(&self, myself: ActorRef<ProviderMsg>, msg: ProviderMsg, state: &mut ProviderState) -> Result<(), ActorProcessingErr> {
+    async fn handle(&self, _myself: ActorRef<ProviderMsg>, msg: ProviderMsg, state: &mut ProviderState) -> Result<(), ActorProcessingErr> {
         match msg {
-            ProviderMsg::Observe { batch, reply_to } => self.observe(&myself, batch, reply_to, state),
+            ProviderMsg::Observe { batch, reply_to, deadline } => self.observe(batch, reply_to, deadline, state),
             ProviderMsg::Fallback { batch, reply_to } => self.extractive(batch, reply_to, state),
-            ProviderMsg::CallDone(done) => self.call_done(&myself, *done, state),
+            ProviderMsg::CallDone(done) => self.call_done(*done, state),
             ProviderMsg::Status(reply) => {
                 state.roll_day(now_ms());
                 let _ = reply.send(state.status());

@@ -60,13 +60,19 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// Applies `f` to the entry of `key`, creating it first.
-    pub fn update(&self, key: &SessionKey, session_db_id: i64, f: impl FnOnce(&mut SessionStatus)) {
-        let mut entry = self
-            .sessions
+    /// Creates the entry of a session whose actor is about to start (only the manager does).
+    pub fn register(&self, key: &SessionKey, session_db_id: i64) {
+        self.sessions
             .entry(key.clone())
             .or_insert_with(|| SessionStatus::new(key, session_db_id));
-        f(entry.value_mut());
+    }
+
+    /// Applies `f` to the entry of `key` when there is one: a late update from an actor that is
+    /// gone never brings its entry back.
+    pub fn update(&self, key: &SessionKey, _session_db_id: i64, f: impl FnOnce(&mut SessionStatus)) {
+        if let Some(mut entry) = self.sessions.get_mut(key) {
+            f(entry.value_mut());
+        }
     }
 
     pub fn remove(&self, key: &SessionKey) {
@@ -84,4 +90,23 @@ impl Registry {
 /// Bounds an error text for status: ≤ 500 characters.
 pub fn short_error(s: &str) -> String {
     s.chars().take(500).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn updates_never_recreate_a_removed_session() {
+        let r = Registry::default();
+        let k = SessionKey::new("claude", "s");
+        r.update(&k, 1, |s| s.queue_depth = 3);
+        assert!(r.sessions.is_empty(), "no entry before the manager registers it");
+        r.register(&k, 1);
+        r.update(&k, 1, |s| s.queue_depth = 3);
+        assert_eq!(r.sessions.get(&k).unwrap().queue_depth, 3);
+        r.remove(&k);
+        r.update(&k, 1, |s| s.state = SessionState::Idle);
+        assert!(r.sessions.is_empty(), "a late update after removal leaves no ghost");
+    }
 }

@@ -83,6 +83,7 @@ impl RootSupervisor {
                     setup: a.observer.clone(),
                     privacy: a.privacy.clone(),
                     store: a.ctx.store.clone(),
+                    handles: handles.clone(),
                 };
                 let (r, _) = Actor::spawn_linked(None, ProviderActor, args, cell).await?;
                 handles.set_provider(Some(r.clone()));

@@ -32,6 +32,9 @@ pub struct SessionContext {
     pub max_wait_ms: u64,
     /// `MEMD_OBSERVER_MAX_ATTEMPTS`: failed provider attempts before the extractive observer.
     pub max_attempts: u32,
+    /// How long a batch may be with the observer before the session takes it back (the call, its
+    /// re-ask and an overflow split at `MEMD_OBSERVER_TIMEOUT_MS` each, plus a margin).
+    pub observe_deadline: Duration,
     #[cfg(test)]
     pub faults: Arc<dashmap::DashMap<SessionKey, u32>>,
 }
@@ -59,8 +62,10 @@ pub enum SessionMsg {
         batch: Box<ClaimedBatch>,
         result: Result<Box<BatchOutput>, String>,
     },
-    /// The provider could not run the in-flight batch at all.
-    ObserveFailed { error: String },
+    /// The provider could not run the in-flight batch `batch_id` at all.
+    ObserveFailed { batch_id: i64, error: String },
+    /// The in-flight deadline of batch `batch_id` passed without an answer: take it back.
+    ObserveTimeout { batch_id: i64 },
     /// A quota/failure breaker is open: the rows go back to `pending` until `retry_at`
     /// (attempts unchanged).
     Deferred {
@@ -165,6 +170,20 @@ impl SessionState {
     }
 }
 
+/// How long after its deadline an unanswered batch is taken back.
+const DEADLINE_GRACE: Duration = Duration::from_secs(5);
+
+impl SessionState {
+    /// Whether a reply about batch `batch_id` concerns the batch in flight (a reply to a batch
+    /// already taken back is late and ignored).
+    pub fn is_current(&self, batch_id: i64) -> bool {
+        self.in_flight
+            .as_ref()
+            .and_then(|ids| ids.first())
+            .is_some_and(|first| *first == batch_id)
+    }
+}
+
 fn err(e: impl std::fmt::Display) -> ActorProcessingErr {
     ActorProcessingErr::from(e.to_string())
 }
@@ -212,12 +231,20 @@ impl SessionActor {
                     s.project = batch.meta.project.clone();
                 });
                 let provider = ctx.handles.provider().ok_or_else(|| err("provider is not running"))?;
+                let batch_id = batch.id();
+                let deadline = std::time::Instant::now() + ctx.observe_deadline;
                 provider
                     .cast(ProviderMsg::Observe {
                         batch,
                         reply_to: myself.clone(),
+                        deadline,
                     })
                     .map_err(err)?;
+                // The backstop for a reply that never comes (the provider's own deadline ends its
+                // calls first; this catches a lost message).
+                myself.send_after(ctx.observe_deadline + DEADLINE_GRACE, move || SessionMsg::ObserveTimeout {
+                    batch_id,
+                });
             }
             Claim::WaitUntil(t) => {
                 state.timer_armed = true;
@@ -388,11 +415,22 @@ impl Actor for SessionActor {
                 let next = state.on_tick(now_ms());
                 self.act(&myself, next, state, &ctx).await
             }
+            SessionMsg::Observed { batch, .. } | SessionMsg::Deferred { batch, .. } if !state.is_current(batch.id()) => {
+                tracing::debug!(session_id = %state.key, batch = batch.id(), "late answer for a batch taken back; ignored");
+                Ok(())
+            }
+            SessionMsg::ObserveFailed { batch_id, .. } | SessionMsg::ObserveTimeout { batch_id } if !state.is_current(batch_id) => Ok(()),
             SessionMsg::Observed { batch, result: Ok(out) } => self.stored(&myself, batch, out, state, &ctx).await,
             SessionMsg::Observed { batch, result: Err(e) } => self.failed_attempt(&myself, batch, e, state, &ctx).await,
-            SessionMsg::ObserveFailed { error } => {
+            SessionMsg::ObserveFailed { error, .. } => {
                 let retry_at = now_ms() + retry_delay_ms(1, jitter_unit());
                 self.release(&myself, error, retry_at, true, state, &ctx).await
+            }
+            SessionMsg::ObserveTimeout { batch_id } => {
+                tracing::warn!(session_id = %state.key, batch = batch_id, "no answer from the observer by the deadline; batch taken back");
+                let retry_at = now_ms() + retry_delay_ms(1, jitter_unit());
+                self.release(&myself, "observer deadline passed".into(), retry_at, false, state, &ctx)
+                    .await
             }
             SessionMsg::Deferred { retry_at, reason, .. } => self.release(&myself, reason, retry_at, false, state, &ctx).await,
         }

@@ -20,6 +20,9 @@ use crate::store::sessions::{self, SessionKey};
 
 pub struct SessionManager;
 
+/// How long `StopAll` waits for one session actor to stop.
+const STOP_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 pub struct ManagerArgs {
     pub ctx: Arc<SessionContext>,
 }
@@ -84,6 +87,7 @@ impl SessionManager {
             drain_at_start,
             ctx: state.ctx.clone(),
         };
+        state.ctx.registry.register(&key, session_db_id);
         match Actor::spawn_linked(None, SessionActor, args, myself.get_cell()).await {
             Ok((actor, _)) => {
                 let restarts = state.trackers.get(&key).map_or(0, |t| t.restarts);
@@ -172,6 +176,10 @@ impl Actor for SessionManager {
                 }
             }
             ManagerMsg::Healthy(key) => {
+                // A late Healthy from an actor that failed meanwhile changes nothing.
+                if state.parked.contains(&key) || !state.actors.contains_key(&key) {
+                    return Ok(());
+                }
                 if let Some(t) = state.trackers.get_mut(&key) {
                     t.on_success();
                     state.ctx.registry.update(&key, 0, |s| {
@@ -209,9 +217,13 @@ impl Actor for SessionManager {
                 let _ = reply.send(parked.len());
             }
             ManagerMsg::StopAll(reply) => {
+                // Stop every actor and answer once they are all gone (or 5 s passed).
+                let mut stopping = tokio::task::JoinSet::new();
                 for (actor, _) in state.actors.values() {
-                    actor.stop(Some("shutdown".into()));
+                    let actor = actor.clone();
+                    stopping.spawn(async move { actor.stop_and_wait(Some("shutdown".into()), Some(STOP_WAIT)).await });
                 }
+                while stopping.join_next().await.is_some() {}
                 let _ = reply.send(());
             }
         }

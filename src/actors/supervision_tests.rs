@@ -44,6 +44,7 @@ async fn tree() -> Tree {
         debounce_ms: 10,
         max_wait_ms: 1_000,
         max_attempts: 3,
+        observe_deadline: Duration::from_secs(60),
         faults: Default::default(),
     });
     let args = RootArgs {

@@ -86,6 +86,7 @@ settings_table! {
     OBSERVER_TIMEOUT_MS = ("MEMD_OBSERVER_TIMEOUT_MS", "60000", int(100, 3_600_000), "one provider call");
     OBSERVER_MAX_ATTEMPTS = ("MEMD_OBSERVER_MAX_ATTEMPTS", "3", int(1, 100), "failed provider attempts before the extractive observer");
     OBSERVER_MAX_DEFER_MS = ("MEMD_OBSERVER_MAX_DEFER_MS", "900000", int(0, 86_400_000), "how long rows wait for an open quota/failure breaker");
+    OBSERVER_CONCURRENCY = ("MEMD_OBSERVER_CONCURRENCY", "4", int(1, 64), "provider calls open at once, across all sessions");
     OBSERVER_FIELD_MAX_CHARS = ("MEMD_OBSERVER_FIELD_MAX_CHARS", "16000", int(2_000, 1_000_000), "per-field limit in observer prompts");
     HTTP_MAX_CONNECTIONS = ("MEMD_HTTP_MAX_CONNECTIONS", "512", int(16, 100_000), "open connections before the oldest idle one is closed (always 128 below the fd limit)");
     HTTP_HEADER_TIMEOUT_MS = ("MEMD_HTTP_HEADER_TIMEOUT_MS", "5000", int(100, 600_000), "time a client has to send its request headers");
@@ -109,6 +110,7 @@ settings_table! {
     REINFORCE_ALPHA = ("MEMD_REINFORCE_ALPHA", "0", Kind::Float { min: 0.0, max: 10.0 }, "ACT-R reinforcement weight of context ranking (0-10)");
     SEMANTIC_INJECT_LIMIT = ("MEMD_SEMANTIC_INJECT_LIMIT", "5", int(1, 20), "hits of the UserPromptSubmit semantic injection (1-20)");
     EMBEDDINGS = ("MEMD_EMBEDDINGS", "local", Kind::Choice(&["local", "none"]), "local (all-MiniLM-L6-v2 in-process) or none");
+    VECTOR_QUERY_BUDGET_MS = ("MEMD_VECTOR_QUERY_BUDGET_MS", "800", int(50, 60_000), "time the vector half of a search may take before it answers keyword-only");
     EMBED_MODEL_DIR = ("MEMD_EMBED_MODEL_DIR", "<data>/models/all-MiniLM-L6-v2", Kind::Text, "the model files");
     CHROMA_URL = ("MEMD_CHROMA_URL", "", Kind::Text, "Chroma server for vectors (empty = sqlite-vec)");
     CHROMA_TENANT = ("MEMD_CHROMA_TENANT", "default_tenant", Kind::Text, "Chroma tenant");

@@ -91,6 +91,7 @@ impl Settings {
             max_attempts: raw.int(&OBSERVER_MAX_ATTEMPTS, &mut w) as u32,
             max_defer_ms: raw.int(&OBSERVER_MAX_DEFER_MS, &mut w),
             field_max_chars: raw.int(&OBSERVER_FIELD_MAX_CHARS, &mut w) as usize,
+            concurrency: raw.int(&OBSERVER_CONCURRENCY, &mut w) as usize,
         };
         let retention = RetentionSettings {
             tool_uses_days: raw.int(&RETENTION_TOOL_USES_DAYS, &mut w),

@@ -54,6 +54,8 @@ pub struct ProviderSettings {
     pub max_attempts: u32,
     pub max_defer_ms: u64,
     pub field_max_chars: usize,
+    /// Provider calls open at once across all sessions.
+    pub concurrency: usize,
 }
 
 /// Retrieval settings of docs/spec/retrieval.md §9 used by the worker.
@@ -154,6 +156,7 @@ pub struct VectorSettings {
     pub chroma: Option<ChromaSettings>,
     /// First retry delay of the Chroma mirror after a failure (doubles up to 5 min).
     pub chroma_retry_ms: u64,
+    pub query_budget_ms: u64,
 }
 
 /// `<data>/models/all-MiniLM-L6-v2`: where `memd models install` puts the model.
@@ -189,6 +192,7 @@ impl VectorSettings {
             model_dir,
             chroma,
             chroma_retry_ms: raw.int(&keys::CHROMA_RETRY_MS, w),
+            query_budget_ms: raw.int(&keys::VECTOR_QUERY_BUDGET_MS, w),
         }
     }
 }

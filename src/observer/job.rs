@@ -60,6 +60,9 @@ pub struct Job {
     pub reasks: i64,
     pub input_tokens: i64,
     pub output_tokens: i64,
+    /// When the session stops waiting for this batch: no call starts after it, and a call still
+    /// open then ends as a transient failure (set by the caller; None = no deadline).
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Job {
@@ -81,6 +84,7 @@ impl Job {
             reasks: 0,
             input_tokens: 0,
             output_tokens: 0,
+            deadline: None,
         }
     }
 

@@ -91,6 +91,14 @@ pub struct ClaimedBatch {
     pub work: BatchWork,
 }
 
+impl ClaimedBatch {
+    /// The batch's identity: its first pending row (a released batch is claimed again under the
+    /// same rows, so replies are matched to the batch in flight by it).
+    pub fn id(&self) -> i64 {
+        self.meta.pending_ids.first().copied().unwrap_or(0)
+    }
+}
+
 /// What the observer made of a batch; drafts are already bounded and redacted.
 #[derive(Debug, Clone)]
 pub struct BatchOutput {

@@ -9,8 +9,6 @@ use super::nearest::{Neighbour, QueryPath, VectorScope, nearest};
 use super::service::EmbedService;
 use crate::store::Store;
 
-/// The vector part of a search is abandoned after this (docs/spec/retrieval.md §4.5).
-pub const QUERY_BUDGET: Duration = Duration::from_millis(800);
 /// Documents asked of the store per query.
 pub const NEAREST: usize = 100;
 
@@ -20,6 +18,9 @@ pub struct VectorRuntime {
     /// sqlite-vec registered before the store opened.
     pub extension: bool,
     pub chroma: Option<Arc<super::chroma::ChromaClient>>,
+    /// The vector part of a search is abandoned after this (docs/spec/retrieval.md §4.5;
+    /// `MEMD_VECTOR_QUERY_BUDGET_MS`).
+    pub query_budget: Duration,
 }
 
 impl VectorRuntime {
@@ -29,7 +30,7 @@ impl VectorRuntime {
         self.embed.model_present()
     }
 
-    /// The nearest documents of `text` within `scope`, within [`QUERY_BUDGET`]. Chroma answers when
+    /// The nearest documents of `text` within `scope`, within the query budget. Chroma answers when
     /// configured and reachable; the embedded index otherwise.
     pub async fn nearest(&self, store: &Store, text: &str, scope: VectorScope) -> Result<Vec<Neighbour>, VectorError> {
         let work = async {
@@ -51,9 +52,12 @@ impl VectorRuntime {
             }
             Ok(found)
         };
-        match tokio::time::timeout(QUERY_BUDGET, work).await {
+        match tokio::time::timeout(self.query_budget, work).await {
             Ok(r) => r,
-            Err(_) => Err(VectorError::Embed("vector query exceeded 800 ms".into())),
+            Err(_) => Err(VectorError::Embed(format!(
+                "vector query exceeded {} ms",
+                self.query_budget.as_millis()
+            ))),
         }
     }
 }

@@ -78,6 +78,11 @@ impl TestWorker {
         if !env.iter().any(|(k, _)| k == "MEMD_PROVIDER") {
             env.push(("MEMD_PROVIDER".into(), "extractive".into()));
         }
+        // The 800 ms search budget is a product choice for a quiet machine; the tests check
+        // ranking and fallbacks, on two cores shared with every other test.
+        if !env.iter().any(|(k, _)| k == "MEMD_VECTOR_QUERY_BUDGET_MS") {
+            env.push(("MEMD_VECTOR_QUERY_BUDGET_MS".into(), "20000".into()));
+        }
         Self {
             dir,
             env,
