@@ -39,6 +39,7 @@ use crate::store::{Store, StoreError, StoreOptions};
 use crate::vectors::chroma::ChromaClient;
 use crate::vectors::runtime::VectorRuntime;
 use crate::vectors::service::EmbedService;
+use crate::worker::tasks::supervise;
 use crate::worker::{Phase, Services, WorkerState};
 
 #[derive(Debug, thiserror::Error)]
@@ -156,6 +157,8 @@ pub async fn serve(listener: TcpListener, settings: Settings, dir: DataDir, shut
         observe_deadline: Duration::from_millis(settings.observer.timeout_ms * 3 + 30_000),
         #[cfg(test)]
         faults: Default::default(),
+        #[cfg(test)]
+        slow_stops: Default::default(),
     });
     let children_reaped = crate::providers::children::reap_leftovers(&dir.root);
     let observer = observer_setup(&mut settings, &dir);
@@ -176,10 +179,23 @@ pub async fn serve(listener: TcpListener, settings: Settings, dir: DataDir, shut
             .as_ref()
             .and_then(|v| v.chroma.clone())
             .map(|c| (c, Duration::from_millis(settings.vectors.chroma_retry_ms))),
+        #[cfg(test)]
+        respawn_faults: Default::default(),
     };
     let (root, root_task) = Actor::spawn(None, RootSupervisor, root_args)
         .await
         .map_err(|e| ServeError::Actors(e.to_string()))?;
+    // The root ending before shutdown leaves the worker without a tree: readiness says so.
+    let root_task = {
+        let (h, stop) = (handles.clone(), shutdown.clone());
+        tokio::spawn(async move {
+            let _ = root_task.await;
+            if !stop.is_cancelled() {
+                tracing::error!("the actor tree's root stopped; readiness answers 503");
+                h.mark_dead("the actor tree's root stopped");
+            }
+        })
+    };
     let spool_scan_ms = settings.spool_scan_ms;
     let retention_rules = settings.retention;
     let settings = Arc::new(settings);
@@ -194,14 +210,19 @@ pub async fn serve(listener: TcpListener, settings: Settings, dir: DataDir, shut
         vectors,
     });
     dir.ensure_subdir(&dir.spool())?;
-    let retention_task = crate::store::retention_run::spawn_schedule(store.clone(), retention_rules);
-    let spool_task = crate::ingest::spool::spawn_scanner(
-        ingest,
-        app.counters.spool.clone(),
-        dir.spool(),
-        Duration::from_millis(spool_scan_ms),
-        shutdown.clone(),
-    );
+    let restarts = app.counters.task_restarts.clone();
+    let retention_task = {
+        let store = store.clone();
+        supervise("retention", shutdown.clone(), restarts.clone(), move || {
+            crate::store::retention_run::schedule(store.clone(), retention_rules)
+        })
+    };
+    let spool_task = {
+        let (stats, spool, interval) = (app.counters.spool.clone(), dir.spool(), Duration::from_millis(spool_scan_ms));
+        supervise("spool scanner", shutdown.clone(), restarts, move || {
+            crate::ingest::spool::scanner(ingest.clone(), stats.clone(), spool.clone(), interval)
+        })
+    };
     tracing::info!(port, ready_ms = begun.elapsed().as_millis() as u64, data = %dir.root.display(), "memd ready");
 
     shutdown.cancelled().await;
@@ -213,8 +234,8 @@ pub async fn serve(listener: TcpListener, settings: Settings, dir: DataDir, shut
     if tokio::time::timeout(SHUTDOWN_BUDGET / 2, server).await.is_err() {
         tracing::warn!("in-flight requests did not finish in time");
     }
-    spool_task.abort();
-    retention_task.abort();
+    // Both end with the shutdown token; they hold no acknowledged data.
+    let _ = tokio::join!(spool_task, retention_task);
     if let Some(m) = handles.manager() {
         let _ = ractor::call_t!(m, ManagerMsg::StopAll, 1_000);
     }

@@ -16,6 +16,8 @@
 pub mod backoff;
 pub mod breaker;
 pub mod chroma_sync;
+#[cfg(test)]
+mod fault_tests;
 pub mod orphan_reaper;
 pub mod provider;
 pub mod registry;
@@ -31,9 +33,21 @@ use std::sync::RwLock;
 
 use ractor::ActorRef;
 
+/// Which of the root's children are down, and whether the root gave up (readiness then answers
+/// 503 with the reason).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TreeHealth {
+    /// Children waiting for their restart, with the error that stopped them.
+    pub down: std::collections::BTreeMap<String, String>,
+    /// The tree cannot recover by itself: a child failed past its restart budget, or the root
+    /// stopped.
+    pub dead: Option<String>,
+}
+
 /// Current references to the long-lived actors (replaced when the root restarts one).
 #[derive(Default)]
 pub struct Handles {
+    pub tree: RwLock<TreeHealth>,
     /// Children of the root restarted since start.
     pub child_restarts: std::sync::atomic::AtomicU64,
     pub manager: RwLock<Option<ActorRef<session_manager::ManagerMsg>>>,
@@ -55,6 +69,24 @@ fn write<T>(slot: &RwLock<Option<T>>, v: Option<T>) {
 }
 
 impl Handles {
+    pub fn tree(&self) -> TreeHealth {
+        self.tree.read().map(|t| t.clone()).unwrap_or_default()
+    }
+    pub fn mark_down(&self, child: &str, reason: &str) {
+        if let Ok(mut t) = self.tree.write() {
+            t.down.insert(child.to_string(), reason.to_string());
+        }
+    }
+    pub fn mark_up(&self, child: &str) {
+        if let Ok(mut t) = self.tree.write() {
+            t.down.remove(child);
+        }
+    }
+    pub fn mark_dead(&self, reason: &str) {
+        if let Ok(mut t) = self.tree.write() {
+            t.dead.get_or_insert_with(|| reason.to_string());
+        }
+    }
     pub fn manager(&self) -> Option<ActorRef<session_manager::ManagerMsg>> {
         read(&self.manager)
     }

@@ -1,10 +1,14 @@
 //! RootSupervisor — the top of the tree: StoreActor, ProviderActor, SessionManager, OrphanReaper,
 //! VectorSync when vectors are on, ChromaSync when a Chroma server is configured.
 //!
-//! Owns the spawn arguments of each child so it can restart any of them. Failure policy: a failed
-//! child is restarted at once (its durable state lives in SQLite: the manager rebuilds sessions
-//! with pending rows); [`super::Handles`] is refreshed so ingress reaches the new instance. The root
-//! itself never stops because a child died (ractor's default would), only on shutdown.
+//! Owns the spawn arguments of each child so it can restart any of them. Failure policy: a child
+//! that fails (or stops on its own) is restarted with the session backoff ([`super::backoff`]:
+//! 1 s, 2 s, 4 s, capped at 8 s; durable state lives in SQLite, so the manager rebuilds sessions
+//! with pending rows); [`super::Handles`] is refreshed so ingress reaches the new instance, and
+//! says which children are down meanwhile. A respawn that fails counts as a failure. Past the
+//! budget (more than 3 consecutive failures, or 10 restarts in 60 s) the root stops restarting
+//! that child and marks the tree dead: readiness answers 503 with the reason. The root never
+//! fails because of a child, only stops on shutdown.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -13,6 +17,7 @@ use std::time::Duration;
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 
 use super::Handles;
+use super::backoff::{RestartTracker, Verdict};
 use super::chroma_sync::{ChromaSync, ChromaSyncArgs};
 use super::orphan_reaper::{OrphanReaper, ReaperArgs};
 use super::provider::{ObserverSetup, ProviderActor, ProviderArgs};
@@ -39,9 +44,15 @@ pub struct RootArgs {
     pub embed: Option<Arc<crate::vectors::service::EmbedService>>,
     /// The Chroma mirror's client and first retry delay; None without `MEMD_CHROMA_URL`.
     pub chroma: Option<(Arc<crate::vectors::chroma::ChromaClient>, Duration)>,
+    /// Respawns that fail on purpose (fault injection).
+    #[cfg(test)]
+    pub respawn_faults: Arc<std::sync::atomic::AtomicU32>,
 }
 
-pub enum RootMsg {}
+pub enum RootMsg {
+    /// The backoff of this child elapsed: start it again.
+    Respawn(Child),
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Child {
@@ -53,14 +64,55 @@ pub enum Child {
     ChromaSync,
 }
 
+impl Child {
+    pub fn name(self) -> &'static str {
+        match self {
+            Child::Store => "StoreActor",
+            Child::Provider => "ProviderActor",
+            Child::Manager => "SessionManager",
+            Child::Reaper => "OrphanReaper",
+            Child::VectorSync => "VectorSync",
+            Child::ChromaSync => "ChromaSync",
+        }
+    }
+}
+
 pub struct RootState {
     args: RootArgs,
     children: Vec<(ractor::ActorId, Child)>,
     pub child_restarts: u64,
+    trackers: std::collections::HashMap<Child, RestartTracker>,
+    epoch: std::time::Instant,
+    /// Shutting down: children stopping are expected.
+    stopping: bool,
+}
+
+impl RootState {
+    /// What a failure of `which` means now: when to restart it, or that the tree is dead.
+    pub fn on_child_failed(&mut self, which: Child) -> Verdict {
+        let now = self.epoch.elapsed().as_millis() as u64;
+        self.trackers.entry(which).or_default().on_failure(now)
+    }
+
+    /// A respawn succeeded: the consecutive count starts over (the 60 s window does not).
+    pub fn on_child_started(&mut self, which: Child) {
+        if let Some(t) = self.trackers.get_mut(&which) {
+            t.on_success();
+        }
+    }
 }
 
 impl RootSupervisor {
     async fn spawn_child(&self, myself: &ActorRef<RootMsg>, which: Child, state: &mut RootState) -> Result<(), ActorProcessingErr> {
+        #[cfg(test)]
+        {
+            use std::sync::atomic::Ordering;
+            let faults = &state.args.respawn_faults;
+            if !state.children.is_empty() && faults.load(Ordering::Relaxed) > 0 {
+                faults.fetch_sub(1, Ordering::Relaxed);
+                return Err(ActorProcessingErr::from("injected respawn failure"));
+            }
+        }
         let a = &state.args;
         let handles: &Arc<Handles> = &a.ctx.handles;
         let cell = myself.get_cell();
@@ -142,6 +194,42 @@ impl RootSupervisor {
     }
 }
 
+impl RootSupervisor {
+    /// A child is gone: schedule its restart under the backoff, or give the tree up.
+    fn child_down(&self, myself: &ActorRef<RootMsg>, which: Child, error: &str, state: &mut RootState) {
+        let handles = state.args.ctx.handles.clone();
+        handles.mark_down(which.name(), error);
+        match state.on_child_failed(which) {
+            Verdict::RestartAfter(delay) => {
+                tracing::error!(child = which.name(), error = %error, delay_ms = delay.as_millis() as u64, "actor failed; restarting it");
+                myself.send_after(delay, move || RootMsg::Respawn(which));
+            }
+            Verdict::Park(why) => {
+                let reason = format!("{} is down ({why}): {error}", which.name());
+                tracing::error!(child = which.name(), reason = %reason, "giving up on the actor tree; readiness answers 503");
+                handles.mark_dead(&reason);
+            }
+        }
+    }
+
+    async fn respawn(&self, myself: &ActorRef<RootMsg>, which: Child, state: &mut RootState) {
+        if state.stopping || state.children.iter().any(|(_, c)| *c == which) {
+            return;
+        }
+        match self.spawn_child(myself, which, state).await {
+            Ok(()) => {
+                state.child_restarts += 1;
+                let handles = &state.args.ctx.handles;
+                handles.child_restarts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                handles.mark_up(which.name());
+                state.on_child_started(which);
+                tracing::info!(child = which.name(), "actor restarted");
+            }
+            Err(e) => self.child_down(myself, which, &format!("restart failed: {e}"), state),
+        }
+    }
+}
+
 impl Actor for RootSupervisor {
     type Msg = RootMsg;
     type State = RootState;
@@ -152,6 +240,9 @@ impl Actor for RootSupervisor {
             args,
             children: Vec::new(),
             child_restarts: 0,
+            trackers: Default::default(),
+            epoch: std::time::Instant::now(),
+            stopping: false,
         };
         // Provider before manager: rebuilt sessions start claiming right away.
         for which in [
@@ -167,8 +258,11 @@ impl Actor for RootSupervisor {
         Ok(state)
     }
 
-    async fn handle(&self, _myself: ActorRef<RootMsg>, msg: RootMsg, _state: &mut RootState) -> Result<(), ActorProcessingErr> {
-        match msg {}
+    async fn handle(&self, myself: ActorRef<RootMsg>, msg: RootMsg, state: &mut RootState) -> Result<(), ActorProcessingErr> {
+        match msg {
+            RootMsg::Respawn(which) => self.respawn(&myself, which, state).await,
+        }
+        Ok(())
     }
 
     async fn handle_supervisor_evt(
@@ -177,24 +271,23 @@ impl Actor for RootSupervisor {
         evt: SupervisionEvent,
         state: &mut RootState,
     ) -> Result<(), ActorProcessingErr> {
-        if let SupervisionEvent::ActorFailed(cell, error) = &evt {
-            let which = state.children.iter().find(|(id, _)| *id == cell.get_id()).map(|(_, c)| *c);
-            if let Some(which) = which {
-                state.child_restarts += 1;
-                state
-                    .args
-                    .ctx
-                    .handles
-                    .child_restarts
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                tracing::error!(child = ?which, error = %error, "actor failed; restarting it");
-                self.spawn_child(&myself, which, state).await?;
+        let (cell, error) = match &evt {
+            SupervisionEvent::ActorFailed(cell, error) => (cell, error.to_string()),
+            SupervisionEvent::ActorTerminated(cell, _, reason) if !state.stopping => {
+                (cell, format!("stopped: {}", reason.as_deref().unwrap_or("no reason")))
             }
+            _ => return Ok(()),
+        };
+        let which = state.children.iter().find(|(id, _)| *id == cell.get_id()).map(|(_, c)| *c);
+        if let Some(which) = which {
+            state.children.retain(|(_, c)| *c != which);
+            self.child_down(&myself, which, &error, state);
         }
         Ok(())
     }
 
     async fn post_stop(&self, _myself: ActorRef<RootMsg>, state: &mut RootState) -> Result<(), ActorProcessingErr> {
+        state.stopping = true;
         let h = &state.args.ctx.handles;
         h.set_manager(None);
         h.set_provider(None);

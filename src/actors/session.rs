@@ -37,6 +37,9 @@ pub struct SessionContext {
     pub observe_deadline: Duration,
     #[cfg(test)]
     pub faults: Arc<dashmap::DashMap<SessionKey, u32>>,
+    /// Sessions whose actor takes a second to stop (fault injection).
+    #[cfg(test)]
+    pub slow_stops: Arc<dashmap::DashSet<SessionKey>>,
 }
 
 pub struct SessionActor;
@@ -394,6 +397,14 @@ impl Actor for SessionActor {
             myself.cast(SessionMsg::Drain).map_err(err)?;
         }
         Ok((state, ctx))
+    }
+
+    #[cfg(test)]
+    async fn post_stop(&self, _myself: ActorRef<SessionMsg>, st: &mut Self::State) -> Result<(), ActorProcessingErr> {
+        if st.1.slow_stops.contains(&st.0.key) {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+        Ok(())
     }
 
     async fn handle(&self, myself: ActorRef<SessionMsg>, msg: SessionMsg, st: &mut Self::State) -> Result<(), ActorProcessingErr> {

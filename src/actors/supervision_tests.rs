@@ -18,12 +18,18 @@ use crate::store::sessions::SessionKey;
 use crate::store::tool_events::{ToolEventOutcome, ingest_tool_event, sample_event};
 use crate::store::{Store, StoreOptions};
 
-struct Tree {
-    _dir: tempfile::TempDir,
-    ctx: Arc<SessionContext>,
+pub(super) struct Tree {
+    pub _dir: tempfile::TempDir,
+    pub ctx: Arc<SessionContext>,
+    pub respawn_faults: Arc<std::sync::atomic::AtomicU32>,
 }
 
 async fn tree() -> Tree {
+    tree_with(Default::default(), 3, Duration::from_secs(60)).await
+}
+
+/// The real tree over a temp store, with this observer, attempt budget and batch deadline.
+pub(super) async fn tree_with(observer: super::provider::ObserverSetup, max_attempts: u32, observe_deadline: Duration) -> Tree {
     let dir = tempfile::tempdir().unwrap();
     let opts = StoreOptions {
         synchronous_full: false,
@@ -43,14 +49,16 @@ async fn tree() -> Tree {
         },
         debounce_ms: 10,
         max_wait_ms: 1_000,
-        max_attempts: 3,
-        observe_deadline: Duration::from_secs(60),
+        max_attempts,
+        observe_deadline,
         faults: Default::default(),
+        slow_stops: Default::default(),
     });
+    let respawn_faults: Arc<std::sync::atomic::AtomicU32> = Default::default();
     let args = RootArgs {
         ctx: ctx.clone(),
         privacy: Arc::new(Privacy::default()),
-        observer: Default::default(),
+        observer,
         data_dir: dir.path().to_path_buf(),
         reaper_interval: Duration::from_secs(3600),
         idle_ms: 600_000,
@@ -58,12 +66,17 @@ async fn tree() -> Tree {
         children_reaped: 0,
         embed: None,
         chroma: None,
+        respawn_faults: respawn_faults.clone(),
     };
     Actor::spawn(None, RootSupervisor, args).await.unwrap();
-    Tree { _dir: dir, ctx }
+    Tree {
+        _dir: dir,
+        ctx,
+        respawn_faults,
+    }
 }
 
-async fn event(ctx: &SessionContext, session: &str, n: usize) {
+pub(super) async fn event(ctx: &SessionContext, session: &str, n: usize) {
     let ev = sample_event(session, Some(&format!("{session}-{n}")));
     let out = ctx.store.write(move |c| ingest_tool_event(c, &ev)).await.unwrap();
     let ToolEventOutcome::Queued { session_db_id, .. } = out else {
@@ -78,7 +91,7 @@ async fn event(ctx: &SessionContext, session: &str, n: usize) {
 }
 
 /// Events of the session that were turned into observations.
-async fn observed(ctx: &SessionContext, session: &str) -> i64 {
+pub(super) async fn observed(ctx: &SessionContext, session: &str) -> i64 {
     let session = session.to_string();
     let sql = "SELECT count(*) FROM observation_sources o JOIN tool_uses t ON t.id = o.tool_use_row_id WHERE t.content_session_id = ?1";
     ctx.store
@@ -87,12 +100,13 @@ async fn observed(ctx: &SessionContext, session: &str) -> i64 {
         .unwrap()
 }
 
-async fn state_of(ctx: &SessionContext, session: &str) -> Option<(SessionState, u32)> {
+pub(super) async fn state_of(ctx: &SessionContext, session: &str) -> Option<(SessionState, u32)> {
     let key = SessionKey::new("claude", session);
     ctx.registry.sessions.get(&key).map(|s| (s.state, s.consecutive_failures))
 }
 
-async fn status_doc(ctx: &Arc<SessionContext>) -> serde_json::Value {
+/// The worker's services over this tree (for the status room and the routes).
+pub(super) fn services(ctx: &Arc<SessionContext>) -> crate::worker::Services {
     let dir = std::path::PathBuf::from("/nonexistent");
     let settings = crate::config::Settings::resolve(dir.clone(), &crate::config::RawSettings::default(), None);
     let privacy = Arc::new(Privacy::default());
@@ -106,7 +120,7 @@ async fn status_doc(ctx: &Arc<SessionContext>) -> serde_json::Value {
         redactions: Default::default(),
     };
     let ingest = crate::ingest::IngestService::new(Arc::new(pipeline), ctx.store.clone(), ctx.registry.clone(), ctx.handles.clone());
-    let svc = crate::worker::Services {
+    crate::worker::Services {
         store: ctx.store.clone(),
         handles: ctx.handles.clone(),
         registry: ctx.registry.clone(),
@@ -114,14 +128,18 @@ async fn status_doc(ctx: &Arc<SessionContext>) -> serde_json::Value {
         settings: Arc::new(settings),
         vectors: None,
         mode: Arc::new(crate::modes::load_mode("code", &[]).0),
-    };
+    }
+}
+
+async fn status_doc(ctx: &Arc<SessionContext>) -> serde_json::Value {
+    let svc = services(ctx);
     let worker = crate::worker::WorkerState::new("t".into(), 0);
     serde_json::to_value(crate::status::document(&worker, &svc).await).unwrap()
 }
 
 /// Polls in small virtual-time steps until `f` holds, bounded by 30 s of REAL time (virtual time
 /// races ahead whenever the runtime idles while the writer thread works).
-async fn until<F: AsyncFnMut() -> bool>(mut f: F) -> bool {
+pub(super) async fn until<F: AsyncFnMut() -> bool>(mut f: F) -> bool {
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while std::time::Instant::now() < deadline {
         if f().await {

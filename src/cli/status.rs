@@ -113,7 +113,14 @@ pub fn render(d: &StatusDoc) -> String {
         "memd {} pid {} port {} up {}s (child restarts {})",
         d.version, d.pid, d.port, sup.uptime_s, sup.child_restarts
     );
-    let _ = writeln!(o, "RootSupervisor");
+    let _ = writeln!(
+        o,
+        "RootSupervisor{}",
+        sup.dead.as_deref().map(|d| format!(" — DOWN: {d}")).unwrap_or_default()
+    );
+    for (child, why) in &sup.down {
+        let _ = writeln!(o, "├─ {child}: restarting after: {why}");
+    }
     let _ = writeln!(o, "├─ SessionManager: {} live, {} failed", d.sessions.live, d.sessions.failed);
     for item in &d.sessions.items {
         let state = serde_json::to_value(item.state)

@@ -18,7 +18,6 @@ use serde_json::Value;
 use super::{IngestService, body_platform};
 use crate::clock::{iso, now_ms};
 use crate::protocol::IngestRoute;
-use tokio_util::sync::CancellationToken;
 
 /// A hook writes and renames its `.tmp` within milliseconds; one older than this was cut short.
 const TMP_MAX_AGE: Duration = Duration::from_secs(60);
@@ -188,23 +187,13 @@ pub async fn scan(svc: &IngestService, dir: &Path, stats: &SpoolStats) {
     }
 }
 
-/// Scans at once, then every `interval`, until shutdown.
-pub fn spawn_scanner(
-    ingest: Arc<IngestService>,
-    stats: Arc<SpoolStats>,
-    dir: PathBuf,
-    interval: Duration,
-    stop: CancellationToken,
-) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        loop {
-            scan(&ingest, &dir, &stats).await;
-            tokio::select! {
-                _ = stop.cancelled() => return,
-                _ = tokio::time::sleep(interval) => {}
-            }
-        }
-    })
+/// Scans at once, then every `interval`, forever (the worker runs it under supervision and ends
+/// it at shutdown).
+pub async fn scanner(ingest: Arc<IngestService>, stats: Arc<SpoolStats>, dir: PathBuf, interval: Duration) {
+    loop {
+        scan(&ingest, &dir, &stats).await;
+        tokio::time::sleep(interval).await;
+    }
 }
 
 #[cfg(test)]

@@ -19,7 +19,14 @@ pub async fn health(State(app): State<Arc<WorkerState>>) -> Json<Value> {
 }
 
 pub async fn readiness(State(app): State<Arc<WorkerState>>) -> Response {
+    let dead = app.services().ok().and_then(|s| s.handles.tree().dead);
     match app.phase() {
+        Phase::Ready if dead.is_some() => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [("retry-after", "5")],
+            Json(json!({"status": "degraded", "detail": dead})),
+        )
+            .into_response(),
         Phase::Ready => Json(json!({"status": "ready"})).into_response(),
         Phase::Initializing => (
             StatusCode::SERVICE_UNAVAILABLE,

@@ -55,6 +55,12 @@ pub struct SupervisorStatus {
     pub started_at: String,
     pub uptime_s: u64,
     pub child_restarts: u64,
+    /// Children of the root waiting for their restart, with what stopped them.
+    pub down: BTreeMap<String, String>,
+    /// Why the tree cannot recover by itself (readiness answers 503), if it cannot.
+    pub dead: Option<String>,
+    /// Restarts of the supervised background loops (spool scanner, retention, backups).
+    pub task_restarts: u64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -136,6 +142,10 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
     }
     let (vectors, chroma, vector_warnings) = vectors::sections(svc).await;
     warnings.extend(vector_warnings);
+    let tree = svc.handles.tree();
+    if let Some(dead) = &tree.dead {
+        warnings.push(format!("the actor tree is down: {dead}"));
+    }
     if svc.store.read_only {
         warnings.push("database was written by a newer memd; ingest is disabled".into());
     }
@@ -148,6 +158,9 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
             started_at: iso(worker.started_epoch),
             uptime_s: worker.started.elapsed().as_secs(),
             child_restarts: svc.handles.child_restarts.load(std::sync::atomic::Ordering::Relaxed),
+            down: tree.down,
+            dead: tree.dead.clone(),
+            task_restarts: worker.counters.task_restarts.get(),
         },
         sessions: sessions(svc).await,
         pending: store.as_ref().map(|s| s.figures.pending.clone()),

@@ -26,16 +26,14 @@ pub async fn apply(store: &Store, rules: RetentionSettings, now: i64) -> Result<
     Ok(total)
 }
 
-/// The periodic schedule; ends with the worker (the task is aborted at shutdown).
-pub fn spawn_schedule(store: Store, rules: RetentionSettings) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        tokio::time::sleep(FIRST_RUN_AFTER).await;
-        loop {
-            match apply(&store, rules, crate::clock::now_ms()).await {
-                Ok(report) => tracing::info!(deleted = report.total(), "retention run finished"),
-                Err(e) => tracing::warn!(error = %e, "retention run failed; retrying at the next period"),
-            }
-            tokio::time::sleep(EVERY).await;
+/// The periodic schedule, forever (the worker runs it under supervision and ends it at shutdown).
+pub async fn schedule(store: Store, rules: RetentionSettings) {
+    tokio::time::sleep(FIRST_RUN_AFTER).await;
+    loop {
+        match apply(&store, rules, crate::clock::now_ms()).await {
+            Ok(report) => tracing::info!(deleted = report.total(), "retention run finished"),
+            Err(e) => tracing::warn!(error = %e, "retention run failed; retrying at the next period"),
         }
-    })
+        tokio::time::sleep(EVERY).await;
+    }
 }

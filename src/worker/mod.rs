@@ -8,6 +8,7 @@
 
 pub mod maintenance;
 pub mod memory;
+pub mod tasks;
 
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -71,6 +72,8 @@ pub struct Counters {
     pub arrivals: Arc<AtomicUsize>,
     /// Spool ingestion counters.
     pub spool: Arc<SpoolStats>,
+    /// Restarts of the supervised background loops.
+    pub task_restarts: Arc<tasks::TaskRestarts>,
 }
 
 pub struct WorkerState {

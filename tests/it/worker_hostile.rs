@@ -82,3 +82,55 @@ fn idle_and_slowloris_connections_cannot_lock_the_worker_out() {
     );
     assert_eq!(w.count("SELECT count(*) FROM tool_uses WHERE content_session_id = 'hostile'"), 5);
 }
+
+/// Issue 14: 1,000 busy sessions against a provider that accepts and never answers hold at most
+/// `MEMD_OBSERVER_CONCURRENCY` (default 4) provider connections.
+#[test]
+fn a_hung_provider_gets_at_most_the_call_cap_of_connections() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let (open, peak, total) = (
+        Arc::new(AtomicUsize::new(0)),
+        Arc::new(AtomicUsize::new(0)),
+        Arc::new(AtomicUsize::new(0)),
+    );
+    {
+        let (open, peak, total) = (open.clone(), peak.clone(), total.clone());
+        std::thread::spawn(move || {
+            for conn in listener.incoming().flatten() {
+                total.fetch_add(1, Ordering::Relaxed);
+                let now = open.fetch_add(1, Ordering::Relaxed) + 1;
+                peak.fetch_max(now, Ordering::Relaxed);
+                let open = open.clone();
+                std::thread::spawn(move || {
+                    // Read until the worker gives up on the connection; never answer.
+                    let mut conn = conn;
+                    let mut buf = [0u8; 4096];
+                    while matches!(conn.read(&mut buf), Ok(n) if n > 0) {}
+                    open.fetch_sub(1, Ordering::Relaxed);
+                });
+            }
+        });
+    }
+    let w = TestWorker::start(&[
+        ("MEMD_PROVIDER", "anthropic"),
+        ("MEMD_ANTHROPIC_BASE_URL", &url),
+        ("MEMD_ANTHROPIC_API_KEY", "sk-ant-api03-test"),
+        ("MEMD_OBSERVER_BATCH_DEBOUNCE_MS", "10"),
+    ]);
+    for i in 0..1_000 {
+        let r = w.post("/api/sessions/observations", &observation_body(&format!("busy-{i}"), 0));
+        assert_eq!(r.status, 200);
+    }
+    assert!(
+        wait_until(DEADLINE, || total.load(Ordering::Relaxed) >= 4),
+        "the provider was called"
+    );
+    std::thread::sleep(Duration::from_secs(3));
+    let (peak, status) = (peak.load(Ordering::Relaxed), w.status());
+    assert!(peak <= 4, "at most 4 provider connections were open at once, saw {peak}");
+    assert_eq!(status["provider"]["calls_max"], 4);
+    assert!(status["provider"]["calls_open"].as_u64().unwrap() <= 4, "{}", status["provider"]);
+}

@@ -1,0 +1,136 @@
+//! Faults of the tree itself (issue 14), on the real actors with paused tokio time: a provider
+//! that restarts while a call is open, a respawn that keeps failing, `StopAll`, a late `Healthy`.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use super::provider::ObserverSetup;
+use super::session_manager::ManagerMsg;
+use super::supervision_tests::{event, observed, services, tree_with, until};
+use crate::config::Secret;
+use crate::providers::Backend;
+use crate::providers::anthropic::Anthropic;
+
+/// An Anthropic backend whose server accepts connections and never answers.
+fn hung_backend() -> (Backend, std::net::TcpListener) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let key = Secret::new("sk-ant-test").unwrap();
+    (
+        Backend::Anthropic(Anthropic::new(&url, key, "claude-haiku-4-5".into(), Duration::from_secs(600))),
+        listener,
+    )
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_provider_restart_during_a_call_still_processes_the_batch() {
+    let (backend, _hung) = hung_backend();
+    let observer = ObserverSetup {
+        backend,
+        ..Default::default()
+    };
+    // One attempt, then the extractive observer; a 2 s deadline ends the hung call.
+    let t = tree_with(observer, 1, Duration::from_secs(2)).await;
+    let ctx = &t.ctx;
+    event(ctx, "s", 0).await;
+    assert!(
+        until(async || ctx.registry.sessions.iter().any(|s| s.in_flight > 0)).await,
+        "the batch went to the provider"
+    );
+    ctx.handles.provider().expect("provider").stop(Some("injected".into()));
+    assert!(
+        until(async || observed(ctx, "s").await == 1).await,
+        "the batch was processed after the restart"
+    );
+    assert!(
+        ctx.handles.child_restarts.load(Ordering::Relaxed) >= 1,
+        "the provider was restarted"
+    );
+    let pending: i64 = ctx
+        .store
+        .read(|c| Ok(c.query_row("SELECT count(*) FROM pending_messages", [], |r| r.get(0))?))
+        .await
+        .unwrap();
+    assert_eq!(pending, 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn respawns_that_keep_failing_mark_the_tree_dead() {
+    let t = tree_with(ObserverSetup::default(), 3, Duration::from_secs(60)).await;
+    let h = t.ctx.handles.clone();
+    t.respawn_faults.store(100, Ordering::Relaxed);
+    h.reaper().expect("reaper").stop(Some("injected".into()));
+    assert!(until(async || h.tree().down.contains_key("OrphanReaper")).await);
+    assert!(until(async || h.tree().dead.is_some()).await, "the root gave the child up");
+    let dead = h.tree().dead.unwrap();
+    assert!(dead.contains("OrphanReaper") && dead.contains("injected respawn failure"), "{dead}");
+    // The rest of the tree keeps running; readiness says the tree is down, and why.
+    assert!(h.manager().is_some() && h.provider().is_some() && h.store().is_some());
+    let worker = Arc::new(crate::worker::WorkerState::new("t".into(), 0));
+    worker.ready(services(&t.ctx));
+    let req = axum::http::Request::builder()
+        .uri("/api/readiness")
+        .header("host", "127.0.0.1:1")
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let resp = tower::ServiceExt::oneshot(crate::ingress::router(worker), req).await.unwrap();
+    assert_eq!(resp.status(), axum::http::StatusCode::SERVICE_UNAVAILABLE);
+    let body = axum::body::to_bytes(resp.into_body(), 1 << 16).await.unwrap();
+    assert!(String::from_utf8_lossy(&body).contains("OrphanReaper"), "{body:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_respawn_after_one_failure_brings_the_child_back() {
+    let t = tree_with(ObserverSetup::default(), 3, Duration::from_secs(60)).await;
+    let h = t.ctx.handles.clone();
+    t.respawn_faults.store(1, Ordering::Relaxed);
+    h.reaper().expect("reaper").stop(Some("injected".into()));
+    assert!(until(async || h.tree().down.is_empty() && h.reaper().is_some_and(|r| r.get_status() == ractor::ActorStatus::Running)).await);
+    assert!(h.tree().dead.is_none());
+}
+
+#[tokio::test(start_paused = true)]
+async fn stop_all_answers_after_the_sessions_are_gone() {
+    let t = tree_with(ObserverSetup::default(), 3, Duration::from_secs(60)).await;
+    let ctx = &t.ctx;
+    for s in ["a", "b", "c"] {
+        // Each actor takes a second to stop: StopAll must wait for it.
+        ctx.slow_stops.insert(crate::store::sessions::SessionKey::new("claude", s));
+        event(ctx, s, 0).await;
+    }
+    let manager = ctx.handles.manager().unwrap();
+    assert!(until(async || manager.get_children().len() == 3).await);
+    let children = manager.get_children();
+    ractor::call_t!(manager, ManagerMsg::StopAll, 30_000).expect("StopAll answers");
+    for c in children {
+        assert_eq!(
+            c.get_status(),
+            ractor::ActorStatus::Stopped,
+            "StopAll answered before {:?} stopped",
+            c.get_id()
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_late_healthy_does_not_revive_a_parked_session() {
+    let t = tree_with(ObserverSetup::default(), 3, Duration::from_secs(60)).await;
+    let ctx = &t.ctx;
+    ctx.faults.insert(crate::store::sessions::SessionKey::new("claude", "bad"), 10);
+    event(ctx, "bad", 0).await;
+    let key = crate::store::sessions::SessionKey::new("claude", "bad");
+    let parked = async || {
+        ctx.registry
+            .sessions
+            .get(&key)
+            .is_some_and(|s| s.state == super::registry::SessionState::Failed)
+    };
+    assert!(until(parked).await);
+    let manager = ctx.handles.manager().unwrap();
+    manager.cast(ManagerMsg::Healthy(key.clone())).unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let s = ctx.registry.sessions.get(&key).map(|s| s.clone()).expect("still listed as failed");
+    assert_eq!(s.state, super::registry::SessionState::Failed);
+    assert!(s.last_error.is_some() && s.consecutive_failures > 0, "{s:?}");
+}
