@@ -217,6 +217,21 @@ pub async fn serve(listener: TcpListener, settings: Settings, dir: DataDir, shut
             crate::store::retention_run::schedule(store.clone(), retention_rules)
         })
     };
+    let backup_task = {
+        let (db, dir_b) = (store.path.clone(), dir.root.join("backups"));
+        let (hours, keep) = (retention_rules.backup_interval_hours, retention_rules.backup_keep as usize);
+        let enabled = hours > 0 && !store.integrity.is_damaged();
+        supervise("backups", shutdown.clone(), restarts.clone(), move || {
+            let (db, dir_b) = (db.clone(), dir_b.clone());
+            async move {
+                if enabled {
+                    crate::store::integrity::schedule(db, dir_b, Duration::from_secs(hours * 3600), keep).await;
+                } else {
+                    std::future::pending::<()>().await;
+                }
+            }
+        })
+    };
     let spool_task = {
         let (stats, spool, interval) = (app.counters.spool.clone(), dir.spool(), Duration::from_millis(spool_scan_ms));
         supervise("spool scanner", shutdown.clone(), restarts, move || {
@@ -235,7 +250,7 @@ pub async fn serve(listener: TcpListener, settings: Settings, dir: DataDir, shut
         tracing::warn!("in-flight requests did not finish in time");
     }
     // Both end with the shutdown token; they hold no acknowledged data.
-    let _ = tokio::join!(spool_task, retention_task);
+    let _ = tokio::join!(spool_task, retention_task, backup_task);
     if let Some(m) = handles.manager() {
         let _ = ractor::call_t!(m, ManagerMsg::StopAll, 1_000);
     }

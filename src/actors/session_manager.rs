@@ -152,13 +152,18 @@ impl Actor for SessionManager {
             parked: HashSet::new(),
             epoch: Instant::now(),
         };
-        // Rebuild every session that has work queued (after a crash or a restart).
-        let work = state
-            .ctx
-            .store
-            .read(sessions::with_pending_work)
-            .await
-            .map_err(|e| ActorProcessingErr::from(e.to_string()))?;
+        // Rebuild every session that has work queued (after a crash or a restart). A read-only
+        // store (damaged, or from a newer memd) cannot claim rows: the work waits for a repair.
+        let work = if state.ctx.store.read_only {
+            Vec::new()
+        } else {
+            state
+                .ctx
+                .store
+                .read(sessions::with_pending_work)
+                .await
+                .map_err(|e| ActorProcessingErr::from(e.to_string()))?
+        };
         if !work.is_empty() {
             tracing::info!(sessions = work.len(), "rebuilding session actors with pending rows");
         }

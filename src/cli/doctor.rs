@@ -283,11 +283,39 @@ fn claude(r: &mut Report, env: &HashMap<String, String>) {
     }
 }
 
-pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
+fn database(r: &mut Report, env: &HashMap<String, String>, full: bool) {
+    use crate::store::integrity::{Integrity, check_file};
+    let db = DataDir::new(data_dir_from_env(env)).db();
+    if !db.is_file() {
+        r.line(
+            Verdict::Note,
+            "database",
+            "not created yet (the worker creates it when it first starts)",
+        );
+        return;
+    }
+    let what = if full {
+        "integrity_check"
+    } else {
+        "quick_check (`--full` for integrity_check)"
+    };
+    match check_file(&db, full, Duration::from_secs(5)) {
+        Integrity::Ok => r.line(Verdict::Ok, "database", format!("{} passes {what}", db.display())),
+        Integrity::Unverified(d) => r.line(Verdict::Note, "database", format!("{d}: run `memd doctor --full`")),
+        Integrity::Damaged(d) => r.line(
+            Verdict::Fail,
+            "database",
+            format!("{} is damaged ({d}): stop the worker and run `memd repair`", db.display()),
+        ),
+    }
+}
+
+pub fn run(env: &HashMap<String, String>, full: bool) -> anyhow::Result<ExitCode> {
     let mut r = Report { failed: false };
     let paths = ClaudePaths::resolve(env, None);
     hooks(&mut r, &paths);
     mcp(&mut r, &paths);
+    database(&mut r, env, full);
     worker(&mut r, env);
     claude(&mut r, env);
     Ok(if r.failed { ExitCode::from(1) } else { ExitCode::SUCCESS })

@@ -11,6 +11,7 @@ pub mod mcp;
 pub mod models;
 pub mod reindex;
 pub mod remember;
+pub mod repair;
 pub mod replay;
 pub mod retry;
 pub mod search;
@@ -94,8 +95,24 @@ pub enum Command {
     },
     /// Register memd's hooks and MCP server with Claude Code (or write a plugin folder).
     Install(install::InstallArgs),
-    /// Check the installation: binary, hooks, worker, token, versions.
-    Doctor,
+    /// Check the installation: hooks, MCP entry, data dir, database, token, worker, Claude Code.
+    Doctor {
+        /// Run the full `integrity_check` of the database (slow on a large file).
+        #[arg(long)]
+        full: bool,
+    },
+    /// Copy the database with SQLite's online backup (safe while the worker runs).
+    Backup {
+        /// Write the copy here instead of `<data>/backups/memd-<time>.db`.
+        #[arg(long)]
+        to: Option<PathBuf>,
+    },
+    /// Mend a damaged database (worker stopped): the newest good backup, or the readable rows.
+    Repair {
+        /// Copy the readable rows even when a good backup exists.
+        #[arg(long)]
+        salvage: bool,
+    },
     /// Drop every embedded vector and re-embed all rows, with a progress bar.
     Reindex {
         /// Return once the reindex started instead of waiting for it.
@@ -148,7 +165,9 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::ImportClaudeMem(a) => import_claude_mem::run(env, a),
         Command::Hook { args } => hook::run(&args, env),
         Command::Install(args) => install::run(&args, env),
-        Command::Doctor => doctor::run(env),
+        Command::Doctor { full } => doctor::run(env, full),
+        Command::Backup { to } => repair::backup(env, to),
+        Command::Repair { salvage } => repair::repair(env, salvage),
         Command::Reindex { no_wait } => reindex::run(env, no_wait),
         Command::Models { command } => models::run(&command, env),
         Command::Replay(args) => replay::run(args, env),

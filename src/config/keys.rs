@@ -92,6 +92,8 @@ settings_table! {
     HTTP_HEADER_TIMEOUT_MS = ("MEMD_HTTP_HEADER_TIMEOUT_MS", "5000", int(100, 600_000), "time a client has to send its request headers");
     HTTP_BODY_TIMEOUT_MS = ("MEMD_HTTP_BODY_TIMEOUT_MS", "10000", int(100, 600_000), "time a client has to send its request body (408 after)");
     HTTP_IDLE_TIMEOUT_MS = ("MEMD_HTTP_IDLE_TIMEOUT_MS", "30000", int(100, 3_600_000), "a kept-alive connection with no request closes after this");
+    BACKUP_INTERVAL_HOURS = ("MEMD_BACKUP_INTERVAL_HOURS", "24", int(0, 8_760), "hours between online backups into <data>/backups/; 0 = none");
+    BACKUP_KEEP = ("MEMD_BACKUP_KEEP", "3", int(1, 100), "backups kept (the oldest go first)");
     SPOOL_SCAN_MS = ("MEMD_SPOOL_SCAN_MS", "5000", int(50, 3_600_000), "how often the worker rescans <data>/spool/ for hook events");
     HOOK_BUDGET_MS = ("MEMD_HOOK_BUDGET_MS", "2000", int(100, 9_000), "hook budget of context and session-init (100-9000 ms)");
     HOOK_ASYNC_BUDGET_MS = ("MEMD_HOOK_ASYNC_BUDGET_MS", "10000", int(100, 29_000), "hook budget of observation and summarize (100-29000 ms)");

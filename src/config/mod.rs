@@ -101,6 +101,8 @@ impl Settings {
             summaries_days: raw.int(&RETENTION_SUMMARIES_DAYS, &mut w),
             prompts_days: raw.int(&RETENTION_PROMPTS_DAYS, &mut w),
             token_usage_days: raw.int(&RETENTION_TOKEN_USAGE_DAYS, &mut w),
+            backup_interval_hours: raw.int(&BACKUP_INTERVAL_HOURS, &mut w),
+            backup_keep: raw.int(&BACKUP_KEEP, &mut w),
         };
         let context = ContextSettings {
             observations: raw.int(&CONTEXT_OBSERVATIONS, &mut w) as usize,

@@ -16,6 +16,9 @@ pub struct RetentionSettings {
     pub summaries_days: u64,
     pub prompts_days: u64,
     pub token_usage_days: u64,
+    /// Hours between scheduled backups (0 = none) and how many are kept.
+    pub backup_interval_hours: u64,
+    pub backup_keep: u64,
 }
 
 /// A secret value (provider key): never printed by `Debug` or `Display`.

@@ -83,6 +83,11 @@ impl From<StoreError> for ApiError {
                 "unavailable",
                 "database was written by a newer memd; ingest is disabled",
             ),
+            StoreError::Damaged(_) => Self::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "damaged",
+                "the database is damaged; writes are refused (run `memd repair`; hooks spool meanwhile)",
+            ),
             StoreError::Unavailable(_) | StoreError::Closed => {
                 Self::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "the store could not commit")
             }

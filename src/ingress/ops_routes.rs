@@ -19,7 +19,10 @@ pub async fn health(State(app): State<Arc<WorkerState>>) -> Json<Value> {
 }
 
 pub async fn readiness(State(app): State<Arc<WorkerState>>) -> Response {
-    let dead = app.services().ok().and_then(|s| s.handles.tree().dead);
+    let dead = app.services().ok().and_then(|s| match &s.store.integrity {
+        crate::store::Integrity::Damaged(d) => Some(format!("the database is damaged ({d}); run `memd repair`")),
+        _ => s.handles.tree().dead,
+    });
     match app.phase() {
         Phase::Ready if dead.is_some() => (
             StatusCode::SERVICE_UNAVAILABLE,

@@ -40,6 +40,10 @@ pub struct StatusDoc {
     pub store: Option<StoreStatus>,
     pub reaper: Option<ReaperStatus>,
     pub pending: Option<PendingCounts>,
+    /// What the check of the database at start found.
+    pub integrity: Option<crate::store::Integrity>,
+    /// The newest `<data>/backups/memd-*.db`, with its size, and how many are kept.
+    pub backups: BackupsStatus,
     pub privacy: PrivacyStatus,
     pub vectors: VectorSyncStatus,
     pub chroma: ChromaSyncStatus,
@@ -71,6 +75,14 @@ pub struct SessionsStatus {
     /// More than 500 sessions: `items` holds the first 500.
     pub truncated: bool,
     pub items: Vec<SessionStatus>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BackupsStatus {
+    pub count: usize,
+    pub newest: Option<String>,
+    pub newest_bytes: u64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -146,9 +158,25 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
     if let Some(dead) = &tree.dead {
         warnings.push(format!("the actor tree is down: {dead}"));
     }
-    if svc.store.read_only {
+    match &svc.store.integrity {
+        crate::store::Integrity::Damaged(d) => {
+            warnings.push(format!("the database is damaged ({d}): writes are refused; run `memd repair`"))
+        }
+        crate::store::Integrity::Unverified(d) => {
+            warnings.push(format!("the database was not fully checked at start ({d}): `memd doctor --full`"))
+        }
+        crate::store::Integrity::Ok => {}
+    }
+    if svc.store.read_only && !svc.store.integrity.is_damaged() {
         warnings.push("database was written by a newer memd; ingest is disabled".into());
     }
+    let backup_dir = svc.settings.data_dir.join("backups");
+    let list = crate::store::integrity::backups(&backup_dir);
+    let backups = BackupsStatus {
+        count: list.len(),
+        newest_bytes: list.first().and_then(|p| std::fs::metadata(p).ok()).map_or(0, |m| m.len()),
+        newest: list.first().map(|p| p.display().to_string()),
+    };
     StatusDoc {
         version: VERSION.into(),
         pid: std::process::id(),
@@ -164,6 +192,8 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
         },
         sessions: sessions(svc).await,
         pending: store.as_ref().map(|s| s.figures.pending.clone()),
+        integrity: Some(svc.store.integrity.clone()),
+        backups,
         provider,
         store,
         reaper,

@@ -81,6 +81,8 @@ fn backup(conn: &Connection, dir: &Path, old: i64, now_ms: i64) -> Result<(), St
             d.flatten()
                 .map(|e| e.path())
                 .filter(|p| p.extension().is_some_and(|x| x == "db"))
+                // Only the copies taken before migrations; scheduled backups keep their own count.
+                .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("memd-v")))
                 .collect()
         })
         .unwrap_or_default();

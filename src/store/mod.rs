@@ -8,6 +8,7 @@ pub mod batch;
 pub mod forget;
 pub mod import_insert;
 pub mod import_rows;
+pub mod integrity;
 pub mod memory;
 pub mod migrations;
 pub mod open;
@@ -17,6 +18,7 @@ pub mod reader;
 pub mod retention;
 pub mod retention_run;
 pub mod retry;
+pub mod salvage;
 pub mod sessions;
 pub mod stats;
 pub mod tool_events;
@@ -26,7 +28,18 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use integrity::Integrity;
 pub use reader::ReadPool;
+
+/// How long the check at open may take (a large file is then "unverified": `memd doctor --full`).
+const QUICK_CHECK_BUDGET: Duration = Duration::from_secs(2);
+
+/// Why the store refuses writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadOnly {
+    NewerSchema,
+    Damaged(String),
+}
 pub use writer::WriterHandle;
 
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +50,8 @@ pub enum StoreError {
     NewerSchema { found: i64, known: i64 },
     #[error("database was written by a newer memd; opened read-only")]
     ReadOnly,
+    #[error("the database is damaged ({0}); opened read-only")]
+    Damaged(String),
     #[error("the store's write queue is full")]
     Overloaded,
     #[error("the store could not commit: {0}")]
@@ -54,6 +69,8 @@ pub struct Store {
     pub readers: Arc<ReadPool>,
     pub path: PathBuf,
     pub read_only: bool,
+    /// What the check at open found (a damaged file is read-only).
+    pub integrity: Integrity,
     /// Ingest requests in flight at the ingress (background work yields while it is non-zero).
     pub arrivals: Arc<std::sync::atomic::AtomicUsize>,
 }
@@ -73,26 +90,39 @@ impl Store {
     /// Opens (creating) the database, applies migrations, reverts `processing` rows to `pending`,
     /// and starts the writer thread.
     pub fn open(path: &Path, opts: &StoreOptions, now_ms: i64) -> Result<Self, StoreError> {
+        let existed = path.exists();
         let mut conn = open::open_writer(path, opts.synchronous_full)?;
-        let backups = path.parent().map(|p| p.join("backups"));
-        let read_only = match migrations::migrate_with(&mut conn, migrations::MIGRATIONS, backups.as_deref(), now_ms) {
-            Ok(_) => false,
-            Err(StoreError::NewerSchema { found, known }) => {
-                tracing::error!(found, known, "database was written by a newer memd; refusing to ingest");
-                true
-            }
-            Err(e) => return Err(e),
+        let integrity = if existed {
+            integrity::quick_check(&mut conn, QUICK_CHECK_BUDGET)
+        } else {
+            Integrity::Ok
         };
-        if !read_only {
+        let backups = path.parent().map(|p| p.join("backups"));
+        let read_only = match &integrity {
+            Integrity::Damaged(detail) => {
+                tracing::error!(problems = %detail, "the database is damaged: opened read-only; run `memd repair`");
+                Some(ReadOnly::Damaged(detail.clone()))
+            }
+            _ => match migrations::migrate_with(&mut conn, migrations::MIGRATIONS, backups.as_deref(), now_ms) {
+                Ok(_) => None,
+                Err(StoreError::NewerSchema { found, known }) => {
+                    tracing::error!(found, known, "database was written by a newer memd; refusing to ingest");
+                    Some(ReadOnly::NewerSchema)
+                }
+                Err(e) => return Err(e),
+            },
+        };
+        if read_only.is_none() {
             pending::revert_processing(&conn)?;
         }
-        let writer = writer::spawn(conn, opts.queue_max, opts.group_commit, read_only, opts.arrivals.clone());
+        let writer = writer::spawn(conn, opts.queue_max, opts.group_commit, read_only.clone(), opts.arrivals.clone());
         let readers = ReadPool::open(path.to_path_buf(), opts.readers)?;
         Ok(Self {
             writer,
             readers,
             path: path.to_path_buf(),
-            read_only,
+            read_only: read_only.is_some(),
+            integrity,
             arrivals: opts.arrivals.clone(),
         })
     }

@@ -225,6 +225,8 @@ mod tests {
             summaries_days: 0,
             prompts_days: 0,
             token_usage_days: 400,
+            backup_interval_hours: 0,
+            backup_keep: 3,
         }
     }
 

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use rusqlite::Connection;
 use tokio::sync::oneshot;
 
-use super::StoreError;
+use super::{ReadOnly, StoreError};
 
 const MAX_GROUP: usize = 256;
 const IDLE_CHECKPOINT: Duration = Duration::from_secs(600);
@@ -76,7 +76,7 @@ pub struct WriterHandle {
     tx: SyncSender<Msg>,
     depth: Arc<AtomicUsize>,
     stats: Arc<Mutex<WriterStats>>,
-    read_only: bool,
+    read_only: Option<ReadOnly>,
 }
 
 impl WriterHandle {
@@ -86,8 +86,8 @@ impl WriterHandle {
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
     {
-        if self.read_only {
-            return Err(StoreError::ReadOnly);
+        if let Some(r) = &self.read_only {
+            return Err(refused(r));
         }
         let (tx, rx) = oneshot::channel();
         let job: Job = Box::new(move |conn| {
@@ -122,8 +122,8 @@ impl WriterHandle {
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
     {
-        if self.read_only {
-            return Err(StoreError::ReadOnly);
+        if let Some(r) = &self.read_only {
+            return Err(refused(r));
         }
         let (tx, rx) = oneshot::channel();
         let job: Exclusive = Box::new(move |conn| {
@@ -158,7 +158,20 @@ impl WriterHandle {
 /// Starts the writer thread on an open, migrated connection.
 /// `arrivals` counts ingest requests in flight at the ingress: the writer waits for more jobs only
 /// while more are on their way.
-pub fn spawn(conn: Connection, queue_max: usize, window: Duration, read_only: bool, arrivals: Arc<AtomicUsize>) -> WriterHandle {
+fn refused(r: &ReadOnly) -> StoreError {
+    match r {
+        ReadOnly::NewerSchema => StoreError::ReadOnly,
+        ReadOnly::Damaged(d) => StoreError::Damaged(d.clone()),
+    }
+}
+
+pub fn spawn(
+    conn: Connection,
+    queue_max: usize,
+    window: Duration,
+    read_only: Option<ReadOnly>,
+    arrivals: Arc<AtomicUsize>,
+) -> WriterHandle {
     let (tx, rx) = std::sync::mpsc::sync_channel(queue_max);
     let depth = Arc::new(AtomicUsize::new(0));
     let stats = Arc::new(Mutex::new(WriterStats::default()));

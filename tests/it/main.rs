@@ -56,3 +56,4 @@ mod vectors_sync;
 mod worker_durability;
 mod worker_hostile;
 mod worker_ingest;
+mod worker_integrity;

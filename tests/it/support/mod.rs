@@ -154,6 +154,12 @@ impl TestWorker {
 
     /// (Re)starts `memd serve` and waits until `/api/readiness` answers 200.
     pub fn spawn(&mut self) {
+        self.spawn_until("/api/readiness");
+    }
+
+    /// (Re)starts `memd serve` and waits until `path` (unauthenticated) answers 200: `/api/health`
+    /// for a worker expected to serve but not to be ready.
+    pub fn spawn_until(&mut self, path: &str) {
         let pid_file = self.dir.path().join("memd.pid");
         let _ = std::fs::remove_file(&pid_file);
         let mut cmd = self.command();
@@ -182,7 +188,7 @@ impl TestWorker {
                 return false;
             }
             self.port = p.port;
-            self.get_raw("/api/readiness").is_ok_and(|r| r.status == 200)
+            self.get_raw(path).is_ok_and(|r| r.status == 200)
         });
         assert!(ready, "worker did not become ready");
         self.token = std::fs::read_to_string(self.dir.path().join("token"))
