@@ -24,6 +24,7 @@ pub mod registry;
 pub mod root;
 pub mod session;
 pub mod session_manager;
+pub mod session_state;
 pub mod store;
 #[cfg(test)]
 mod supervision_tests;

@@ -5,7 +5,8 @@
 //! A stale PID file is replaced at start (the lock proves it stale) and counted here, as are the
 //! observer process groups a previous run left in `<data>/children.json` (killed at start, before
 //! the provider can start new ones; see `providers::children`).
-//! Supervised by RootSupervisor. Failure policy: stateless apart from counters; a restart only
+//! After a pass that stopped actors it returns freed heap pages to the kernel
+//! ([`crate::worker::allocator`]). Supervised by RootSupervisor. Failure policy: stateless apart from counters; a restart only
 //! resets them.
 
 use std::path::PathBuf;
@@ -49,6 +50,18 @@ pub struct ReaperStatus {
 pub struct ReaperState {
     args: ReaperArgs,
     status: ReaperStatus,
+    /// The last pass stopped actors: trim after this one too (stopping is asynchronous).
+    stopped_last_pass: bool,
+}
+
+impl ReaperState {
+    /// Whether this pass, which stopped `n` actors, should trim the heap: when it or the pass
+    /// before stopped any (an actor's memory is freed once it has stopped, after the pass).
+    fn trim_due(&mut self, n: usize) -> bool {
+        let due = n > 0 || self.stopped_last_pass;
+        self.stopped_last_pass = n > 0;
+        due
+    }
 }
 
 /// Removes `*.tmp` files older than `max_age` directly inside `dir`; returns how many.
@@ -83,7 +96,11 @@ impl Actor for OrphanReaper {
             processes_killed: args.children_reaped,
             ..Default::default()
         };
-        Ok(ReaperState { args, status })
+        Ok(ReaperState {
+            args,
+            status,
+            stopped_last_pass: false,
+        })
     }
 
     async fn handle(&self, _myself: ActorRef<ReaperMsg>, msg: ReaperMsg, state: &mut ReaperState) -> Result<(), ActorProcessingErr> {
@@ -93,6 +110,10 @@ impl Actor for OrphanReaper {
                     let idle_ms = state.args.idle_ms;
                     if let Ok(n) = ractor::call_t!(manager, |reply| ManagerMsg::StopIdle { idle_ms, reply }, 5_000) {
                         state.status.idle_actors_stopped += n as u64;
+                        if state.trim_due(n) {
+                            // The actors stopped last pass are gone: hand their pages back.
+                            tokio::task::spawn_blocking(crate::worker::allocator::release_free_memory);
+                        }
                     }
                 }
                 state.status.stale_files_removed += remove_stale_tmp(&state.args.data_dir, Duration::from_secs(3600));
@@ -103,5 +124,30 @@ impl Actor for OrphanReaper {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_heap_is_trimmed_after_a_pass_that_stopped_actors_and_after_the_next() {
+        let mut s = ReaperState {
+            args: ReaperArgs {
+                handles: Arc::default(),
+                data_dir: PathBuf::new(),
+                interval: Duration::from_secs(1),
+                idle_ms: 0,
+                stale_pid_replaced: false,
+                children_reaped: 0,
+            },
+            status: ReaperStatus::default(),
+            stopped_last_pass: false,
+        };
+        assert!(!s.trim_due(0), "nothing stopped, nothing to give back");
+        assert!(s.trim_due(3));
+        assert!(s.trim_due(0), "the actors stopped last pass are gone now");
+        assert!(!s.trim_due(0));
     }
 }

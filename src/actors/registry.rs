@@ -79,6 +79,13 @@ impl Registry {
         self.sessions.remove(key);
     }
 
+    /// Gives back the capacity a burst of sessions left once the map is a quarter full.
+    pub fn shrink(&self) {
+        if self.sessions.capacity() > 64 && self.sessions.len() < self.sessions.capacity() / 4 {
+            self.sessions.shrink_to_fit();
+        }
+    }
+
     /// Every entry, newest activity first.
     pub fn snapshot(&self) -> Vec<SessionStatus> {
         let mut v: Vec<SessionStatus> = self.sessions.iter().map(|e| e.value().clone()).collect();

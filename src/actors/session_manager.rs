@@ -61,6 +61,20 @@ impl ManagerState {
         verdict
     }
 
+    /// A burst of sessions leaves the maps at their peak capacity after the actors are gone; give
+    /// it back once they are a quarter full (amortised: a map shrinks at most every few removals).
+    fn shrink_maps(&mut self) {
+        fn shrink<K: std::hash::Hash + Eq, V>(m: &mut HashMap<K, V>) {
+            if m.capacity() > 64 && m.len() < m.capacity() / 4 {
+                m.shrink_to_fit();
+            }
+        }
+        shrink(&mut self.actors);
+        shrink(&mut self.by_id);
+        shrink(&mut self.trackers);
+        self.ctx.registry.shrink();
+    }
+
     fn mono_ms(&self) -> u64 {
         self.epoch.elapsed().as_millis() as u64
     }
@@ -258,6 +272,7 @@ impl Actor for SessionManager {
                         let _ = state.ctx.store.write(move |c| sessions::complete_idle(c, id, now)).await;
                     }
                     state.ctx.registry.remove(&key);
+                    state.shrink_maps();
                     tracing::debug!(session_id = %key, reason = reason.as_deref().unwrap_or(""), "session actor stopped");
                 }
             }

@@ -15,7 +15,7 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     dir.ensure_subdir(&dir.logs())?;
     let settings = Settings::load(dir.root.clone(), env);
     crate::logging::init(Some(dir.logs()), "memd", &settings.log_filter, None);
-    fixed_mmap_threshold();
+    crate::worker::allocator::tune();
     unblock_stop_signals();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -25,18 +25,6 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     runtime.block_on(crate::server::run(settings, dir, &lock))?;
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     Ok(ExitCode::SUCCESS)
-}
-
-/// glibc raises its mmap threshold each time a large block is freed, after which the embedder's
-/// big short-lived tensors come from the heap arenas and are never given back: the worker grew to
-/// ~210 MB after a backfill. A fixed 128 KiB threshold keeps large blocks in their own mappings,
-/// returned on free (~125 MB with the model loaded; docs/measurements.md).
-fn fixed_mmap_threshold() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only changes allocator tuning; called once before any other thread starts.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
-    }
 }
 
 /// A parent may have started us with SIGTERM/SIGINT/SIGHUP blocked (a blocked mask is inherited);

@@ -50,7 +50,37 @@ pub struct StatusDoc {
     /// None when no import runs.
     pub import: Option<ImportSnapshot>,
     pub spool: SpoolStatus,
+    pub memory: MemoryStatus,
     pub warnings: Vec<String>,
+}
+
+/// What the process holds: the resident set (Linux `/proc/self/status`; 0 elsewhere) and the
+/// part of the heap SQLite's allocator reports (page caches, statements).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MemoryStatus {
+    pub rss_bytes: u64,
+    pub sqlite_bytes: u64,
+    /// The C heap (every Rust allocation too): bytes in use, and bytes free inside its arenas.
+    pub heap_in_use_bytes: u64,
+    pub heap_free_bytes: u64,
+}
+
+impl MemoryStatus {
+    pub fn now() -> Self {
+        let rss_kib = std::fs::read_to_string("/proc/self/status").ok().and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        });
+        let (heap_in_use_bytes, heap_free_bytes) = crate::worker::allocator::heap_figures();
+        Self {
+            heap_in_use_bytes,
+            heap_free_bytes,
+            rss_bytes: rss_kib.unwrap_or(0) * 1024,
+            sqlite_bytes: crate::store::sqlite_memory_used(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -205,6 +235,7 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
         chroma,
         import: worker.counters.import.snapshot(),
         spool: worker.counters.spool.status(),
+        memory: MemoryStatus::now(),
         warnings,
     }
 }

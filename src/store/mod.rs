@@ -29,6 +29,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use integrity::Integrity;
+pub use open::sqlite_memory_used;
 pub use reader::ReadPool;
 
 /// How long the check at open may take (a large file is then "unverified": `memd doctor --full`).

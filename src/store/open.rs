@@ -42,3 +42,9 @@ pub fn arm_read_deadline(conn: &mut Connection) {
     let deadline = Instant::now() + Duration::from_millis(2000);
     let _ = conn.progress_handler(10_000, Some(move || Instant::now() > deadline));
 }
+
+/// Bytes SQLite's allocator holds now, across every connection of the process.
+pub fn sqlite_memory_used() -> u64 {
+    // SAFETY: a read of SQLite's global memory counter; thread-safe in the serialized build.
+    unsafe { rusqlite::ffi::sqlite3_memory_used().max(0) as u64 }
+}

@@ -57,3 +57,4 @@ mod worker_durability;
 mod worker_hostile;
 mod worker_ingest;
 mod worker_integrity;
+mod worker_memory;
