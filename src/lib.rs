@@ -31,6 +31,7 @@
 //! | [`protocol`] | wire types: HTTP bodies, the ingest route paths, the hook's stdin |
 //! | [`client`] | a blocking loopback HTTP client, worker discovery, worker auto-start (hook, MCP, CLI, tests) |
 //! | [`config`] | the settings table (key, default, kind, doc) and the one rule per kind every process reads by |
+//! | [`service`] | systemd units and the launchd agent (`memd service`), sd_notify, socket activation, which manager started us |
 //! | [`data_dir`] | `<data>` layout, permissions, the worker lock, PID file, API token |
 //! | [`logging`] | tracing to stderr and a rotating file in `<data>/logs/` |
 //! | [`clock`] | epoch milliseconds, ISO-8601 and UTC day formatting |
@@ -56,6 +57,7 @@ pub mod providers;
 pub mod replay;
 pub mod retrieval;
 pub mod server;
+pub mod service;
 pub mod status;
 pub mod store;
 pub mod vectors;

@@ -16,6 +16,19 @@ use tracing_subscriber::prelude::*;
 
 pub const ROTATE_BYTES: u64 = 10 * 1024 * 1024;
 
+type SetFilter = Box<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
+
+/// Replaces the level filter of the subscriber [`init`] installed (a SIGHUP applying `MEMD_LOG`).
+static SET_FILTER: std::sync::OnceLock<SetFilter> = std::sync::OnceLock::new();
+
+/// Applies a new `MEMD_LOG` filter to the running process; an error names what is wrong with it.
+pub fn set_filter(filter: &str) -> Result<(), String> {
+    match SET_FILTER.get() {
+        Some(set) => set(filter),
+        None => Err("logging was not initialised".into()),
+    }
+}
+
 /// An append-only log file that rotates itself once it passes [`ROTATE_BYTES`].
 pub struct RotatingFile {
     path: PathBuf,
@@ -105,6 +118,11 @@ impl<'w> FormatFields<'w> for PlainFields {
 pub fn init(logs_dir: Option<PathBuf>, name: &str, filter: &str, stderr_max: Option<LevelFilter>) {
     use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_new(filter).unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let (filter, handle) = tracing_subscriber::reload::Layer::new(filter);
+    let _ = SET_FILTER.set(Box::new(move |text: &str| {
+        let f = tracing_subscriber::EnvFilter::try_new(text).map_err(|e| e.to_string())?;
+        handle.reload(f).map_err(|e| e.to_string())
+    }));
     let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())

@@ -17,7 +17,6 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::actors::Handles;
-use crate::actors::provider::ObserverSetup;
 use crate::actors::registry::Registry;
 use crate::actors::root::{RootArgs, RootSupervisor};
 use crate::actors::session::SessionContext;
@@ -25,20 +24,23 @@ use crate::actors::session_manager::ManagerMsg;
 use crate::clock::now_ms;
 use crate::config::EmbeddingsMode;
 use crate::config::Settings;
+use crate::config::live::Live;
 use crate::data_dir::{DataDir, DataDirError, WorkerLock};
 use crate::ingest::{IngestService, Pipeline};
 use crate::ingress::connections::{self, ConnectionLimits};
 use crate::ingress::router;
-use crate::modes::{load_mode, mode_search_dirs};
+use crate::observer::setup::ObserverSetup;
 use crate::pipeline::glob::ExcludedProjects;
 use crate::pipeline::privacy::Privacy;
 use crate::pipeline::redact::{RedactConfig, Redactor};
-use crate::providers::select;
+use crate::service::ServiceEnv;
+use crate::service::notify::Notifier;
 use crate::store::pending::BatchLimits;
 use crate::store::{Store, StoreError, StoreOptions};
 use crate::vectors::chroma::ChromaClient;
 use crate::vectors::runtime::VectorRuntime;
 use crate::vectors::service::EmbedService;
+use crate::worker::reload::Reloader;
 use crate::worker::tasks::supervise;
 use crate::worker::{Phase, Services, WorkerState};
 
@@ -56,23 +58,45 @@ pub enum ServeError {
 
 const SHUTDOWN_BUDGET: Duration = Duration::from_secs(10);
 
-/// Runs the worker on the configured port until a signal or `POST /api/admin/shutdown`. The
-/// caller holds the data-dir lock for the whole call.
-pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock) -> Result<(), ServeError> {
+/// Runs the worker until a signal or `POST /api/admin/shutdown`: on the listener a service
+/// manager passed (socket activation), else on the configured port. SIGHUP reloads the settings
+/// that can change live. The caller holds the data-dir lock for the whole call.
+pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock, life: Lifecycle) -> Result<(), ServeError> {
     let port = settings.port;
-    let listener = TcpListener::bind(("127.0.0.1", port))
-        .await
-        .map_err(|source| ServeError::Bind { port, source })?;
+    let bind_err = |source| ServeError::Bind { port, source };
+    let listener = match &life.service.listen {
+        Some(passed) => {
+            let std_listener = passed.take().map_err(|e| bind_err(std::io::Error::other(e.to_string())))?;
+            tracing::info!(fd = passed.fd, "serving on the listener the service manager passed");
+            TcpListener::from_std(std_listener).map_err(bind_err)?
+        }
+        None => TcpListener::bind(("127.0.0.1", port)).await.map_err(bind_err)?,
+    };
     let shutdown = CancellationToken::new();
-    let signals = tokio::spawn(wait_for_signal(shutdown.clone()));
-    let out = serve(listener, settings, dir, shutdown).await;
+    let signals = tokio::spawn(wait_for_signal(shutdown.clone(), life.reload.clone(), dir.pid_file()));
+    let out = serve(listener, settings, dir, shutdown, life).await;
     signals.abort();
     out
 }
 
+/// What `memd serve` got from its environment beyond the settings: the service manager's
+/// variables, the environment a reload re-reads settings with, and the SIGHUP doorbell.
+#[derive(Default)]
+pub struct Lifecycle {
+    pub service: ServiceEnv,
+    pub env: std::collections::HashMap<String, String>,
+    pub reload: Arc<tokio::sync::Notify>,
+}
+
 /// Serves on `listener` until `shutdown` is cancelled (or `POST /api/admin/shutdown`), then shuts
 /// down gracefully. The caller holds the data-dir lock (or owns the data dir, in tests).
-pub async fn serve(listener: TcpListener, settings: Settings, dir: DataDir, shutdown: CancellationToken) -> Result<(), ServeError> {
+pub async fn serve(
+    listener: TcpListener,
+    settings: Settings,
+    dir: DataDir,
+    shutdown: CancellationToken,
+    life: Lifecycle,
+) -> Result<(), ServeError> {
     let begun = Instant::now();
     let started_epoch = now_ms();
     let token = dir.ensure_token()?;
@@ -88,6 +112,14 @@ pub async fn serve(listener: TcpListener, settings: Settings, dir: DataDir, shut
     let _ = std::fs::remove_file(dir.root.join(crate::client::spawn::SPAWN_LOCK));
     let mut app = WorkerState::new(token.clone(), started_epoch);
     app.shutdown = shutdown.clone();
+    app.service_manager = life.service.manager;
+    let notifier = life.service.notify_socket.as_deref().and_then(|t| match Notifier::new(t) {
+        Ok(n) => Some(Arc::new(n)),
+        Err(e) => {
+            tracing::warn!(error = %e, "no sd_notify");
+            None
+        }
+    });
     app.body_timeout = Duration::from_millis(settings.http.body_timeout_ms);
     let app = Arc::new(app);
     app.port.store(port, std::sync::atomic::Ordering::Relaxed);
@@ -131,6 +163,7 @@ pub async fn serve(listener: TcpListener, settings: Settings, dir: DataDir, shut
     }
     settings.warnings.extend(warnings);
     let privacy = Arc::new(Privacy::new(redactor));
+    let privacy_for_reload = privacy.clone();
     let home = settings.home.clone();
     let pipeline = Arc::new(Pipeline {
         privacy: privacy.clone(),
@@ -161,7 +194,7 @@ pub async fn serve(listener: TcpListener, settings: Settings, dir: DataDir, shut
         slow_stops: Default::default(),
     });
     let children_reaped = crate::providers::children::reap_leftovers(&dir.root);
-    let observer = observer_setup(&mut settings, &dir);
+    let observer = ObserverSetup::from_settings(&mut settings, &dir.root);
     let vectors = vector_runtime(&settings, &store, extension).await;
     // One loaded mode serves the observer and the renderers.
     let mode = observer.mode.clone();
@@ -198,7 +231,8 @@ pub async fn serve(listener: TcpListener, settings: Settings, dir: DataDir, shut
     };
     let spool_scan_ms = settings.spool_scan_ms;
     let retention_rules = settings.retention;
-    let settings = Arc::new(settings);
+    let raw_at_start = crate::config::RawSettings::load(&dir.root, &life.env).0;
+    let settings = Arc::new(Live::new(settings));
     let ingest = Arc::new(IngestService::new(pipeline, store.clone(), registry.clone(), handles.clone()));
     app.ready(Services {
         mode,
@@ -206,15 +240,16 @@ pub async fn serve(listener: TcpListener, settings: Settings, dir: DataDir, shut
         handles: handles.clone(),
         registry,
         ingest: ingest.clone(),
-        settings,
+        settings: settings.clone(),
         vectors,
     });
     dir.ensure_subdir(&dir.spool())?;
     let restarts = app.counters.task_restarts.clone();
     let retention_task = {
-        let store = store.clone();
+        let (store, settings) = (store.clone(), settings.clone());
         supervise("retention", shutdown.clone(), restarts.clone(), move || {
-            crate::store::retention_run::schedule(store.clone(), retention_rules)
+            let settings = settings.clone();
+            crate::store::retention_run::schedule(store.clone(), move || settings.get().retention)
         })
     };
     let backup_task = {
@@ -238,11 +273,38 @@ pub async fn serve(listener: TcpListener, settings: Settings, dir: DataDir, shut
             crate::ingest::spool::scanner(ingest.clone(), stats.clone(), spool.clone(), interval)
         })
     };
-    tracing::info!(port, ready_ms = begun.elapsed().as_millis() as u64, data = %dir.root.display(), "memd ready");
+    let reload_task = {
+        let reloader = Arc::new(Reloader {
+            env: life.env.clone(),
+            data_dir: dir.root.clone(),
+            settings: settings.clone(),
+            privacy: privacy_for_reload,
+            root: root.clone(),
+            token: token.clone(),
+            last: std::sync::Mutex::new(raw_at_start),
+        });
+        let doorbell = life.reload.clone();
+        supervise("reload", shutdown.clone(), app.counters.task_restarts.clone(), move || {
+            crate::worker::reload::on_sighup(reloader.clone(), doorbell.clone())
+        })
+    };
+    let notify_task = notifier.clone().map(|n| {
+        let watchdog = life.service.watchdog_usec.map(|u| Duration::from_micros(u / 2));
+        tokio::spawn(crate::worker::service_link::run(app.clone(), n, watchdog))
+    });
+    tracing::info!(port, ready_ms = begun.elapsed().as_millis() as u64, data = %dir.root.display(), manager = life.service.manager.label(), "memd ready");
 
     shutdown.cancelled().await;
     let stopping = Instant::now();
     tracing::info!("shutting down");
+    if let Some(n) = &notifier {
+        // The drain is bounded by SHUTDOWN_BUDGET; ask for that much more than the stop timeout.
+        let extend = (SHUTDOWN_BUDGET + Duration::from_secs(5)).as_micros();
+        n.send(&format!("STOPPING=1\nSTATUS=draining\nEXTEND_TIMEOUT_USEC={extend}"));
+    }
+    if let Some(t) = notify_task {
+        t.abort();
+    }
     app.set_phase(Phase::ShuttingDown);
     shutdown.cancel();
     // In-flight requests finish (their writes are still accepted by the store).
@@ -250,7 +312,7 @@ pub async fn serve(listener: TcpListener, settings: Settings, dir: DataDir, shut
         tracing::warn!("in-flight requests did not finish in time");
     }
     // Both end with the shutdown token; they hold no acknowledged data.
-    let _ = tokio::join!(spool_task, retention_task, backup_task);
+    let _ = tokio::join!(spool_task, retention_task, backup_task, reload_task);
     if let Some(m) = handles.manager() {
         let _ = ractor::call_t!(m, ManagerMsg::StopAll, 1_000);
     }
@@ -263,30 +325,6 @@ pub async fn serve(listener: TcpListener, settings: Settings, dir: DataDir, shut
     dir.remove_pid();
     tracing::info!(elapsed_ms = stopping.elapsed().as_millis() as u64, "memd stopped");
     Ok(())
-}
-
-/// The mode (`MEMD_MODE`, user modes first) and the provider (`MEMD_PROVIDER`); problems become
-/// status warnings, never a failed start.
-fn observer_setup(settings: &mut Settings, dir: &DataDir) -> ObserverSetup {
-    let dirs = mode_search_dirs(settings.modes_dir.as_deref(), &dir.root);
-    let (mode, mode_warnings) = load_mode(&settings.mode, &dirs);
-    let (backend, provider_warnings) = select(&settings.observer, settings.path_env.as_deref(), &dir.root);
-    for w in mode_warnings.iter().chain(&provider_warnings) {
-        tracing::warn!(warning = %w, "observer setting");
-    }
-    settings.warnings.extend(mode_warnings);
-    settings.warnings.extend(provider_warnings);
-    let max_calls = settings.observer.concurrency;
-    ObserverSetup {
-        calls: Arc::new(tokio::sync::Semaphore::new(max_calls)),
-        max_calls,
-        backend,
-        mode_id: mode.id.clone(),
-        mode: Arc::new(mode),
-        budget: settings.daily_token_budget,
-        field_max_chars: settings.observer.field_max_chars,
-        max_defer_ms: settings.observer.max_defer_ms,
-    }
 }
 
 /// The embedder and query path, or None with `MEMD_EMBEDDINGS=none`. A missing model is not an
@@ -327,16 +365,32 @@ async fn vector_runtime(settings: &Settings, store: &Store, extension: bool) -> 
     }))
 }
 
-/// Cancels `shutdown` at SIGTERM or SIGINT.
-async fn wait_for_signal(shutdown: CancellationToken) {
+/// Cancels `shutdown` at SIGTERM or SIGINT; rings `reload` at SIGHUP. A second SIGTERM or SIGINT
+/// during the drain exits at once: every acknowledged event is already committed (the WAL keeps
+/// it), only the checkpoint is skipped.
+async fn wait_for_signal(shutdown: CancellationToken, reload: Arc<tokio::sync::Notify>, pid_file: std::path::PathBuf) {
     use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+    let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::hangup()),
+    ) else {
         tracing::warn!("cannot install the signal handlers; stop with POST /api/admin/shutdown");
         return;
     };
-    tokio::select! {
-        _ = term.recv() => tracing::info!("sigterm received"),
-        _ = int.recv() => tracing::info!("sigint received"),
+    loop {
+        tokio::select! {
+            _ = term.recv() => { tracing::info!("sigterm received"); break; }
+            _ = int.recv() => { tracing::info!("sigint received"); break; }
+            _ = hup.recv() => { tracing::info!("sighup received: reloading settings"); reload.notify_one(); }
+        }
     }
     shutdown.cancel();
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+    tracing::warn!("second stop signal during the drain: exiting now; the queue is durable");
+    let _ = std::fs::remove_file(pid_file);
+    std::process::exit(1);
 }

@@ -25,10 +25,10 @@ use super::Handles;
 use super::breaker::{Admission, Breakers, Outcome};
 use super::session::SessionMsg;
 use crate::clock::{day, now_ms};
-use crate::modes::Mode;
 use crate::observer::fallback as extractive;
 use crate::observer::job::{Job, Step};
-use crate::observer::prompt::{DEFAULT_FIELD_MAX_CHARS, part_a_sha256};
+use crate::observer::prompt::part_a_sha256;
+pub use crate::observer::setup::ObserverSetup;
 use crate::pipeline::privacy::Privacy;
 use crate::providers::{Backend, CallError, LlmReply};
 use crate::store::Store;
@@ -36,37 +36,6 @@ use crate::store::batch::{UsageDelta, record_usage, tokens_today};
 use crate::store::pending::ClaimedBatch;
 
 pub struct ProviderActor;
-
-/// The observer configuration, built once at start.
-#[derive(Debug, Clone)]
-pub struct ObserverSetup {
-    pub backend: Backend,
-    pub mode_id: String,
-    pub mode: Arc<Mode>,
-    /// `MEMD_DAILY_TOKEN_BUDGET`; 0 = unlimited.
-    pub budget: u64,
-    pub field_max_chars: usize,
-    pub max_defer_ms: u64,
-    /// Open provider calls allowed at once, across every session (FIFO, so fair).
-    pub calls: Arc<tokio::sync::Semaphore>,
-    pub max_calls: usize,
-}
-
-impl Default for ObserverSetup {
-    fn default() -> Self {
-        let (mode, _) = crate::modes::load_mode("code", &[]);
-        Self {
-            backend: Backend::Extractive,
-            mode_id: "code".into(),
-            mode: Arc::new(mode),
-            budget: 2_000_000,
-            field_max_chars: DEFAULT_FIELD_MAX_CHARS,
-            max_defer_ms: 900_000,
-            calls: Arc::new(tokio::sync::Semaphore::new(4)),
-            max_calls: 4,
-        }
-    }
-}
 
 pub struct ProviderArgs {
     pub setup: ObserverSetup,
@@ -94,6 +63,9 @@ pub enum ProviderMsg {
     CallDone(Box<CallFinished>),
     /// The provider part of `GET /api/status`.
     Status(RpcReplyPort<ProviderStatus>),
+    /// Settings reloaded (SIGHUP): backend, model, budget and bounds from now on; the call cap
+    /// and calls already open are kept.
+    Reconfigure(Box<ObserverSetup>),
 }
 
 /// A finished provider call and the job it belongs to.
@@ -480,6 +452,7 @@ impl Actor for ProviderActor {
                 state.roll_day(now_ms());
                 let _ = reply.send(state.status());
             }
+            ProviderMsg::Reconfigure(setup) => state.setup = setup.keeping_calls_of(&state.setup),
         }
         Ok(())
     }

@@ -20,7 +20,7 @@ use super::Handles;
 use super::backoff::{RestartTracker, Verdict};
 use super::chroma_sync::{ChromaSync, ChromaSyncArgs};
 use super::orphan_reaper::{OrphanReaper, ReaperArgs};
-use super::provider::{ObserverSetup, ProviderActor, ProviderArgs};
+use super::provider::{ObserverSetup, ProviderActor, ProviderArgs, ProviderMsg};
 use super::session::SessionContext;
 use super::session_manager::{ManagerArgs, SessionManager};
 use super::store::{StoreActor, StoreArgs};
@@ -52,6 +52,9 @@ pub struct RootArgs {
 pub enum RootMsg {
     /// The backoff of this child elapsed: start it again.
     Respawn(Child),
+    /// Settings reloaded: the provider runs with this setup now, and so does any provider the
+    /// root starts later.
+    Reconfigure(Box<ObserverSetup>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -261,6 +264,12 @@ impl Actor for RootSupervisor {
     async fn handle(&self, myself: ActorRef<RootMsg>, msg: RootMsg, state: &mut RootState) -> Result<(), ActorProcessingErr> {
         match msg {
             RootMsg::Respawn(which) => self.respawn(&myself, which, state).await,
+            RootMsg::Reconfigure(setup) => {
+                state.args.observer = (*setup).clone().keeping_calls_of(&state.args.observer);
+                if let Some(p) = state.args.ctx.handles.provider() {
+                    let _ = p.cast(ProviderMsg::Reconfigure(setup));
+                }
+            }
         }
         Ok(())
     }

@@ -125,7 +125,7 @@ pub(super) fn services(ctx: &Arc<SessionContext>) -> crate::worker::Services {
         handles: ctx.handles.clone(),
         registry: ctx.registry.clone(),
         ingest: Arc::new(ingest),
-        settings: Arc::new(settings),
+        settings: Arc::new(crate::config::live::Live::new(settings)),
         vectors: None,
         mode: Arc::new(crate::modes::load_mode("code", &[]).0),
     }

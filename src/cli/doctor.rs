@@ -240,8 +240,13 @@ fn worker(r: &mut Report, env: &HashMap<String, String>) {
         Some(h) => {
             let v = h["version"].as_str().unwrap_or("?");
             let cli = env!("CARGO_PKG_VERSION");
+            let by = match h["service_manager"].as_str() {
+                Some("systemd") => "started by systemd",
+                Some("launchd") => "started by launchd",
+                _ => "started on demand",
+            };
             match v == cli {
-                true => r.line(Verdict::Ok, "worker", format!("answers at {} (version {v})", w.addr)),
+                true => r.line(Verdict::Ok, "worker", format!("answers at {} (version {v}, {by})", w.addr)),
                 false => r.line(
                     Verdict::Fail,
                     "worker",
@@ -255,6 +260,38 @@ fn worker(r: &mut Report, env: &HashMap<String, String>) {
             format!("holds its lock but does not answer at {} (hung?)", w.addr),
         ),
         None => r.line(Verdict::Note, "worker", "not started yet (starts on first use)"),
+    }
+    match crate::service::install::read_manifest(&dir.root) {
+        Ok(Some(m)) => {
+            let missing: Vec<String> = m
+                .files
+                .iter()
+                .filter(|(p, _)| !p.is_file())
+                .map(|(p, _)| p.display().to_string())
+                .collect();
+            match missing.is_empty() {
+                true => r.line(
+                    Verdict::Ok,
+                    "service",
+                    format!(
+                        "installed for {:?}{}",
+                        m.platform,
+                        if m.socket { " (socket-activated)" } else { "" }
+                    ),
+                ),
+                false => r.line(
+                    Verdict::Fail,
+                    "service",
+                    format!("installed but missing {} (memd service install)", missing.join(", ")),
+                ),
+            }
+        }
+        Ok(None) => r.line(
+            Verdict::Note,
+            "service",
+            "not installed (workers start on demand; `memd service install` for systemd/launchd)",
+        ),
+        Err(e) => r.line(Verdict::Fail, "service", e.to_string()),
     }
 }
 

@@ -16,6 +16,7 @@ pub mod replay;
 pub mod retry;
 pub mod search;
 pub mod serve;
+pub mod service;
 pub mod settings;
 pub mod status;
 
@@ -124,6 +125,11 @@ pub enum Command {
         #[command(subcommand)]
         command: models::ModelsCommand,
     },
+    /// memd as an OS service: `memd service install [--dry-run] [--socket] | uninstall | status`.
+    Service {
+        #[command(subcommand)]
+        command: service::ServiceCommand,
+    },
     /// Replay recorded Claude Code transcripts as hook events against a worker (load test + loss check).
     Replay(replay::ReplayArgs),
 }
@@ -171,5 +177,6 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Reindex { no_wait } => reindex::run(env, no_wait),
         Command::Models { command } => models::run(&command, env),
         Command::Replay(args) => replay::run(args, env),
+        Command::Service { command } => service::run(&command, env),
     }
 }

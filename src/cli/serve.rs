@@ -22,7 +22,12 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
         .thread_name("memd")
         .build()
         .context("starting the runtime")?;
-    runtime.block_on(crate::server::run(settings, dir, &lock))?;
+    let life = crate::server::Lifecycle {
+        service: crate::service::ServiceEnv::from_env(env, std::process::id()),
+        env: env.clone(),
+        reload: Default::default(),
+    };
+    runtime.block_on(crate::server::run(settings, dir, &lock, life))?;
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     Ok(ExitCode::SUCCESS)
 }

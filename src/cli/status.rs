@@ -110,8 +110,16 @@ pub fn render(d: &StatusDoc) -> String {
     let sup = &d.supervisor;
     let _ = writeln!(
         o,
-        "memd {} pid {} port {} up {}s (child restarts {})",
-        d.version, d.pid, d.port, sup.uptime_s, sup.child_restarts
+        "memd {} pid {} port {} up {}s (child restarts {}), started {}",
+        d.version,
+        d.pid,
+        d.port,
+        sup.uptime_s,
+        sup.child_restarts,
+        match sup.service_manager {
+            crate::service::Manager::OnDemand => "on demand".to_string(),
+            m => format!("by {}", m.label()),
+        }
     );
     let _ = writeln!(
         o,

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub mod keys;
+pub mod live;
 mod raw;
 mod sections;
 

@@ -15,14 +15,12 @@ pub async fn health(State(app): State<Arc<WorkerState>>) -> Json<Value> {
     Json(json!({
         "status": "ok", "name": "memd", "version": VERSION, "pid": std::process::id(),
         "uptime": app.started.elapsed().as_secs(), "initialized": app.phase() == Phase::Ready,
+        "service_manager": app.service_manager,
     }))
 }
 
 pub async fn readiness(State(app): State<Arc<WorkerState>>) -> Response {
-    let dead = app.services().ok().and_then(|s| match &s.store.integrity {
-        crate::store::Integrity::Damaged(d) => Some(format!("the database is damaged ({d}); run `memd repair`")),
-        _ => s.handles.tree().dead,
-    });
+    let dead = app.unready_reason();
     match app.phase() {
         Phase::Ready if dead.is_some() => (
             StatusCode::SERVICE_UNAVAILABLE,

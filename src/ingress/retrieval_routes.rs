@@ -62,7 +62,7 @@ pub async fn context_inject(State(app): State<Arc<WorkerState>>, Query(q): Q, he
     if let Some(session) = p.get(&["sessionId"]) {
         tracing::debug!(session_id = %session, source = p.get(&["source"]).unwrap_or(""), "context requested");
     }
-    let (cfg, mode) = (svc.settings.context.clone(), svc.mode.clone());
+    let (cfg, mode) = (svc.settings.get().context.clone(), svc.mode.clone());
     let out = read(svc, move |c| render_context(c, &req, &cfg, &mode, &Zone::Local, now_ms())).await?;
     let mut resp = text(out.text);
     let h = resp.headers_mut();
@@ -100,7 +100,7 @@ pub async fn context_semantic(
     let limit = match field(&["limit"]) {
         Some(Value::Number(n)) => n.as_i64().unwrap_or(5).clamp(1, 20) as usize,
         Some(Value::String(s)) => s.trim().parse::<i64>().unwrap_or(5).clamp(1, 20) as usize,
-        _ => svc.settings.context.semantic_limit,
+        _ => svc.settings.get().context.semantic_limit,
     };
     let cleaned = svc.ingest.pipeline.privacy.clean_text(&raw_q);
     if cleaned.private {

@@ -24,5 +24,6 @@ pub mod extractive;
 pub mod fallback;
 pub mod job;
 pub mod prompt;
+pub mod setup;
 pub mod types;
 pub mod xml;

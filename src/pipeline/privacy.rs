@@ -25,25 +25,33 @@ pub struct CleanStats {
     pub redactions: RedactionCounts,
 }
 
-/// The privacy stage; holds the current redaction settings.
+/// The privacy stage; holds the current redaction settings (a SIGHUP may replace them: clones
+/// share the replacement).
 #[derive(Debug, Clone, Default)]
 pub struct Privacy {
-    redactor: Redactor,
+    redactor: std::sync::Arc<crate::config::live::Live<Redactor>>,
 }
 
 impl Privacy {
     pub fn new(redactor: Redactor) -> Self {
-        Self { redactor }
+        Self {
+            redactor: std::sync::Arc::new(crate::config::live::Live::new(redactor)),
+        }
     }
 
-    pub fn redactor(&self) -> &Redactor {
-        &self.redactor
+    pub fn redactor(&self) -> std::sync::Arc<Redactor> {
+        self.redactor.get()
+    }
+
+    /// New redaction rules for everything cleaned from now on.
+    pub fn set_redactor(&self, redactor: Redactor) {
+        self.redactor.set(redactor);
     }
 
     /// Oversize → tags → trim → redaction → trim, for a single top-level string.
     pub fn clean_text(&self, s: &str) -> Cleaned {
         let mut redactions = RedactionCounts::default();
-        if self.redactor.is_oversize(s) {
+        if self.redactor.get().is_oversize(s) {
             redactions.add("oversize", 1);
             return Cleaned {
                 text: OVERSIZE_MARKER.to_owned(),
@@ -62,7 +70,7 @@ impl Privacy {
                 redactions,
             };
         }
-        let (redacted, counts) = self.redactor.redact(visible);
+        let (redacted, counts) = self.redactor.get().redact(visible);
         Cleaned {
             text: redacted.trim().to_owned(),
             private: false,
@@ -83,13 +91,13 @@ impl Privacy {
 
     /// One string leaf: oversize → tags → redaction, no trimming.
     pub fn clean_leaf(&self, s: &str, stats: &mut CleanStats) -> String {
-        if self.redactor.is_oversize(s) {
+        if self.redactor.get().is_oversize(s) {
             stats.redactions.add("oversize", 1);
             return OVERSIZE_MARKER.to_owned();
         }
         let stripped = strip_tags(s);
         stats.tag_regions += stripped.regions;
-        let (redacted, counts) = self.redactor.redact(&stripped.text);
+        let (redacted, counts) = self.redactor.get().redact(&stripped.text);
         stats.redactions.merge(&counts);
         redacted
     }

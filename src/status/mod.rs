@@ -95,6 +95,8 @@ pub struct SupervisorStatus {
     pub dead: Option<String>,
     /// Restarts of the supervised background loops (spool scanner, retention, backups).
     pub task_restarts: u64,
+    /// Who started the worker: `systemd`, `launchd` or `on_demand`.
+    pub service_manager: crate::service::Manager,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -178,8 +180,8 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
         .lock()
         .map(|r| r.iter().map(|(k, v)| (k.to_string(), v)).collect())
         .unwrap_or_default();
-    let mut warnings: Vec<String> = svc.settings.warnings.clone();
-    if !svc.settings.redact {
+    let mut warnings: Vec<String> = svc.settings.get().warnings.clone();
+    if !svc.settings.get().redact {
         warnings.push("secret redaction is off (MEMD_REDACT=false)".into());
     }
     let (vectors, chroma, vector_warnings) = vectors::sections(svc).await;
@@ -200,7 +202,7 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
     if svc.store.read_only && !svc.store.integrity.is_damaged() {
         warnings.push("database was written by a newer memd; ingest is disabled".into());
     }
-    let backup_dir = svc.settings.data_dir.join("backups");
+    let backup_dir = svc.settings.get().data_dir.join("backups");
     let list = crate::store::integrity::backups(&backup_dir);
     let backups = BackupsStatus {
         count: list.len(),
@@ -219,6 +221,7 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
             down: tree.down,
             dead: tree.dead.clone(),
             task_restarts: worker.counters.task_restarts.get(),
+            service_manager: worker.service_manager,
         },
         sessions: sessions(svc).await,
         pending: store.as_ref().map(|s| s.figures.pending.clone()),
@@ -228,7 +231,7 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
         store,
         reaper,
         privacy: PrivacyStatus {
-            redact: svc.settings.redact,
+            redact: svc.settings.get().redact,
             redactions,
         },
         vectors,

@@ -46,7 +46,7 @@ pub async fn sections(svc: &Services) -> (VectorSyncStatus, ChromaSyncStatus, Ve
         doc.state = "no_model".into();
         warnings.push(format!(
             "no embedding model in {}: keyword search only (run `memd models install`)",
-            svc.settings.vectors.model_dir.display()
+            svc.settings.get().vectors.model_dir.display()
         ));
     } else if let Some(e) = rt.embed.load_error() {
         doc.state = "degraded".into();

@@ -123,7 +123,7 @@ pub async fn import_claude_mem(
     };
     let copied = match settings_from.filter(|_| !dry_run) {
         Some(from) => {
-            let target = svc.settings.data_dir.join("settings.json");
+            let target = svc.settings.get().data_dir.join("settings.json");
             let written =
                 crate::import::settings_map::copy_settings(&from, &target).map_err(|e| MaintenanceError::Invalid(e.to_string()))?;
             Some(serde_json::json!(written))
@@ -145,7 +145,7 @@ pub struct GcReport {
 /// The retention rules now, chunk by chunk through the writer; `vacuum` runs `VACUUM` exclusively
 /// after them.
 pub async fn gc(svc: &Services, dry_run: bool, vacuum: bool) -> Result<GcReport, MaintenanceError> {
-    let rules = svc.settings.retention;
+    let rules = svc.settings.get().retention;
     let now = now_ms();
     let db_bytes_before = crate::store::stats::file_size(&svc.store.path);
     let report = if dry_run {

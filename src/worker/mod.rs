@@ -9,6 +9,8 @@
 pub mod allocator;
 pub mod maintenance;
 pub mod memory;
+pub mod reload;
+pub mod service_link;
 pub mod tasks;
 
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicUsize, Ordering};
@@ -57,7 +59,8 @@ pub struct Services {
     pub registry: Arc<Registry>,
     /// The ingest pipeline and its four commands.
     pub ingest: Arc<IngestService>,
-    pub settings: Arc<Settings>,
+    /// The settings now: a SIGHUP swaps in what can change live ([`reload`]).
+    pub settings: Arc<crate::config::live::Live<Settings>>,
     /// Semantic search; None when vectors are off (`MEMD_EMBEDDINGS=none`).
     pub vectors: Option<Arc<VectorRuntime>>,
     /// The active mode (types, glyphs), loaded once at start.
@@ -90,6 +93,8 @@ pub struct WorkerState {
     pub counters: Counters,
     /// How long a request body may take to arrive (`MEMD_HTTP_BODY_TIMEOUT_MS`).
     pub body_timeout: std::time::Duration,
+    /// Who started this worker (systemd, launchd, or on demand).
+    pub service_manager: crate::service::Manager,
     services: OnceLock<Services>,
 }
 
@@ -103,6 +108,7 @@ impl WorkerState {
             started_epoch,
             shutdown: CancellationToken::new(),
             counters: Counters::default(),
+            service_manager: Default::default(),
             body_timeout: std::time::Duration::from_secs(10),
             services: OnceLock::new(),
         }
@@ -129,6 +135,16 @@ impl WorkerState {
     pub fn ready(&self, services: Services) {
         let _ = self.services.set(services);
         self.set_phase(Phase::Ready);
+    }
+
+    /// Why a worker that is up would not be ready: a damaged database, or an actor tree that
+    /// gave up. None when readiness answers 200 (or the services are not there yet).
+    pub fn unready_reason(&self) -> Option<String> {
+        let s = self.services.get()?;
+        match &s.store.integrity {
+            crate::store::Integrity::Damaged(d) => Some(format!("the database is damaged ({d}); run `memd repair`")),
+            _ => s.handles.tree().dead,
+        }
     }
 
     pub fn services(&self) -> Result<&Services, Unavailable> {

@@ -50,6 +50,7 @@ mod replay_hook;
 mod replay_http;
 mod retrieval_context;
 mod retrieval_search;
+mod service_manager;
 mod vectors_chroma;
 mod vectors_search;
 mod vectors_sync;

@@ -45,6 +45,13 @@ fn kill_9_after_acknowledgements_loses_nothing_and_duplicates_nothing() {
 #[test]
 fn sigterm_under_64_clients_exits_zero_with_every_acknowledged_event_stored() {
     let mut w = TestWorker::start(&[]);
+    let status = sigterm_under_64_clients(&mut w);
+    assert!(status.success(), "exit status {status:?}");
+}
+
+/// 64 clients post observations; after 500 acknowledgements the worker gets SIGTERM. Asserts that
+/// every acknowledged event is stored and the PID file is gone; answers the exit status.
+pub fn sigterm_under_64_clients(w: &mut TestWorker) -> std::process::ExitStatus {
     let acked: Arc<Mutex<HashSet<String>>> = Arc::default();
     let stop = Arc::new(AtomicBool::new(false));
     let (addr, token) = (w.addr(), w.token.clone());
@@ -83,7 +90,6 @@ fn sigterm_under_64_clients_exits_zero_with_every_acknowledged_event_stored() {
     for c in clients {
         c.join().unwrap();
     }
-    assert!(status.success(), "exit status {status:?}");
     assert!(!w.data_dir().join("memd.pid").exists(), "PID file removed at shutdown");
     let db = w.db();
     let mut stmt = db.prepare("SELECT tool_use_id FROM tool_uses").unwrap();
@@ -97,6 +103,7 @@ fn sigterm_under_64_clients_exits_zero_with_every_acknowledged_event_stored() {
         missing.first()
     );
     assert!(acked.len() >= 500);
+    status
 }
 
 #[test]

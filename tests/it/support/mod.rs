@@ -115,7 +115,9 @@ impl TestWorker {
             rt.block_on(async move {
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
                 let _ = bound.send(listener.local_addr().expect("addr").port());
-                memd::server::serve(listener, settings, dir, token).await.expect("serve");
+                memd::server::serve(listener, settings, dir, token, Default::default())
+                    .await
+                    .expect("serve");
             });
         });
         self.port = port.recv().expect("the worker bound its listener");
