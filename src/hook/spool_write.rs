@@ -58,6 +58,11 @@ fn scrub(hook: &HookEnv<'_>, body: &mut Value) {
             *v = clean;
         }
     }
+    for key in ["tool_name", "cwd", "transcript_path", "custom_title"] {
+        if let Some(Value::String(s)) = body.get_mut(key) {
+            *s = privacy.redactor().redact(s).0;
+        }
+    }
     for key in ["prompt", "last_assistant_message"] {
         if let Some(Value::String(s)) = body.get_mut(key) {
             let cleaned = privacy.clean_text(s);

@@ -119,12 +119,23 @@ impl Pipeline {
         (name, root)
     }
 
+    /// A short field (tool name, cwd, project, titles) through the redactor, counted.
+    fn scrub(&self, s: &str) -> String {
+        let (clean, counts) = self.privacy.redactor().redact(s);
+        self.count(&counts);
+        clean
+    }
+
+    fn scrub_opt(&self, s: Option<&str>) -> Option<String> {
+        s.map(|s| self.scrub(s))
+    }
+
     fn seed(&self, key: SessionKey, project: Option<&str>, cwd: Option<&str>) -> SessionSeed {
         let (project, project_root) = self.project(project, cwd);
         SessionSeed {
             key,
-            project,
-            project_root,
+            project: self.scrub(&project),
+            project_root: self.scrub_opt(project_root.as_deref()),
             transcript_path: None,
             custom_title: None,
         }
@@ -150,14 +161,14 @@ impl Pipeline {
             b.project.as_deref(),
             b.cwd.as_deref(),
         );
-        seed.transcript_path = b.transcript_path.clone();
-        seed.custom_title = b.custom_title.clone();
+        seed.transcript_path = self.scrub_opt(b.transcript_path.as_deref());
+        seed.custom_title = self.scrub_opt(b.custom_title.as_deref());
         Ok(PromptIn {
             seed,
             text: bound(&cleaned.text, PROMPT_MAX_CHARS).into_owned(),
             is_private: cleaned.private,
             prompt_id: b.prompt_id.clone(),
-            cwd: b.cwd.clone(),
+            cwd: self.scrub_opt(b.cwd.as_deref()),
             event_id: b.event_id.clone(),
             at,
         })
@@ -201,11 +212,11 @@ impl Pipeline {
                 b.cwd.as_deref(),
             ),
             tool_use_id: b.tool_use_id,
-            tool_name: b.tool_name,
+            tool_name: self.scrub(&b.tool_name),
             tool_input: input_text,
             tool_response: response_text,
             is_error,
-            cwd: b.cwd,
+            cwd: self.scrub_opt(b.cwd.as_deref()),
             agent_id: agent_field(&b.agent_id),
             agent_type: agent_field(&b.agent_type),
             duration_ms: b.duration_ms,

@@ -12,4 +12,6 @@ pub mod platform;
 pub mod privacy;
 pub mod project;
 pub mod redact;
+pub mod secrets;
+pub mod structure;
 pub mod tags;

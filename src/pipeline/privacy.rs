@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::images::strip_images;
 use super::redact::{OVERSIZE_MARKER, RedactionCounts, Redactor};
+use super::structure::{PemRun, is_secret_key, is_secret_value};
 use super::tags::strip_tags;
 
 /// A cleaned top-level string (prompt, last assistant message, save_memory text).
@@ -105,12 +106,72 @@ impl Privacy {
     fn clean_leaves(&self, value: &mut Value, stats: &mut CleanStats) {
         match value {
             Value::String(text) => *text = self.clean_leaf(text, stats),
-            Value::Array(items) => items.iter_mut().for_each(|item| self.clean_leaves(item, stats)),
-            Value::Object(object) => object.values_mut().for_each(|item| self.clean_leaves(item, stats)),
+            Value::Array(items) => {
+                let mut pem = PemRun::default();
+                for item in items.iter_mut() {
+                    if let Value::String(text) = item
+                        && self.redactor.get().is_enabled()
+                        && pem.step(text)
+                    {
+                        *text = PEM_MARKER.to_owned();
+                        stats.redactions.add("private_key_pem", 1);
+                        continue;
+                    }
+                    self.clean_leaves(item, stats);
+                }
+            }
+            Value::Object(object) => {
+                let redactor = self.redactor.get();
+                if redactor.is_enabled() {
+                    self.clean_keys(object, stats);
+                }
+                for (key, item) in object.iter_mut() {
+                    if let Value::String(text) = item
+                        && redactor.is_enabled()
+                        && is_secret_key(key)
+                        && is_secret_value(text)
+                    {
+                        *text = ASSIGNMENT_MARKER.to_owned();
+                        stats.redactions.add("assignment", 1);
+                        continue;
+                    }
+                    self.clean_leaves(item, stats);
+                }
+            }
             Value::Null | Value::Bool(_) | Value::Number(_) => {}
         }
     }
+
+    /// Object keys through the redactor; a key that changes is renamed in place (order kept).
+    fn clean_keys(&self, object: &mut serde_json::Map<String, Value>, stats: &mut CleanStats) {
+        let redactor = self.redactor.get();
+        let changed: Vec<(String, String, RedactionCounts)> = object
+            .keys()
+            .filter_map(|k| {
+                let (clean, counts) = redactor.redact(k);
+                (clean != *k).then(|| (k.clone(), clean, counts))
+            })
+            .collect();
+        if changed.is_empty() {
+            return;
+        }
+        let entries = std::mem::take(object);
+        for (k, v) in entries {
+            match changed.iter().find(|(old, _, _)| *old == k) {
+                Some((_, clean, counts)) => {
+                    stats.redactions.merge(counts);
+                    object.insert(clean.clone(), v);
+                }
+                None => {
+                    object.insert(k, v);
+                }
+            }
+        }
+    }
 }
+
+const PEM_MARKER: &str = "<redacted type='private_key_pem'/>";
+const ASSIGNMENT_MARKER: &str = "<redacted type='assignment'/>";
 
 #[cfg(test)]
 mod tests {
@@ -126,12 +187,33 @@ mod tests {
     }
 
     #[test]
-    fn nested_array_leaf_is_redacted_and_keys_untouched() {
+    fn nested_array_leaves_and_keys_are_redacted() {
         let input = json!({"AKIAIOSFODNN7EXAMPLE": {"items": [1, ["x", "key=AKIAIOSFODNN7EXAMPLE"]]}});
         let (value, stats) = Privacy::default().clean_json(input);
-        let expected = json!({"AKIAIOSFODNN7EXAMPLE": {"items": [1, ["x", "key=<redacted type='aws_access_key'/>"]]}});
+        let expected = json!({"<redacted type='aws_access_key'/>": {"items": [1, ["x", "key=<redacted type='aws_access_key'/>"]]}});
         assert_eq!(value, expected);
-        assert_eq!(stats.redactions.get("aws_access_key"), 1);
+        assert_eq!(stats.redactions.get("aws_access_key"), 2);
+    }
+
+    #[test]
+    fn issue_13_secret_keys_and_split_pem_keys() {
+        let input = json!({
+            "password": "hunter2",
+            "token_count": "12",
+            "lines": ["+-----BEGIN PRIVATE KEY-----", "+MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", "+-----END PRIVATE KEY-----", "+ok"],
+        });
+        let (value, stats) = Privacy::default().clean_json(input);
+        assert_eq!(value["password"], "<redacted type='assignment'/>");
+        assert_eq!(value["token_count"], "12");
+        assert_eq!(value["lines"][1], PEM_MARKER);
+        assert_eq!(value["lines"][2], PEM_MARKER);
+        assert_eq!(value["lines"][3], "+ok");
+        assert!(
+            value["lines"][0].as_str().unwrap().starts_with("+<redacted"),
+            "{}",
+            value["lines"][0]
+        );
+        assert_eq!(stats.redactions.get("private_key_pem"), 3);
     }
 
     #[test]

@@ -38,6 +38,8 @@ static BUILTIN_REGEXES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| 
         .collect()
 });
 
+static CONTEXT_REGEXES: LazyLock<Vec<(crate::pipeline::secrets::ContextRule, Regex)>> = LazyLock::new(crate::pipeline::secrets::compiled);
+
 /// Redactions per detector name (`oversize` included).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
@@ -103,11 +105,15 @@ enum Matcher {
     /// A regex whose candidates must contain an ASCII digit (`openai_key`).
     RegexWithDigit(Regex),
     Literal(String),
+    /// A context rule ([`crate::pipeline::secrets`]): the rule's own filter picks the range.
+    Context(Regex, crate::pipeline::secrets::Pick),
 }
 
 #[derive(Clone)]
 struct Detector {
     name: String,
+    /// Lowercase words one of which the text must contain for the detector to run (none: always).
+    keywords: &'static [&'static str],
     /// `<redacted type='NAME'/>`.
     marker: String,
     matcher: Matcher,
@@ -165,8 +171,9 @@ impl Redactor {
             .map(str::trim)
             .filter(|name| !name.is_empty())
             .collect();
+        let context_names: Vec<&str> = CONTEXT_REGEXES.iter().map(|(r, _)| r.name).collect();
         for name in &disabled {
-            if !BUILTINS.iter().any(|(builtin, _)| builtin == name) {
+            if !BUILTINS.iter().any(|(builtin, _)| builtin == name) && !context_names.contains(name) {
                 warnings.push(format!("MEMD_REDACT_DISABLED_BUILTINS: unknown built-in `{name}`"));
             }
         }
@@ -185,6 +192,14 @@ impl Redactor {
                 Matcher::Regex(regex.clone())
             };
             detectors.push(Detector::new((*name).to_owned(), matcher));
+        }
+        for (rule, regex) in CONTEXT_REGEXES.iter() {
+            if disabled.contains(&rule.name) {
+                continue;
+            }
+            let mut d = Detector::new(rule.name.to_owned(), Matcher::Context(regex.clone(), rule.pick));
+            d.keywords = rule.keywords;
+            detectors.push(d);
         }
         (
             Self {
@@ -215,7 +230,11 @@ impl Redactor {
             return (OVERSIZE_MARKER.to_owned(), counts);
         }
         let mut text = s.to_owned();
+        let lower = s.to_ascii_lowercase();
         for detector in &self.detectors {
+            if !detector.keywords.is_empty() && !detector.keywords.iter().any(|k| lower.contains(k)) {
+                continue;
+            }
             let (replaced, n) = detector.apply(&text);
             if n > 0 {
                 text = replaced;
@@ -232,6 +251,7 @@ impl Detector {
             marker: format!("<redacted type='{name}'/>"),
             name,
             matcher,
+            keywords: &[],
         }
     }
 
@@ -249,6 +269,7 @@ impl Detector {
             }
             Matcher::Regex(regex) => (regex, false),
             Matcher::RegexWithDigit(regex) => (regex, true),
+            Matcher::Context(regex, pick) => return replace_picked(s, regex, *pick, marker),
         };
         let mut out = String::new();
         let mut kept_from = 0;
@@ -271,6 +292,26 @@ impl Detector {
         }
         (out, n)
     }
+}
+
+/// Replaces the range `pick` chooses in each match of `regex` (matches it rejects stay).
+fn replace_picked(s: &str, regex: &Regex, pick: crate::pipeline::secrets::Pick, marker: &str) -> (String, u64) {
+    let mut out = String::new();
+    let (mut kept_from, mut n) = (0, 0);
+    for captures in regex.captures_iter(s) {
+        let Some((start, end)) = pick(&captures) else { continue };
+        if start < kept_from || start == end {
+            continue;
+        }
+        out.push_str(&s[kept_from..start]);
+        out.push_str(marker);
+        kept_from = end;
+        n += 1;
+    }
+    if n > 0 {
+        out.push_str(&s[kept_from..]);
+    }
+    (out, n)
 }
 
 fn custom_detectors(json: &str, warnings: &mut Vec<String>) -> Vec<Detector> {
@@ -444,7 +485,7 @@ mod tests {
     #[test]
     fn disabled_builtins_r21() {
         let config = RedactConfig {
-            disabled_builtins: " jwt , ,nope",
+            disabled_builtins: " jwt , ,nope,keyword_entropy",
             ..RedactConfig::default()
         };
         let (redactor, warnings) = Redactor::new(&config);

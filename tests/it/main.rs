@@ -11,6 +11,9 @@
 //! | `claude_code` | the real Claude Code CLI against a fake Anthropic API, memd installed |
 //! | `worker_ingest` | ingest over HTTP: acknowledgement after commit, batching, reaping, status |
 //! | `worker_hostile` | idle, slowloris and stalled clients under a 1,024 fd limit; health and ingest still answer |
+//! | `worker_memory` | RSS falls back after 4,000 sessions are reaped |
+//! | `worker_integrity` | a damaged database: read-only, reported, repaired; backups |
+//! | `service_manager` | unit files (`systemd-analyze verify`), the plist, sd_notify, socket activation, SIGHUP |
 //! | `worker_durability` | kill -9 and SIGTERM under load: nothing acknowledged is lost |
 //! | `hook_events` | every hook handler against a real worker: payloads in, protocol replies out |
 //! | `hook_spool` | worker down: the hook spools, the worker ingests the spool once |
@@ -22,6 +25,7 @@
 //! | `replay_hook`, `replay_http` | `memd replay` in both modes, with the loss check |
 //! | `observer_http` | the LLM observer against fake provider servers with scripted failures |
 //! | `observer_claude_cli` | the `claude` CLI observer against a fake `claude` |
+//! | `privacy_corpus` | every secret kind × every Claude Code payload shape, over HTTP and the spool: nothing planted survives |
 //! | `privacy_secrets` | planted secrets never reach a table, a log or an answer |
 //! | `memory_api`, `memory_cli` | save / forget over HTTP and the CLI |
 //! | `mcp_stdio` | `memd mcp` over stdio: every tool, and answers without a worker |
@@ -44,6 +48,7 @@ mod memory_api;
 mod memory_cli;
 mod observer_claude_cli;
 mod observer_http;
+mod privacy_corpus;
 mod privacy_secrets;
 mod replay_conversion;
 mod replay_hook;
