@@ -243,6 +243,9 @@ pub async fn serve(
         settings: settings.clone(),
         vectors,
     });
+    if !store.integrity.is_damaged() {
+        tokio::spawn(crate::worker::rescan::after_upgrade(store.clone(), (*privacy_for_reload).clone()));
+    }
     dir.ensure_subdir(&dir.spool())?;
     let restarts = app.counters.task_restarts.clone();
     let retention_task = {

@@ -9,6 +9,7 @@ pub mod import_claude_mem;
 pub mod install;
 pub mod mcp;
 pub mod models;
+pub mod redact;
 pub mod reindex;
 pub mod remember;
 pub mod repair;
@@ -125,6 +126,25 @@ pub enum Command {
         #[command(subcommand)]
         command: models::ModelsCommand,
     },
+    /// Secret redaction: `memd redact --rescan [--dry-run]` applies the current rules to every
+    /// stored row; `memd redact --audit PATH…` runs the detectors over transcripts (JSONL) and
+    /// reports counts per detector and any finding shaped like a UUID, hash, path or identifier.
+    Redact {
+        /// Rescan the stored rows with the current rules (FTS rows and vectors of changed rows rebuilt).
+        #[arg(long, conflicts_with = "audit", required_unless_present = "audit")]
+        rescan: bool,
+        /// With --rescan: count what would change, change nothing.
+        #[arg(long, requires = "rescan")]
+        dry_run: bool,
+        /// Transcript files or directories to audit.
+        #[arg(long, num_args = 1..)]
+        audit: Vec<PathBuf>,
+        /// Masked examples per detector.
+        #[arg(long, default_value_t = 3)]
+        samples: usize,
+        #[arg(long)]
+        json: bool,
+    },
     /// memd as an OS service: `memd service install [--dry-run] [--socket] | uninstall | status`.
     Service {
         #[command(subcommand)]
@@ -178,5 +198,12 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Models { command } => models::run(&command, env),
         Command::Replay(args) => replay::run(args, env),
         Command::Service { command } => service::run(&command, env),
+        Command::Redact {
+            rescan: true,
+            dry_run,
+            json,
+            ..
+        } => redact::rescan(env, dry_run, json),
+        Command::Redact { audit, samples, json, .. } => redact::run(env, &audit, samples, json),
     }
 }

@@ -96,6 +96,23 @@ pub async fn gc(State(app): State<Arc<WorkerState>>, body: Body) -> Result<Json<
     })))
 }
 
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct RescanBody {
+    #[serde(default)]
+    pub dry_run: bool,
+}
+
+pub async fn redact_rescan(State(app): State<Arc<WorkerState>>, body: Body) -> Result<Json<Value>, ApiError> {
+    let b: RescanBody = json_body(body).await?;
+    let svc = app.services()?;
+    let privacy = svc.ingest.pipeline.privacy.clone();
+    let r = crate::worker::rescan::run(&svc.store, &privacy, b.dry_run, &|_, _| {}).await?;
+    Ok(Json(
+        json!({"success": true, "dryRun": r.dry_run, "scanned": r.scanned, "changed": r.changed, "perDetector": r.per_detector}),
+    ))
+}
+
 pub async fn reindex(State(app): State<Arc<WorkerState>>) -> Result<Json<Value>, ApiError> {
     maintenance::reindex(app.services()?).await?;
     Ok(Json(json!({"success": true})))

@@ -37,6 +37,7 @@ pub fn router(app: Arc<WorkerState>) -> Router {
         .route("/api/pending/retry", post(admin_routes::pending_retry))
         .route("/api/admin/import-claude-mem", post(admin_routes::import_claude_mem))
         .route("/api/admin/gc", post(admin_routes::gc))
+        .route("/api/admin/redact-rescan", post(admin_routes::redact_rescan))
         .route("/api/context/inject", get(retrieval_routes::context_inject))
         .route("/api/context/semantic", post(retrieval_routes::context_semantic))
         .route("/api/observations/by-file", get(retrieval_routes::by_file))

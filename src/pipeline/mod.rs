@@ -4,6 +4,7 @@
 //!
 //! Everything here is pure except [`project::identify`], which reads `.memd-project` and `.git`.
 
+mod detector;
 pub mod glob;
 pub mod hash;
 pub mod images;

@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use regex::{Regex, RegexBuilder};
+
+use super::detector::{Detector, Matcher};
 use serde::{Deserialize, Serialize};
 
 /// Strings longer than this many chars are replaced whole, unscanned.
@@ -14,6 +16,9 @@ pub const OVERSIZE_CHARS: usize = 1_000_000;
 pub const OVERSIZE_MARKER: &str = "<redacted type='oversize'/>";
 const CUSTOM_REGEX_SIZE_LIMIT: usize = 1 << 20;
 const MEMD_TOKEN: &str = "memd_token";
+/// Shorter strings hold no secret a built-in or context detector finds (`a://b:c@d` is 9
+/// bytes); custom patterns see every string.
+const MIN_SCANNED_BYTES: usize = 8;
 
 /// Built-ins in application order (`\b` is the ASCII word boundary), as in the §5.5 table.
 #[rustfmt::skip]
@@ -37,6 +42,25 @@ static BUILTIN_REGEXES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| 
         .map(|&(name, pattern)| (name, Regex::new(pattern).expect("built-in redaction pattern compiles")))
         .collect()
 });
+
+/// Lowercase words one of which any match of the built-in `name` contains: a string without
+/// them skips the detector (most tool output has none).
+fn builtin_keywords(name: &str) -> &'static [&'static str] {
+    match name {
+        "private_key_pem" => &["-----begin"],
+        "jwt" => &["eyj"],
+        "aws_access_key" => &["akia", "asia"],
+        "aws_secret_key" => &["secret"],
+        "github_pat" => &["gh", "github_pat_"],
+        "anthropic_key" => &["sk-ant-"],
+        "openai_key" => &["sk-"],
+        "stripe_key" => &["_live_", "_test_"],
+        "slack_token" => &["xox", "hooks.slack.com"],
+        "google_api_key" => &["aiza"],
+        MEMD_TOKEN => &["bearer", "token="],
+        _ => &[],
+    }
+}
 
 static CONTEXT_REGEXES: LazyLock<Vec<(crate::pipeline::secrets::ContextRule, Regex)>> = LazyLock::new(crate::pipeline::secrets::compiled);
 
@@ -99,26 +123,6 @@ impl Default for RedactConfig<'_> {
     }
 }
 
-#[derive(Clone)]
-enum Matcher {
-    Regex(Regex),
-    /// A regex whose candidates must contain an ASCII digit (`openai_key`).
-    RegexWithDigit(Regex),
-    Literal(String),
-    /// A context rule ([`crate::pipeline::secrets`]): the rule's own filter picks the range.
-    Context(Regex, crate::pipeline::secrets::Pick),
-}
-
-#[derive(Clone)]
-struct Detector {
-    name: String,
-    /// Lowercase words one of which the text must contain for the detector to run (none: always).
-    keywords: &'static [&'static str],
-    /// `<redacted type='NAME'/>`.
-    marker: String,
-    matcher: Matcher,
-}
-
 #[derive(Deserialize)]
 struct CustomPattern {
     name: String,
@@ -130,6 +134,9 @@ struct CustomPattern {
 pub struct Redactor {
     enabled: bool,
     detectors: Vec<Detector>,
+    /// Every detector keyword, ASCII case-insensitive: one pass per string says which detectors
+    /// can match at all (bit i = keyword i).
+    keywords: aho_corasick::AhoCorasick,
 }
 
 // Debug shows detector names only: the `memd_token` detector holds the API token itself, and
@@ -191,20 +198,41 @@ impl Redactor {
             } else {
                 Matcher::Regex(regex.clone())
             };
-            detectors.push(Detector::new((*name).to_owned(), matcher));
+            let mut d = Detector::new((*name).to_owned(), matcher);
+            d.keywords = builtin_keywords(name);
+            detectors.push(d);
         }
         for (rule, regex) in CONTEXT_REGEXES.iter() {
             if disabled.contains(&rule.name) {
                 continue;
             }
-            let mut d = Detector::new(rule.name.to_owned(), Matcher::Context(regex.clone(), rule.pick));
+            let matcher = match rule.how {
+                crate::pipeline::secrets::How::Scan(scan) => Matcher::Scan(regex.clone(), scan),
+                crate::pipeline::secrets::How::Pick(pick) => Matcher::Context(regex.clone(), pick),
+            };
+            let mut d = Detector::new(rule.name.to_owned(), matcher);
             d.keywords = rule.keywords;
             detectors.push(d);
         }
+        let mut words: Vec<&'static str> = Vec::new();
+        for d in &mut detectors {
+            for k in d.keywords {
+                let i = words.iter().position(|w| w == k).unwrap_or_else(|| {
+                    words.push(k);
+                    words.len() - 1
+                });
+                d.keyword_mask |= 1u64 << i.min(63);
+            }
+        }
+        let keywords = aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(&words)
+            .expect("keyword automaton builds");
         (
             Self {
                 enabled: config.redact,
                 detectors,
+                keywords,
             },
             warnings,
         )
@@ -219,6 +247,38 @@ impl Redactor {
         self.enabled && s.len() > OVERSIZE_CHARS && s.chars().nth(OVERSIZE_CHARS).is_some()
     }
 
+    /// Which keywords occur in `s` (none in a string too short to hold a secret).
+    fn present_keywords(&self, s: &str) -> u64 {
+        if s.len() < MIN_SCANNED_BYTES {
+            return 0;
+        }
+        let mut present = 0u64;
+        for m in self.keywords.find_overlapping_iter(s) {
+            present |= 1u64 << m.pattern().as_usize().min(63);
+        }
+        present
+    }
+
+    /// Each secret the detectors would replace, with the detector's name, in application order
+    /// (`memd redact --audit`; never logged).
+    pub fn findings(&self, s: &str) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut text = s.to_owned();
+        let present = self.present_keywords(s);
+        for detector in &self.detectors {
+            if detector.keyword_mask != 0 && detector.keyword_mask & present == 0 {
+                continue;
+            }
+            let mut found = Vec::new();
+            let (replaced, n) = detector.apply(&text, Some(&mut found));
+            if n > 0 {
+                text = replaced;
+                out.extend(found.into_iter().map(|f| (detector.name.clone(), f)));
+            }
+        }
+        out
+    }
+
     /// Oversize rule, then every detector in order; a disabled redactor returns `s` unchanged.
     pub fn redact(&self, s: &str) -> (String, RedactionCounts) {
         let mut counts = RedactionCounts::default();
@@ -230,12 +290,12 @@ impl Redactor {
             return (OVERSIZE_MARKER.to_owned(), counts);
         }
         let mut text = s.to_owned();
-        let lower = s.to_ascii_lowercase();
+        let present = self.present_keywords(s);
         for detector in &self.detectors {
-            if !detector.keywords.is_empty() && !detector.keywords.iter().any(|k| lower.contains(k)) {
+            if detector.keyword_mask != 0 && detector.keyword_mask & present == 0 {
                 continue;
             }
-            let (replaced, n) = detector.apply(&text);
+            let (replaced, n) = detector.apply(&text, None);
             if n > 0 {
                 text = replaced;
                 counts.add(&detector.name, n);
@@ -243,75 +303,6 @@ impl Redactor {
         }
         (text, counts)
     }
-}
-
-impl Detector {
-    fn new(name: String, matcher: Matcher) -> Self {
-        Self {
-            marker: format!("<redacted type='{name}'/>"),
-            name,
-            matcher,
-            keywords: &[],
-        }
-    }
-
-    /// Returns the rewritten text and the number of replacements (text is empty when 0).
-    fn apply(&self, s: &str) -> (String, u64) {
-        let marker = &self.marker;
-        let (regex, need_digit) = match &self.matcher {
-            Matcher::Literal(literal) => {
-                let n = s.matches(literal.as_str()).count() as u64;
-                return if n == 0 {
-                    (String::new(), 0)
-                } else {
-                    (s.replace(literal.as_str(), marker), n)
-                };
-            }
-            Matcher::Regex(regex) => (regex, false),
-            Matcher::RegexWithDigit(regex) => (regex, true),
-            Matcher::Context(regex, pick) => return replace_picked(s, regex, *pick, marker),
-        };
-        let mut out = String::new();
-        let mut kept_from = 0;
-        let mut n = 0;
-        for captures in regex.captures_iter(s) {
-            let Some(found) = captures.name("secret").or_else(|| captures.get(0)) else {
-                continue;
-            };
-            let candidate = found.as_str();
-            if candidate.is_empty() || (need_digit && !candidate.bytes().any(|b| b.is_ascii_digit())) {
-                continue;
-            }
-            out.push_str(&s[kept_from..found.start()]);
-            out.push_str(marker);
-            kept_from = found.end();
-            n += 1;
-        }
-        if n > 0 {
-            out.push_str(&s[kept_from..]);
-        }
-        (out, n)
-    }
-}
-
-/// Replaces the range `pick` chooses in each match of `regex` (matches it rejects stay).
-fn replace_picked(s: &str, regex: &Regex, pick: crate::pipeline::secrets::Pick, marker: &str) -> (String, u64) {
-    let mut out = String::new();
-    let (mut kept_from, mut n) = (0, 0);
-    for captures in regex.captures_iter(s) {
-        let Some((start, end)) = pick(&captures) else { continue };
-        if start < kept_from || start == end {
-            continue;
-        }
-        out.push_str(&s[kept_from..start]);
-        out.push_str(marker);
-        kept_from = end;
-        n += 1;
-    }
-    if n > 0 {
-        out.push_str(&s[kept_from..]);
-    }
-    (out, n)
 }
 
 fn custom_detectors(json: &str, warnings: &mut Vec<String>) -> Vec<Detector> {

@@ -133,66 +133,160 @@ pub struct ContextRule {
     pub name: &'static str,
     pub keywords: &'static [&'static str],
     pub pattern: String,
-    pub pick: Pick,
+    pub how: How,
 }
 
-fn group<'h>(c: &Captures<'h>, names: &[&str]) -> Option<regex::Match<'h>> {
-    names.iter().find_map(|n| c.name(n))
+/// How a rule finds the secret in a match.
+#[derive(Clone, Copy)]
+pub enum How {
+    /// From the match's capture groups.
+    Pick(Pick),
+    /// By hand, from a capture-free match and the haystack (cheaper on many near-misses).
+    Scan(Scan),
 }
 
-fn value_of<'h>(c: &Captures<'h>) -> Option<(regex::Match<'h>, bool)> {
-    if let Some(m) = group(c, &["dq", "sq", "bq"]) {
-        return Some((m, true));
+/// Picks the secret's range from a match of the key part and the whole haystack.
+pub type Scan = fn(&str, regex::Match<'_>) -> Scanned;
+
+/// What a [`Scan`] found after a match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scanned {
+    /// The secret's range.
+    Secret(usize, usize),
+    /// Not a secret; search on after the match.
+    Pass,
+    /// Not a secret, and no match before this offset can be one either (a run too long to be a
+    /// value): search on from here, which keeps a megabyte of near-misses linear.
+    PassTo(usize),
+}
+
+impl From<Option<(usize, usize)>> for Scanned {
+    fn from(o: Option<(usize, usize)>) -> Self {
+        o.map_or(Scanned::Pass, |(a, b)| Scanned::Secret(a, b))
     }
-    c.name("bare").map(|m| (m, false))
 }
 
-fn pick_assignment(c: &Captures<'_>) -> Option<(usize, usize)> {
-    let (m, quoted) = value_of(c)?;
-    let v = m.as_str();
-    let sep = c.name("sep").map_or("", |s| s.as_str());
-    let key = c.name("key").map_or("", |k| k.as_str());
-    if v.len() < 3 || is_placeholder(v) || is_path(v) || (!quoted && is_code(v)) {
+/// The value after an assignment's separator: up to 3 blanks, then a quoted string (its
+/// inside) or a bare word up to whitespace or `"'`,;`. Returns (start, end, quoted).
+fn assignment_value(hay: &str, from: usize) -> Option<(usize, usize, bool)> {
+    let bytes = hay.as_bytes();
+    let mut i = from;
+    while i < bytes.len() && i - from < 3 && (bytes[i] == b' ' || bytes[i] == b'\t') {
+        i += 1;
+    }
+    let q = *bytes.get(i)?;
+    if matches!(q, b'"' | b'\'' | b'`') {
+        let start = i + 1;
+        let len = bytes[start..].iter().take(513).position(|&b| b == q || b == b'\n' || b == b'\r')?;
+        return (bytes[start + len] == q && len > 0).then_some((start, start + len, true));
+    }
+    let len = bytes[i..]
+        .iter()
+        .take(513)
+        .position(|&b| b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'`' | b',' | b';'))
+        .unwrap_or((bytes.len() - i).min(513));
+    (len > 0).then_some((i, i + len, false))
+}
+
+/// A bare run longer than a value can be: where it ends.
+fn run_end(hay: &str, from: usize) -> usize {
+    let bytes = hay.as_bytes();
+    from + bytes[from..]
+        .iter()
+        .position(|&b| b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'`' | b',' | b';'))
+        .unwrap_or(bytes.len() - from)
+}
+
+fn pick_assignment(hay: &str, m: regex::Match<'_>) -> Scanned {
+    match assignment_value(hay, m.end()) {
+        Some((start, end, false)) if end - start > 512 => {
+            // Every key inside this run has the same far end: only the last ~600 bytes can hold
+            // a key whose value is short enough.
+            let stop = run_end(hay, start);
+            Scanned::PassTo(stop.saturating_sub(600).max(m.end()))
+        }
+        Some((start, end, quoted)) => assignment_verdict(hay, m, start, end, quoted).into(),
+        None => Scanned::Pass,
+    }
+}
+
+fn assignment_verdict(hay: &str, m: regex::Match<'_>, start: usize, end: usize, quoted: bool) -> Option<(usize, usize)> {
+    let v = &hay[start..end];
+    let head = m.as_str().trim_end_matches([':', '=', '>', ' ', '\t']);
+    let sep_is_eq = m.as_str()[head.len()..].trim() == "=";
+    let key = head.trim_end_matches(['"', '\'']);
+    if !(3..=512).contains(&v.len()) || is_placeholder(v) || is_path(v) || (!quoted && is_code(v)) || !v.chars().any(char::is_alphanumeric)
+    {
+        return None;
+    }
+    // Four or more words in quotes are prose (`auth: "Token usage – per day"`), not a password.
+    if quoted && v.matches(' ').count() >= 3 {
         return None;
     }
     // `KEY=value` with an upper-case key is a `.env`/shell assignment: any literal counts. In code
     // (`token = x`, `password: value`) a bare identifier is a variable, not a secret.
-    let env_style = sep == "=" && key.chars().all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || ch == '_');
+    let env_style =
+        sep_is_eq && !m.as_str().contains(' ') && key.chars().all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || ch == '_');
     if !quoted && !env_style && is_identifier(v) {
         return None;
     }
-    Some((m.start(), m.end()))
+    Some((start, end))
 }
 
 fn pick_value(c: &Captures<'_>) -> Option<(usize, usize)> {
     let m = c.name("secret")?;
     let v = m.as_str();
-    if is_placeholder(v) || is_path(v) {
+    if v.len() > 1024 || is_placeholder(v) || is_path(v) {
         return None;
     }
     Some((m.start(), m.end()))
 }
 
-fn pick_entropy(c: &Captures<'_>) -> Option<(usize, usize)> {
-    let m = c.name("secret")?;
-    let v = m.as_str();
-    let classes = [
-        v.bytes().any(|b| b.is_ascii_digit()),
-        v.bytes().any(|b| b.is_ascii_lowercase()),
-        v.bytes().any(|b| b.is_ascii_uppercase()),
-    ];
-    if classes.iter().filter(|&&x| x).count() < 2 || entropy(v) < ENTROPY_MIN || is_placeholder(v) {
-        return None;
+fn token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'_' | b'=' | b'-')
+}
+
+/// The first run of ≥ 16 token characters (at most 256 are looked at) starting within 24
+/// characters of the keyword on its line, if it has two character classes and enough entropy.
+fn pick_entropy(hay: &str, m: regex::Match<'_>) -> Scanned {
+    entropy_token(hay, m).into()
+}
+
+fn entropy_token(hay: &str, m: regex::Match<'_>) -> Option<(usize, usize)> {
+    let bytes = hay.as_bytes();
+    let mut start = m.end();
+    let limit = (m.end() + 25).min(bytes.len());
+    while start < limit {
+        if matches!(bytes[start], b'\n' | b'\r') {
+            return None;
+        }
+        if bytes[start].is_ascii_alphanumeric()
+            && (!token_byte(bytes[start - 1]) || start == m.end() || matches!(bytes[start - 1], b'=' | b'-'))
+        {
+            let len = bytes[start..].iter().take(257).take_while(|&&b| token_byte(b)).count();
+            if len >= 16 {
+                let v = &hay[start..start + len];
+                let classes = [
+                    v.bytes().any(|b| b.is_ascii_digit()),
+                    v.bytes().any(|b| b.is_ascii_lowercase()),
+                    v.bytes().any(|b| b.is_ascii_uppercase()),
+                ];
+                if len > 256 || classes.iter().filter(|&&x| x).count() < 2 || entropy(v) < ENTROPY_MIN || is_placeholder(v) {
+                    return None;
+                }
+                return Some((start, start + len));
+            }
+            start += len.max(1);
+            continue;
+        }
+        start += 1;
     }
-    Some((m.start(), m.end()))
+    None
 }
 
 fn pick_whole(c: &Captures<'_>) -> Option<(usize, usize)> {
     c.name("secret").map(|m| (m.start(), m.end()))
 }
-
-/// The value forms of an assignment: double-, single- or back-quoted, or bare up to a delimiter.
-const VALUE: &str = r#"(?:"(?P<dq>[^"\r\n]{1,512})"|'(?P<sq>[^'\r\n]{1,512})'|`(?P<bq>[^`\r\n]{1,512})`|(?P<bare>[^\s"'`,;]{1,512}))"#;
 
 /// Context rules in application order (the specific shapes before the generic assignment).
 pub fn rules() -> Vec<ContextRule> {
@@ -200,52 +294,53 @@ pub fn rules() -> Vec<ContextRule> {
         ContextRule {
             name: "url_password",
             keywords: &["://"],
-            pattern: r#"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s/?#@:'"<>]{0,128}:(?P<secret>[^\s/?#@'"<>]{1,256})@[^\s/?#'"<>@]"#.into(),
-            pick: pick_value,
+            pattern: r#"(?i)(?-u:\b)[a-z][a-z0-9+.-]{1,20}://[^\s/?#@:'"<>]*:(?P<secret>[^\s/?#@'"<>]+)@[^\s/?#'"<>@]"#.into(),
+            how: How::Pick(pick_value),
         },
         ContextRule {
             name: "auth_header",
             keywords: &["authorization"],
-            pattern: r#"(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest|apikey|api-key|negotiate)\s+)?(?P<secret>[A-Za-z0-9._~+/=:-]{6,})"#.into(),
-            pick: pick_value,
+            pattern: r#"(?i)(?-u:\b)(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest|apikey|api-key|negotiate)\s+)?(?P<secret>[A-Za-z0-9._~+/=-]{6,})"#.into(),
+            how: How::Pick(pick_value),
         },
         ContextRule {
             name: "api_key_header",
             keywords: &["x-", "api-key", "apikey"],
-            pattern: r#"(?i)\b(?:x-(?:[a-z0-9]+-)*(?:api-?key|auth-token|access-token|token|secret|key)|api-?key)["']?\s*:\s*["']?(?P<secret>[A-Za-z0-9._~+/=-]{8,})"#.into(),
-            pick: pick_value,
+            pattern: r#"(?i)(?-u:\b)(?:x-(?:[a-z0-9]+-)*(?:api-?key|auth-token|access-token|token|secret|key)|api-?key)["']?\s*:\s*["']?(?P<secret>[A-Za-z0-9._~+/=-]{8,})"#.into(),
+            how: How::Pick(pick_value),
         },
         ContextRule {
             name: "cookie",
             keywords: &["cookie"],
-            pattern: r#"(?i)\b(?:set-)?cookie["']?\s*:\s*(?P<secret>[^\r\n"']*=[^\r\n"']{3,})"#.into(),
-            pick: pick_whole,
+            pattern: r#"(?i)(?-u:\b)(?:set-)?cookie["']?\s*:\s*(?P<secret>[^\r\n"']*=[^\r\n"']{3,})"#.into(),
+            how: How::Pick(pick_whole),
         },
         ContextRule {
             name: "curl_user",
             keywords: &["curl", "wget"],
-            pattern: r#"\b(?:curl|wget)\b[^\r\n]*?\s(?:-u|--user|--http-password=|--password=)\s*["']?(?:[^\s:"']{1,128}:)?(?P<secret>[^\s"']{3,256})"#.into(),
-            pick: pick_value,
+            pattern: r#"(?-u:\b)(?:curl|wget)(?-u:\b)[^\r\n]*?\s(?:-u|--user|--http-password=|--password=)\s*["']?(?:[^\s:"']+:)?(?P<secret>[^\s"']{3,})"#.into(),
+            how: How::Pick(pick_value),
         },
         ContextRule {
             name: "cli_flag",
             keywords: &["pass", "pwd", "secret", "token", "key", "credential"],
-            pattern: r#"(?i)(?:^|\s)--?(?:[a-z0-9]+-)*(?:password|passwd|pass|pwd|secret|token|api-?key|access-key|secret-key|private-key|client-secret|auth-token|credentials?)(?:=|\s+)["']?(?P<secret>[^\s"'-][^\s"']{2,255})"#.into(),
-            pick: pick_value,
+            pattern: r#"(?i)(?:^|\s)--?(?:[a-z0-9]+-)*(?:password|passwd|pass|pwd|secret|token|api-?key|access-key|secret-key|private-key|client-secret|auth-token|credentials?)(?:=|\s+)["']?(?P<secret>[^\s"'-][^\s"']{2,})"#.into(),
+            how: How::Pick(pick_value),
         },
         ContextRule {
             name: "assignment",
             keywords: &["pass", "pwd", "secret", "token", "key", "credential", "auth", "url", "dsn", "connection"],
-            pattern: format!(
-                r#"(?i)(?P<key>[A-Za-z0-9_.-]*?(?:{SECRET_WORDS})(?:[_.-][A-Za-z0-9_.-]*)?)["']?[ \t]{{0,3}}(?P<sep>:=|=>|=|:)[ \t]{{0,3}}{VALUE}"#
-            ),
-            pick: pick_assignment,
+            // Key and separator only: the value is read by hand from the match's end
+            // ([`assignment_value`]), which keeps a megabyte of `KEY=` near-misses linear and cheap.
+            pattern: format!(r#"(?i)[A-Za-z0-9_.-]*?(?:{SECRET_WORDS})(?:[_.-][A-Za-z0-9_.-]*)?["']?[ \t]{{0,3}}(?::=|=>|=|:)"#),
+            how: How::Scan(pick_assignment),
         },
         ContextRule {
             name: "keyword_entropy",
             keywords: &["key", "token", "secret", "password", "passwd", "credential", "bearer"],
-            pattern: r#"(?i)\b(?:api[_ -]?key|token|secret|password|passwd|credentials?|access[_ -]?key|bearer)\b[^\r\n]{0,24}?(?P<secret>[A-Za-z0-9+/_=-]{16,256})"#.into(),
-            pick: pick_entropy,
+            // The keyword only; the token after it is read by hand ([`pick_entropy`]).
+            pattern: r#"(?i)(?-u:\b)(?:api[_ -]?key|token|secret|password|passwd|credentials?|access[_ -]?key|bearer)(?-u:\b)"#.into(),
+            how: How::Scan(pick_entropy),
         },
         ContextRule {
             name: "private_key_body",
@@ -253,7 +348,7 @@ pub fn rules() -> Vec<ContextRule> {
             // Two or more consecutive base64 lines of a PEM body (64 chars, the last may be
             // shorter), also with a diff marker in front: a key whose BEGIN line is elsewhere.
             pattern: r#"(?m)(?P<secret>(?:^[+\- ]?[A-Za-z0-9+/]{64}\r?\n){2,}(?:^[+\- ]?[A-Za-z0-9+/=]{4,64}\r?$)?)"#.into(),
-            pick: pick_whole,
+            how: How::Pick(pick_whole),
         },
     ]
 }
@@ -267,6 +362,36 @@ pub fn compiled() -> Vec<(ContextRule, Regex)> {
             (r, re)
         })
         .collect()
+}
+
+/// What a redacted value looks like when it is *not* a credential — the false positives the
+/// transcript audit must never show: a UUID, a commit hash, a file path, a code identifier.
+pub fn benign_shape(v: &str) -> Option<&'static str> {
+    static UUID: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+        Regex::new(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$").expect("uuid")
+    });
+    let t = v.trim();
+    if UUID.is_match(t) {
+        Some("uuid")
+    } else if (7..=40).contains(&t.len())
+        && t.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+        && t.bytes().any(|b| b.is_ascii_digit())
+    {
+        Some("commit hash")
+    } else if is_path(t)
+        || (t.contains('/')
+            && !t.contains(' ')
+            && t.split('/').filter(|p| !p.is_empty()).count() >= 2
+            && t.split('/')
+                .all(|p| p.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))))
+            && t.contains('.')
+    {
+        Some("file path")
+    } else if is_identifier(t) {
+        Some("code identifier")
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]

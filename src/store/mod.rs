@@ -15,6 +15,7 @@ pub mod open;
 pub mod pending;
 pub mod prompts;
 pub mod reader;
+pub mod rescan;
 pub mod retention;
 pub mod retention_run;
 pub mod retry;

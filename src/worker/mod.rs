@@ -10,6 +10,7 @@ pub mod allocator;
 pub mod maintenance;
 pub mod memory;
 pub mod reload;
+pub mod rescan;
 pub mod service_link;
 pub mod tasks;
 
