@@ -15,7 +15,7 @@
 //! | [`install`] | `memd install`: hooks and MCP entry in Claude Code's settings (order-preserving edits), plugin folder |
 //! | [`replay`] | transcripts → hook event stream, load replay against a worker, report and loss check |
 //! | **the worker's rooms** | |
-//! | [`worker`] | the worker's state (phase, token, counters) and services; memory and maintenance use-cases |
+//! | [`worker`] | the worker's state (phase, token, counters) and services; use-cases: memory, maintenance, redaction rescan, SIGHUP reload; the sd_notify link; allocator tuning |
 //! | [`ingest`] | the ingest pipeline and its four commands (`init`, `observations`, `summarize`, `complete`), the spool ingester |
 //! | [`status`] | the typed `GET /api/status` document, built from the worker, read back by the CLI |
 //! | [`actors`] | the supervised actor tree: root, store, provider, session manager, sessions, reaper, vector and Chroma sync |
@@ -26,8 +26,8 @@
 //! | [`observer`] | prompt, XML reply parser, batch job state machine, output bounds, file evidence, the extractive observer |
 //! | [`providers`] | observer transports: anthropic, openai, gemini, the `claude` CLI subprocess, extractive |
 //! | [`modes`] | observer modes (`modes/*.json`), lookup and deep merge |
-//! | [`store`] | SQLite: migrations, group-commit writer thread, read pool, one file per table family |
-//! | [`pipeline`] | pure privacy and hygiene rules: tags, redaction, images, globs, limits, hashing, project identity |
+//! | [`store`] | SQLite: migrations, group-commit writer thread, read pool, integrity, backups and salvage, rescan, one file per table family |
+//! | [`pipeline`] | pure privacy and hygiene rules: tags, redaction (fixed-prefix, context and structure-aware detectors), images, globs, limits, hashing, project identity |
 //! | [`protocol`] | wire types: HTTP bodies, the ingest route paths, the hook's stdin |
 //! | [`client`] | a blocking loopback HTTP client, worker discovery, worker auto-start (hook, MCP, CLI, tests) |
 //! | [`config`] | the settings table (key, default, kind, doc) and the one rule per kind every process reads by |
