@@ -41,119 +41,104 @@ impl Detector {
 
     /// Returns the rewritten text and the number of replacements (text is empty when 0); each
     /// replaced secret goes to `found` when given (`memd redact --audit`).
-    pub(super) fn apply(&self, s: &str, mut found: Option<&mut Vec<String>>) -> (String, u64) {
-        let marker = &self.marker;
-        let (regex, need_digit) = match &self.matcher {
+    pub(super) fn apply(&self, s: &str, found: Option<&mut Vec<String>>) -> (String, u64) {
+        let mut splice = Splice::new(s, &self.marker, found);
+        match &self.matcher {
             Matcher::Literal(literal) => {
-                let n = s.matches(literal.as_str()).count() as u64;
-                if let Some(f) = found.as_deref_mut() {
-                    f.extend((0..n).map(|_| literal.clone()));
+                for (start, _) in s.match_indices(literal.as_str()) {
+                    splice.replace(start, start + literal.len());
                 }
-                return if n == 0 {
-                    (String::new(), 0)
-                } else {
-                    (s.replace(literal.as_str(), marker), n)
-                };
             }
-            Matcher::Regex(regex) => (regex, false),
-            Matcher::RegexWithDigit(regex) => (regex, true),
-            Matcher::Context(regex, pick) => return replace_picked(s, regex, *pick, marker, found),
-            Matcher::Scan(regex, scan) => return replace_scanned(s, regex, *scan, marker, found),
-        };
-        let mut out = String::new();
-        let mut kept_from = 0;
-        let mut n = 0;
-        for captures in regex.captures_iter(s) {
-            let Some(hit) = captures.name("secret").or_else(|| captures.get(0)) else {
-                continue;
-            };
-            let candidate = hit.as_str();
-            if candidate.is_empty() || (need_digit && !candidate.bytes().any(|b| b.is_ascii_digit())) {
-                continue;
+            Matcher::Regex(regex) | Matcher::RegexWithDigit(regex) => {
+                let need_digit = matches!(self.matcher, Matcher::RegexWithDigit(_));
+                for captures in regex.captures_iter(s) {
+                    let Some(hit) = captures.name("secret").or_else(|| captures.get(0)) else {
+                        continue;
+                    };
+                    if !need_digit || hit.as_str().bytes().any(|b| b.is_ascii_digit()) {
+                        splice.replace(hit.start(), hit.end());
+                    }
+                }
             }
-            if let Some(f) = found.as_deref_mut() {
-                f.push(candidate.to_owned());
+            Matcher::Context(regex, pick) => {
+                for captures in regex.captures_iter(s) {
+                    if let Some((start, end)) = pick(&captures) {
+                        splice.replace(start, end);
+                    }
+                }
             }
-            out.push_str(&s[kept_from..hit.start()]);
-            out.push_str(marker);
-            kept_from = hit.end();
-            n += 1;
+            Matcher::Scan(regex, scan) => scan_matches(s, regex, *scan, &mut splice),
         }
-        if n > 0 {
-            out.push_str(&s[kept_from..]);
-        }
-        (out, n)
+        splice.finish()
     }
 }
 
-/// Replaces the range `pick` chooses in each match of `regex` (matches it rejects stay).
-fn replace_picked(
-    s: &str,
-    regex: &Regex,
-    pick: crate::pipeline::secrets::Pick,
-    marker: &str,
-    mut found: Option<&mut Vec<String>>,
-) -> (String, u64) {
-    let mut out = String::new();
-    let (mut kept_from, mut n) = (0, 0);
-    for captures in regex.captures_iter(s) {
-        let Some((start, end)) = pick(&captures) else { continue };
-        if start < kept_from || start == end {
-            continue;
-        }
-        if let Some(f) = found.as_deref_mut() {
-            f.push(s[start..end].to_owned());
-        }
-        out.push_str(&s[kept_from..start]);
-        out.push_str(marker);
-        kept_from = end;
-        n += 1;
-    }
-    if n > 0 {
-        out.push_str(&s[kept_from..]);
-    }
-    (out, n)
+/// The rewritten text being built: each replaced range becomes the marker.
+struct Splice<'a> {
+    s: &'a str,
+    marker: &'a str,
+    found: Option<&'a mut Vec<String>>,
+    out: String,
+    kept_from: usize,
+    n: u64,
 }
 
-/// Like [`replace_picked`] for [`Matcher::Scan`]: `find_iter` (no captures), the range from `scan`.
-fn replace_scanned(
-    s: &str,
-    regex: &Regex,
-    scan: crate::pipeline::secrets::Scan,
-    marker: &str,
-    mut found: Option<&mut Vec<String>>,
-) -> (String, u64) {
+impl<'a> Splice<'a> {
+    fn new(s: &'a str, marker: &'a str, found: Option<&'a mut Vec<String>>) -> Self {
+        Self {
+            s,
+            marker,
+            found,
+            out: String::new(),
+            kept_from: 0,
+            n: 0,
+        }
+    }
+
+    /// Replaces `start..end` unless it is empty or overlaps what was already replaced.
+    fn replace(&mut self, start: usize, end: usize) -> bool {
+        if start < self.kept_from || start >= end {
+            return false;
+        }
+        if let Some(f) = self.found.as_deref_mut() {
+            f.push(self.s[start..end].to_owned());
+        }
+        self.out.push_str(&self.s[self.kept_from..start]);
+        self.out.push_str(self.marker);
+        self.kept_from = end;
+        self.n += 1;
+        true
+    }
+
+    fn finish(mut self) -> (String, u64) {
+        if self.n > 0 {
+            self.out.push_str(&self.s[self.kept_from..]);
+        }
+        (self.out, self.n)
+    }
+}
+
+/// [`Matcher::Scan`]: capture-free matches, the range from `scan`, which may also say where the
+/// search goes on.
+fn scan_matches(s: &str, regex: &Regex, scan: crate::pipeline::secrets::Scan, splice: &mut Splice<'_>) {
     use crate::pipeline::secrets::Scanned;
-    let mut out = String::new();
-    let (mut kept_from, mut n, mut at) = (0, 0, 0);
-    while at <= s.len() {
-        let Some(m) = regex.find_at(s, at) else { break };
-        at = if m.end() > m.start() { m.end() } else { m.end() + 1 };
-        let (start, end) = match scan(s, m) {
-            Scanned::Secret(a, b) => (a, b),
-            Scanned::Pass => continue,
-            Scanned::PassTo(to) => {
-                at = at.max(to);
-                while !s.is_char_boundary(at) {
-                    at += 1;
+    let mut at = 0;
+    while let Some(m) = regex.find_at(s, at) {
+        at = m.end().max(m.start() + 1);
+        match scan(s, m) {
+            Scanned::Secret(start, end) => {
+                if splice.replace(start, end) {
+                    at = at.max(end);
                 }
-                continue;
             }
-        };
-        if start < kept_from || start == end {
-            continue;
+            Scanned::Pass => {}
+            Scanned::PassTo(to) => at = at.max(to),
         }
-        if let Some(f) = found.as_deref_mut() {
-            f.push(s[start..end].to_owned());
+        if at > s.len() {
+            break;
         }
-        out.push_str(&s[kept_from..start]);
-        out.push_str(marker);
-        kept_from = end;
-        at = at.max(end);
-        n += 1;
+        while !s.is_char_boundary(at) {
+            at += 1;
+        }
     }
-    if n > 0 {
-        out.push_str(&s[kept_from..]);
-    }
-    (out, n)
 }
