@@ -59,10 +59,7 @@ impl Passed {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
-    }
+    use crate::service::env_of as env;
 
     #[test]
     fn fds_are_ours_only_with_our_pid_and_the_named_one_wins() {

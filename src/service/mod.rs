@@ -84,13 +84,16 @@ impl ServiceEnv {
     }
 }
 
+/// An environment map from pairs (the tests of this room).
+#[cfg(test)]
+pub(crate) fn env_of(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
-    }
+    use env_of as env;
 
     #[test]
     fn the_manager_is_told_by_its_environment() {

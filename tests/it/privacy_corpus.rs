@@ -3,11 +3,9 @@
 //! value may be found in any file of the data dir (database, WAL, FTS shadow tables, logs, spool
 //! files), in a read API answer, or in a request the provider received.
 
-use std::path::Path;
-use std::process::Stdio;
-
 use crate::support::fake_llm::FakeLlm;
-use crate::support::{DEADLINE, TestWorker, wait_until};
+use crate::support::hook::{bare_command, run_hook, spool_files};
+use crate::support::{DEADLINE, TestWorker, files_under, wait_until};
 use serde_json::{Value, json};
 
 /// A secret kind: the text as a developer meets it, with `{S}` where the secret goes.
@@ -123,19 +121,6 @@ const SHAPES: &[&str] = &[
     "mcp",
 ];
 
-fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(files_under(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
-}
-
 fn leaks_in(text: &str, needles: &[(String, String)], place: &str) -> Vec<String> {
     needles
         .iter()
@@ -144,21 +129,11 @@ fn leaks_in(text: &str, needles: &[(String, String)], place: &str) -> Vec<String
         .collect()
 }
 
+/// A hook process with no worker to reach: it spools.
 fn hook(w: &TestWorker, handler: &str, stdin: &Value) {
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_memd"))
-        .args(["hook", "claude-code", handler])
-        .env_clear()
-        .env("HOME", w.data_dir())
-        .env("MEMD_DATA_DIR", w.data_dir())
-        .env("MEMD_PORT", "1")
-        .env("MEMD_AUTOSTART", "false")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child.stdin.take().unwrap().write_all(stdin.to_string().as_bytes()).unwrap();
-    assert!(child.wait().unwrap().success());
+    let cmd = bare_command(w.data_dir(), &[("MEMD_PORT", "1"), ("MEMD_AUTOSTART", "false")]);
+    let out = run_hook(cmd, handler, &stdin.to_string());
+    assert!(out.status.success(), "{out:?}");
 }
 
 #[test]
@@ -254,9 +229,7 @@ fn issue_13_no_planted_credential_survives_ingest_whatever_its_shape() {
     }
     assert!(
         wait_until(DEADLINE * 4, || w.count("SELECT count(*) FROM pending_messages") == 0
-            && files_under(&w.data_dir().join("spool"))
-                .iter()
-                .all(|p| p.extension().is_none_or(|e| e != "jsonl"))),
+            && spool_files(w.data_dir()).is_empty()),
         "queue and spool drained"
     );
     let stored = w.count("SELECT count(*) FROM tool_uses");

@@ -4,11 +4,10 @@
 //! or a hook's spool file.
 
 use crate::support;
-use std::path::Path;
 use std::process::Stdio;
 
 use crate::support::fake_llm::{FakeLlm, Reply, default_xml};
-use crate::support::{TestWorker, wait_until};
+use crate::support::{TestWorker, files_under, wait_until};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::json;
@@ -78,21 +77,6 @@ fn case() -> impl Strategy<Value = (Vec<Planted>, Vec<String>)> {
 fn scan(hay: &[u8], needles: &[String]) -> Vec<String> {
     let text = String::from_utf8_lossy(hay);
     needles.iter().filter(|n| text.contains(n.as_str())).cloned().collect()
-}
-
-fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                out.extend(files_under(&p));
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out
 }
 
 #[test]

@@ -284,6 +284,20 @@ impl Drop for TestWorker {
     }
 }
 
+/// Every file under `dir`, recursively.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
 pub fn init_body(session: &str, prompt: &str) -> Value {
     serde_json::json!({"contentSessionId": session, "prompt": prompt, "cwd": "/tmp/proj"})
 }
