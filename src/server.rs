@@ -85,6 +85,8 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock, life: Lif
 pub struct Lifecycle {
     pub service: ServiceEnv,
     pub env: std::collections::HashMap<String, String>,
+    /// The raw values `settings` was resolved from (a SIGHUP compares against them).
+    pub raw: Option<crate::config::RawSettings>,
     pub reload: Arc<tokio::sync::Notify>,
 }
 
@@ -231,7 +233,8 @@ pub async fn serve(
     };
     let spool_scan_ms = settings.spool_scan_ms;
     let retention_rules = settings.retention;
-    let raw_at_start = crate::config::RawSettings::load(&dir.root, &life.env).0;
+    // What the settings were read from (`memd serve` passes it; read here only for in-process callers).
+    let raw_at_start = life.raw.unwrap_or_else(|| crate::config::RawSettings::load(&dir.root, &life.env).0);
     let settings = Arc::new(Live::new(settings));
     let ingest = Arc::new(IngestService::new(pipeline, store.clone(), registry.clone(), handles.clone()));
     app.ready(Services {

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::config::{Settings, data_dir_from_env};
+use crate::config::{RawSettings, Settings, data_dir_from_env};
 use crate::data_dir::DataDir;
 
 pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
@@ -13,7 +13,8 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     dir.ensure_root()?;
     let lock = dir.lock()?;
     dir.ensure_subdir(&dir.logs())?;
-    let settings = Settings::load(dir.root.clone(), env);
+    let (raw, file_warnings) = RawSettings::load(&dir.root, env);
+    let settings = Settings::from_raw(dir.root.clone(), &raw, file_warnings, env);
     crate::logging::init(Some(dir.logs()), "memd", &settings.log_filter, None);
     crate::worker::allocator::tune();
     unblock_stop_signals();
@@ -25,6 +26,7 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     let life = crate::server::Lifecycle {
         service: crate::service::ServiceEnv::from_env(env, std::process::id()),
         env: env.clone(),
+        raw: Some(raw),
         reload: Default::default(),
     };
     runtime.block_on(crate::server::run(settings, dir, &lock, life))?;

@@ -65,7 +65,13 @@ impl Settings {
     /// command start from.
     pub fn load(data_dir: PathBuf, env: &HashMap<String, String>) -> Self {
         let (raw, file_warnings) = RawSettings::load(&data_dir, env);
-        let mut settings = Self::resolve(data_dir, &raw, env.get("HOME").map(PathBuf::from));
+        Self::from_raw(data_dir, &raw, file_warnings, env)
+    }
+
+    /// [`Settings::load`] from raw values already read (`memd serve` keeps them: a SIGHUP
+    /// compares the next read against them).
+    pub fn from_raw(data_dir: PathBuf, raw: &RawSettings, file_warnings: Vec<String>, env: &HashMap<String, String>) -> Self {
+        let mut settings = Self::resolve(data_dir, raw, env.get("HOME").map(PathBuf::from));
         settings.warnings.extend(file_warnings);
         settings.path_env = env.get("PATH").cloned();
         settings

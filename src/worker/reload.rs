@@ -104,18 +104,15 @@ impl Reloader {
     /// blocking thread.
     pub fn reload(&self) -> ReloadReport {
         let (raw, file_warnings) = RawSettings::load(&self.data_dir, &self.env);
-        let mut report = {
-            let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
-            let r = classify(&last, &raw);
-            *last = raw;
-            r
-        };
-        report.warnings.extend(file_warnings);
+        let mut report = classify(&self.last.lock().unwrap_or_else(|p| p.into_inner()), &raw);
+        report.warnings.extend(file_warnings.iter().cloned());
         if report.applied.is_empty() {
+            *self.last.lock().unwrap_or_else(|p| p.into_inner()) = raw;
             return report;
         }
         let running = self.settings.get();
-        let fresh = Settings::load(self.data_dir.clone(), &self.env);
+        let fresh = Settings::from_raw(self.data_dir.clone(), &raw, file_warnings, &self.env);
+        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = raw;
         // Keep what only a restart changes, so status keeps telling the truth about it.
         let mut next = (*running).clone();
         next.log_filter = fresh.log_filter.clone();

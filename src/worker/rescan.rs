@@ -81,6 +81,9 @@ pub async fn after_upgrade(store: Store, privacy: Privacy) {
     let Ok(version) = store.read(|c| Ok(rescan::rules_version(c)?)).await else {
         return;
     };
+    if version >= RULES_VERSION {
+        return;
+    }
     let empty = store
         .read(|c| {
             Ok(c.query_row(
@@ -91,9 +94,6 @@ pub async fn after_upgrade(store: Store, privacy: Privacy) {
         })
         .await
         .unwrap_or(false);
-    if version >= RULES_VERSION {
-        return;
-    }
     if empty {
         let _ = store.write(|c| Ok(rescan::set_rules_version(c, RULES_VERSION)?)).await;
         return;
