@@ -14,6 +14,7 @@
 //! | [`mcp`] | `memd mcp`: the stdio MCP server, a client of the worker's HTTP API; reads the database when no worker runs |
 //! | [`install`] | `memd install`: hooks and MCP entry in Claude Code's settings (order-preserving edits), plugin folder |
 //! | [`replay`] | transcripts → hook event stream, load replay against a worker, report and loss check |
+//! | [`eval`] | `memd eval`: the retrieval benchmark — dataset generator from transcripts, runs over the public API, metrics, report |
 //! | **the worker's rooms** | |
 //! | [`worker`] | the worker's state (phase, token, counters) and services; use-cases: memory, maintenance, redaction rescan, SIGHUP reload; the sd_notify link; allocator tuning |
 //! | [`ingest`] | the ingest pipeline and its four commands (`init`, `observations`, `summarize`, `complete`), the spool ingester |
@@ -42,6 +43,7 @@ pub mod client;
 pub mod clock;
 pub mod config;
 pub mod data_dir;
+pub mod eval;
 pub mod hook;
 pub mod import;
 pub mod ingest;

@@ -2,6 +2,7 @@
 
 pub mod client_context;
 pub mod doctor;
+pub mod eval;
 pub mod forget;
 pub mod gc;
 pub mod hook;
@@ -49,6 +50,8 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The retrieval benchmark: load a dataset into a fresh worker, ask its questions, report.
+    Eval(eval::EvalArgs),
     /// Serve the MCP tools on stdin/stdout (started by the agent host).
     Mcp {
         /// Host platform of the caller.
@@ -197,6 +200,7 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Reindex { no_wait } => reindex::run(env, no_wait),
         Command::Models { command } => models::run(&command, env),
         Command::Replay(args) => replay::run(args, env),
+        Command::Eval(args) => eval::run(args, env),
         Command::Service { command } => service::run(&command, env),
         Command::Redact {
             rescan: true,

@@ -93,7 +93,7 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(secs))
 }
 
-fn session_files(inputs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+pub(super) fn session_files(inputs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in inputs {
         if p.is_dir() {

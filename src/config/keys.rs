@@ -113,6 +113,10 @@ settings_table! {
     SEMANTIC_INJECT_LIMIT = ("MEMD_SEMANTIC_INJECT_LIMIT", "5", int(1, 20), "hits of the UserPromptSubmit semantic injection (1-20)");
     EMBEDDINGS = ("MEMD_EMBEDDINGS", "local", Kind::Choice(&["local", "none"]), "local (all-MiniLM-L6-v2 in-process) or none");
     VECTOR_QUERY_BUDGET_MS = ("MEMD_VECTOR_QUERY_BUDGET_MS", "800", int(50, 60_000), "time the vector half of a search may take before it answers keyword-only");
+    SEARCH_KEYWORD_WEIGHT = ("MEMD_SEARCH_KEYWORD_WEIGHT", "1", Kind::Float { min: 0.0, max: 10.0 }, "weight of the keyword ranks in hybrid search (weighted RRF)");
+    SEARCH_VECTOR_WEIGHT = ("MEMD_SEARCH_VECTOR_WEIGHT", "0.7", Kind::Float { min: 0.0, max: 10.0 }, "weight of the vector ranks in hybrid search (weighted RRF)");
+    SEARCH_VECTOR_FLOOR = ("MEMD_SEARCH_VECTOR_FLOOR", "0.2", Kind::Float { min: -1.0, max: 1.0 }, "cosine similarity below which a vector candidate is ignored");
+    SEARCH_RRF_K = ("MEMD_SEARCH_RRF_K", "5", Kind::Float { min: 1.0, max: 1000.0 }, "the RRF constant k of hybrid search: 1/(k + rank)");
     EMBED_MODEL_DIR = ("MEMD_EMBED_MODEL_DIR", "<data>/models/all-MiniLM-L6-v2", Kind::Text, "the model files");
     CHROMA_URL = ("MEMD_CHROMA_URL", "", Kind::Text, "Chroma server for vectors (empty = sqlite-vec)");
     CHROMA_TENANT = ("MEMD_CHROMA_TENANT", "default_tenant", Kind::Text, "Chroma tenant");

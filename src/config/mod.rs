@@ -17,8 +17,8 @@ mod sections;
 pub use keys::{KEYS, Key, Kind};
 pub use raw::{RawSettings, parse_flag};
 pub use sections::{
-    ChromaSettings, ContextSettings, EMBED_MODEL_NAME, EmbeddingsMode, HookSettings, HttpSettings, ProviderSettings, RetentionSettings,
-    Secret, VectorSettings,
+    ChromaSettings, ContextSettings, EMBED_MODEL_NAME, EmbeddingsMode, Fusion, HookSettings, HttpSettings, ProviderSettings,
+    RetentionSettings, Secret, VectorSettings,
 };
 
 /// Typed settings of the worker and the CLI.

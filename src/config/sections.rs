@@ -151,6 +151,40 @@ pub struct ChromaSettings {
     pub token: Option<Secret>,
 }
 
+/// How hybrid search fuses its keyword and vector lists (`MEMD_SEARCH_*`; chosen on the
+/// benchmark, docs/decisions.md "Hybrid fusion"): Σ weight / (k + rank) over the lists a row is in,
+/// vector candidates below the similarity floor left out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fusion {
+    pub keyword_weight: f64,
+    pub vector_weight: f64,
+    pub vector_floor: f32,
+    pub rrf_k: f64,
+}
+
+impl Default for Fusion {
+    fn default() -> Self {
+        let d = |k: &keys::Key| k.default.parse::<f64>().unwrap_or(0.0);
+        Self {
+            keyword_weight: d(&keys::SEARCH_KEYWORD_WEIGHT),
+            vector_weight: d(&keys::SEARCH_VECTOR_WEIGHT),
+            vector_floor: d(&keys::SEARCH_VECTOR_FLOOR) as f32,
+            rrf_k: d(&keys::SEARCH_RRF_K),
+        }
+    }
+}
+
+impl Fusion {
+    pub fn resolve(raw: &RawSettings, w: &mut Vec<String>) -> Self {
+        Self {
+            keyword_weight: raw.float(&keys::SEARCH_KEYWORD_WEIGHT, w),
+            vector_weight: raw.float(&keys::SEARCH_VECTOR_WEIGHT, w),
+            vector_floor: raw.float(&keys::SEARCH_VECTOR_FLOOR, w) as f32,
+            rrf_k: raw.float(&keys::SEARCH_RRF_K, w),
+        }
+    }
+}
+
 /// Vector settings (docs/spec/retrieval.md §8.1).
 #[derive(Debug, Clone)]
 pub struct VectorSettings {
@@ -160,6 +194,7 @@ pub struct VectorSettings {
     /// First retry delay of the Chroma mirror after a failure (doubles up to 5 min).
     pub chroma_retry_ms: u64,
     pub query_budget_ms: u64,
+    pub fusion: Fusion,
 }
 
 /// `<data>/models/all-MiniLM-L6-v2`: where `memd models install` puts the model.
@@ -196,6 +231,7 @@ impl VectorSettings {
             chroma,
             chroma_retry_ms: raw.int(&keys::CHROMA_RETRY_MS, w),
             query_budget_ms: raw.int(&keys::VECTOR_QUERY_BUDGET_MS, w),
+            fusion: Fusion::resolve(raw, w),
         }
     }
 }

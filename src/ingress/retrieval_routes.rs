@@ -121,7 +121,8 @@ pub async fn context_semantic(
             .map(<[_]>::to_vec),
         false => None,
     };
-    match read(svc, move |c| semantic_context_with(c, &req, &Zone::Local, rows.as_deref())).await {
+    let floor = svc.settings.get().vectors.fusion.vector_floor;
+    match read(svc, move |c| semantic_context_with(c, &req, &Zone::Local, rows.as_deref(), floor)).await {
         Ok((context, count)) => Ok(Json(json!({"context": context, "count": count}))),
         Err(e) => {
             tracing::warn!(error = %e.detail, "semantic context failed; answering empty");

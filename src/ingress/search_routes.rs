@@ -13,10 +13,10 @@ use super::platform::header_platform;
 use super::retrieval_routes::{api_error, read, text};
 use crate::retrieval::params::Params;
 use crate::retrieval::requests::{search_request, timeline_request, timeline_text};
-use crate::retrieval::search::{finish, keyword_phase};
+use crate::retrieval::search::{KeywordPhase, finish, keyword_phase};
 use crate::retrieval::search_render::{render_index, render_json};
 use crate::retrieval::timeline::timeline_json;
-use crate::retrieval::vector_rows::{nearest_rows, vector_scope};
+use crate::retrieval::vector_rows::{VectorRows, nearest_rows, vector_scope};
 use crate::retrieval::{Zone, timeline as run_timeline};
 use crate::worker::WorkerState;
 
@@ -35,15 +35,38 @@ pub async fn search(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: H
         req.filters.date_start,
         req.filters.date_end,
     );
-    // The keyword half runs while the query is embedded and the vector store asked.
+    // `mode=keyword|vector|hybrid` (default hybrid) picks the halves that run (the benchmark
+    // compares them); the keyword half runs while the query is embedded and the vector store asked.
+    let mode_param = p.get(&["mode"]).map(str::trim).unwrap_or("hybrid");
+    let (use_keyword, use_vectors) = match mode_param {
+        "hybrid" | "" => (true, true),
+        "keyword" => (true, false),
+        "vector" => (false, true),
+        other => {
+            return Err(ApiError::bad_request(format!(
+                "mode must be keyword, vector or hybrid, not {other:?}"
+            )));
+        }
+    };
     let r = req.clone();
     let (vectors, phase) = tokio::join!(
-        nearest_rows(svc.vectors.as_ref(), &svc.store, &req.query, scope),
-        read(svc, move |c| keyword_phase(c, &r))
+        async {
+            match use_vectors {
+                true => nearest_rows(svc.vectors.as_ref(), &svc.store, &req.query, scope).await,
+                false => VectorRows::Off,
+            }
+        },
+        async {
+            match use_keyword {
+                true => read(svc, move |c| keyword_phase(c, &r)).await,
+                false => Ok(KeywordPhase::default()),
+            }
+        }
     );
     let (phase, r) = (phase?, req.clone());
     let rows = vectors.rows().map(<[_]>::to_vec);
-    let res = read(svc, move |c| finish(c, &r, phase, rows.as_deref())).await?;
+    let fusion = svc.settings.get().vectors.fusion;
+    let res = read(svc, move |c| finish(c, &r, phase, rows.as_deref(), &fusion)).await?;
     if json {
         let mut v = render_json(&req, &res);
         if vectors.failure().is_some() {

@@ -40,10 +40,10 @@ pub(crate) enum PatchOp {
 /// Read and write evidence of `events` (failed events excluded: a failed
 /// write changed nothing), normalised against each event's cwd and
 /// `project_root`.
-pub fn collect(events: &[ToolEvent], project_root: &str) -> Evidence {
+pub fn collect<'a>(events: impl IntoIterator<Item = &'a ToolEvent>, project_root: &str) -> Evidence {
     let mut ev = Evidence::default();
     let (mut seen_read, mut seen_mod) = (HashSet::new(), HashSet::new());
-    for event in events.iter().filter(|e| !e.is_error) {
+    for event in events.into_iter().filter(|e| !e.is_error) {
         let name = event.tool_name.as_str();
         let (list, seen) = if READ_TOOLS.contains(&name) {
             (&mut ev.read, &mut seen_read)

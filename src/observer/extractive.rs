@@ -5,9 +5,15 @@
 //!
 //! Events are grouped W (successful writes), F (failures), X (shell and any
 //! other tool), R (reads and searches); one observation per non-empty group
-//! in that order, R only when W, F and X are all empty.
+//! in that order — R when it read a file or when W, F and X are all empty.
+//! Each observation's `files_read` / `files_modified` come from its own
+//! events only (issue 15: not the whole batch's). Titles say what happened:
+//! a failure by its salient line (`salient`), a test run by its totals, an
+//! edit by the identifiers it added, a read by the file's definitions.
 
 mod describe;
+pub(crate) mod salient;
+pub(crate) mod symbols;
 
 use super::evidence::{self, Evidence, WRITE_TOOLS};
 use super::types::{ObservationDraft, SummaryDraft, ToolEvent};
@@ -31,9 +37,9 @@ struct Built {
 /// Observations for one batch of events (§16). `type_ids` / `concept_ids`
 /// are the mode's ids in order; a type not in the mode becomes the first mode
 /// type, a concept not in the mode is omitted. Every observation carries the
-/// batch's write evidence as `files_modified` and read evidence as `files_read`.
+/// write evidence of its own events as `files_modified` and their read
+/// evidence as `files_read`.
 pub fn observe(events: &[ToolEvent], project_root: &str, type_ids: &[&str], concept_ids: &[&str]) -> Vec<ObservationDraft> {
-    let ev = evidence::collect(events, project_root);
     let (mut w, mut f, mut x, mut r) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for e in events {
         let name = e.tool_name.as_str();
@@ -49,7 +55,7 @@ pub fn observe(events: &[ToolEvent], project_root: &str, type_ids: &[&str], conc
     }
     let mut built: Vec<(Built, &[&ToolEvent])> = Vec::new();
     if !w.is_empty() {
-        built.push((write_group(&w, project_root, &ev), &w));
+        built.push((write_group(&w, project_root), &w));
     }
     if !f.is_empty() {
         built.push((fail_group(&f, project_root), &f));
@@ -57,12 +63,16 @@ pub fn observe(events: &[ToolEvent], project_root: &str, type_ids: &[&str], conc
     if !x.is_empty() {
         built.push((exec_group(&x, project_root), &x));
     }
-    if built.is_empty() && !r.is_empty() {
-        built.push((read_group(&r, project_root, &ev), &r));
+    let read_a_file = !evidence::collect(r.iter().copied(), project_root).read.is_empty();
+    if !r.is_empty() && (built.is_empty() || read_a_file) {
+        built.push((read_group(&r, project_root), &r));
     }
     built
         .into_iter()
-        .map(|(b, group)| finish(b, group, &ev, type_ids, concept_ids))
+        .map(|(b, group)| {
+            let ev = evidence::collect(group.iter().copied(), project_root);
+            finish(b, group, &ev, type_ids, concept_ids)
+        })
         .collect()
 }
 
@@ -89,7 +99,8 @@ pub fn summarize(prompt: Option<&str>, observation_titles: &[String], last_assis
 }
 
 /// Group W: successful writes.
-fn write_group(events: &[&ToolEvent], root: &str, ev: &Evidence) -> Built {
+fn write_group(events: &[&ToolEvent], root: &str) -> Built {
+    let ev = evidence::collect(events.iter().copied(), root);
     let mut all_created = true;
     let facts = events
         .iter()
@@ -105,6 +116,19 @@ fn write_group(events: &[&ToolEvent], root: &str, ev: &Evidence) -> Built {
         [p] => format!("Edited {p}"),
         many => format!("Edited {} files: {}", many.len(), list_two(many, ", ")),
     };
+    let mut added: Vec<String> = Vec::new();
+    for e in events {
+        let (old, new) = describe::change_text(e);
+        for id in symbols::added_identifiers(&old, &new) {
+            if added.len() < 3 && !added.contains(&id) {
+                added.push(id);
+            }
+        }
+    }
+    let title = match added.is_empty() {
+        true => title,
+        false => format!("{title}: {}", added.join(", ")),
+    };
     let obs_type = if all_created { "feature" } else { "change" };
     Built {
         obs_type,
@@ -117,7 +141,8 @@ fn write_group(events: &[&ToolEvent], root: &str, ev: &Evidence) -> Built {
 /// Group F: failed calls.
 fn fail_group(events: &[&ToolEvent], root: &str) -> Built {
     let headline = |e: &ToolEvent| {
-        let (line, interrupted) = error_info(e);
+        let (_, interrupted) = error_info(e);
+        let line = salient::failure_line(&describe::error_text(e));
         let tool = display_name(&e.tool_name);
         match (interrupted, line) {
             (true, _) => format!("{tool} interrupted"),
@@ -133,7 +158,8 @@ fn fail_group(events: &[&ToolEvent], root: &str) -> Built {
     let facts = events
         .iter()
         .map(|e| {
-            let (line, interrupted) = error_info(e);
+            let (_, interrupted) = error_info(e);
+            let line = salient::failure_line(&describe::error_text(e));
             let mut fact = join_tool(e, root);
             if let Some(l) = line {
                 fact = format!("{fact}: {}", cut(&l, 160));
@@ -155,9 +181,16 @@ fn fail_group(events: &[&ToolEvent], root: &str) -> Built {
 /// Group X: shell commands and any other tool.
 fn exec_group(events: &[&ToolEvent], root: &str) -> Built {
     let labels: Vec<String> = events.iter().map(|e| describe::command_label(e, root)).collect();
+    let totals = events
+        .iter()
+        .find_map(|e| salient::totals_line(&describe::output_text(&e.tool_response)));
     let title = match labels.as_slice() {
         [one] => format!("Ran {one}"),
         many => format!("Ran {} commands: {}", many.len(), list_two(many, "; ")),
+    };
+    let title = match totals {
+        Some(t) => format!("{title}: {}", cut(&t, 80)),
+        None => title,
     };
     let facts = events
         .iter()
@@ -175,17 +208,29 @@ fn exec_group(events: &[&ToolEvent], root: &str) -> Built {
     }
 }
 
-/// Group R: reads and searches (only when nothing else happened).
-fn read_group(events: &[&ToolEvent], root: &str, ev: &Evidence) -> Built {
+/// Group R: reads and searches (when a file was read, or when nothing else happened). A read's
+/// fact names the definitions of the file it read.
+fn read_group(events: &[&ToolEvent], root: &str) -> Built {
+    let ev = evidence::collect(events.iter().copied(), root);
+    let defined = |e: &ToolEvent| symbols::top_level_symbols(&describe::read_content(e));
     let title = match ev.read.as_slice() {
-        [p] => format!("Read {p}"),
+        [p] => match events.iter().map(|e| defined(e)).find(|d| !d.is_empty()) {
+            Some(names) => format!("Read {p}: {}", list_two(&names, ", ")),
+            None => format!("Read {p}"),
+        },
         [] => match events.iter().find_map(|e| describe::search_term(e, root)) {
             Some(term) => format!("Searched for \"{term}\""),
             None => events.first().map(|e| join_tool(e, root)).unwrap_or_default(),
         },
         many => format!("Explored {} files: {}", many.len(), list_two(many, ", ")),
     };
-    let facts = events.iter().map(|e| join_tool(e, root)).collect();
+    let facts = events
+        .iter()
+        .map(|e| match defined(e) {
+            d if d.is_empty() => join_tool(e, root),
+            d => format!("{} defines {}", join_tool(e, root), d.join(", ")),
+        })
+        .collect();
     Built {
         obs_type: "discovery",
         concept: "how-it-works",

@@ -1,11 +1,11 @@
 //! The hook event stream produced from a transcript: one [`HookEvent`] per event Claude Code
 //! would have sent, with the exact hook stdin JSON of docs/spec/hooks.md §3 as its payload.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Every event kind the conversion produces (hooks.md §6); some are produced but never delivered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum EventKind {
     SessionStart,
     UserPromptSubmit,
@@ -64,7 +64,7 @@ impl EventKind {
 }
 
 /// Which part of a recording an event came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Origin {
     /// A record without `isSidechain:true` in the session file.
     Main,

@@ -1,6 +1,9 @@
-//! Hybrid ranking (docs/spec/retrieval.md §4.5): keyword and vector candidates fused by reciprocal-rank
-//! fusion, Σ 1/(60 + rank) over the lists a row appears in. Vector-only rows are admitted when they
-//! pass the SQL filters; ties go to the better keyword rank, then the newer row, then the kind order.
+//! Hybrid ranking (docs/spec/retrieval.md §4.5): keyword and vector candidates fused by weighted
+//! reciprocal-rank fusion, Σ weight/(k + rank) over the lists a row appears in ([`Fusion`] from the
+//! settings; the defaults and their benchmark figures: docs/decisions.md "Hybrid fusion"). Vector
+//! candidates below the similarity floor count for nothing; vector-only rows are admitted when they
+//! pass the SQL filters; ties go to the better keyword rank, then the kind order (observation,
+//! summary, prompt), then the newer row.
 
 use std::collections::HashMap;
 
@@ -13,8 +16,17 @@ use super::scope::{Conditions, placeholders};
 use super::search_sql::spec;
 use super::search_types::{Ranked, SearchRequest};
 
-/// The RRF constant.
+pub use crate::config::Fusion;
+
+/// The RRF constant of the plain fusions ([`merge_lists`]).
 pub const RRF_K: f64 = 60.0;
+
+/// A vector candidate: the row and its cosine similarity to the query (1 = same direction).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Near {
+    pub rid: RecordId,
+    pub similarity: f32,
+}
 
 /// A row's fused score and its keyword rank within its kind (None = vector-only).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -52,8 +64,10 @@ pub(super) fn fuse(
     req: &SearchRequest,
     all: &mut Vec<Ranked>,
     totals: &mut [usize; 3],
-    vector: &[RecordId],
+    vector: &[Near],
+    p: &Fusion,
 ) -> Result<HashMap<RecordId, Fused>, RetrievalError> {
+    let weighted = |w: f64, rank: usize| w / (p.rrf_k + rank as f64);
     let mut scores: HashMap<RecordId, Fused> = HashMap::new();
     for kind in [Kind::Observation, Kind::Summary, Kind::Prompt] {
         let mut mine: Vec<&Ranked> = all.iter().filter(|r| r.rid.kind == kind).collect();
@@ -62,7 +76,7 @@ pub(super) fn fuse(
             scores.insert(
                 r.rid,
                 Fused {
-                    score: rrf(i + 1),
+                    score: weighted(p.keyword_weight, i + 1),
                     keyword_rank: Some(i + 1),
                 },
             );
@@ -70,8 +84,9 @@ pub(super) fn fuse(
     }
     let kinds = req.effective_kinds();
     let mut vector_only: HashMap<Kind, Vec<(i64, f64)>> = HashMap::new();
-    for (i, rid) in vector.iter().enumerate() {
-        let add = rrf(i + 1);
+    let admitted_vectors = vector.iter().filter(|n| n.similarity >= p.vector_floor);
+    for (i, rid) in admitted_vectors.map(|n| &n.rid).enumerate() {
+        let add = weighted(p.vector_weight, i + 1);
         match scores.get_mut(rid) {
             Some(f) => f.score += add,
             None if kinds.contains(&rid.kind) => vector_only.entry(rid.kind).or_default().push((rid.id, add)),
@@ -120,8 +135,8 @@ pub(super) fn sort(all: &mut [Ranked], scores: &HashMap<RecordId, Fused>) {
         fb.score
             .total_cmp(&fa.score)
             .then(fa.keyword_rank.unwrap_or(usize::MAX).cmp(&fb.keyword_rank.unwrap_or(usize::MAX)))
-            .then(b.at_ms.cmp(&a.at_ms))
             .then(a.rid.kind.cmp(&b.rid.kind))
+            .then(b.at_ms.cmp(&a.at_ms))
     });
 }
 

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use rusqlite::Connection;
 
 use super::RetrievalError;
+use super::fusion::{Fusion, Near};
 use super::ids::{RecordId, fetch_records};
 use super::query::{ParsedQuery, natural, parse_query};
 use super::record_kind::Kind;
@@ -64,14 +65,19 @@ impl Tally {
 
 /// Runs a keyword-only search on a read connection.
 pub fn search(conn: &Connection, req: &SearchRequest) -> Result<SearchResult, RetrievalError> {
-    search_with(conn, req, None)
+    search_with(conn, req, None, &Fusion::default())
 }
 
 /// Runs a search; `vector` (rows nearest to the query, best first, one entry per row) joins the
-/// keyword lists by reciprocal-rank fusion (spec §4.5).
-pub fn search_with(conn: &Connection, req: &SearchRequest, vector: Option<&[RecordId]>) -> Result<SearchResult, RetrievalError> {
+/// keyword lists by weighted reciprocal-rank fusion (spec §4.5, [`Fusion`]).
+pub fn search_with(
+    conn: &Connection,
+    req: &SearchRequest,
+    vector: Option<&[Near]>,
+    fusion: &Fusion,
+) -> Result<SearchResult, RetrievalError> {
     let phase = keyword_phase(conn, req)?;
-    finish(conn, req, phase, vector)
+    finish(conn, req, phase, vector, fusion)
 }
 
 /// The keyword half of a search: every kind's ranked candidates and totals. It needs nothing from
@@ -166,7 +172,8 @@ pub fn finish(
     conn: &Connection,
     req: &SearchRequest,
     phase: KeywordPhase,
-    vector: Option<&[RecordId]>,
+    vector: Option<&[Near]>,
+    fusion: &Fusion,
 ) -> Result<SearchResult, RetrievalError> {
     let filter_only = req.query.trim().is_empty();
     let order = req.order.unwrap_or(if filter_only { Order::DateDesc } else { Order::Relevance });
@@ -181,19 +188,23 @@ pub fn finish(
             totals,
             order,
             filter_only,
+            similarity: Vec::new(),
         });
     }
     let fused = match vector {
-        Some(v) if !filter_only && !v.is_empty() => Some(super::fusion::fuse(conn, req, &mut all, &mut totals, v)?),
+        Some(v) if !filter_only && !v.is_empty() => Some(super::fusion::fuse(conn, req, &mut all, &mut totals, v, fusion)?),
         _ => None,
     };
     match (order, fused) {
         (Order::Relevance, Some(scores)) => super::fusion::sort(&mut all, &scores),
+        // Kinds interleave by rank; at equal rank an observation comes before a summary before a
+        // prompt, then the newer row (issue 15: newest-first put each session's summary, which
+        // repeats every title of the session, above the observation that answers).
         (Order::Relevance, None) => all.sort_by(|a, b| {
             (a.tier.min(1), a.rank, a.tier)
                 .cmp(&(b.tier.min(1), b.rank, b.tier))
-                .then(b.at_ms.cmp(&a.at_ms))
                 .then(a.rid.kind.cmp(&b.rid.kind))
+                .then(b.at_ms.cmp(&a.at_ms))
         }),
         (Order::DateDesc, _) => all.sort_by(|a, b| {
             b.at_ms
@@ -210,12 +221,14 @@ pub fn finish(
     }
     let page: Vec<RecordId> = all.iter().skip(req.offset).take(req.limit).map(|r| r.rid).collect();
     let mut found = fetch_records(conn, &page, &super::scope::Scope::default())?;
-    let records = page.iter().filter_map(|rid| found.remove(rid)).collect();
+    let near = |rid: &RecordId| vector.and_then(|v| v.iter().find(|n| n.rid == *rid)).map(|n| n.similarity);
+    let (records, similarity) = page.iter().filter_map(|rid| found.remove(rid).map(|r| (r, near(rid)))).unzip();
     Ok(SearchResult {
         records,
         totals,
         order,
         filter_only,
+        similarity,
     })
 }
 

@@ -132,6 +132,13 @@ pub fn render_json(req: &SearchRequest, res: &SearchResult) -> Value {
         "observations": rows(Kind::Observation),
         "sessions": rows(Kind::Summary),
         "prompts": rows(Kind::Prompt),
+        "ranked": res.records.iter().zip(res.similarity.iter().chain(std::iter::repeat(&None))).map(|(r, s)| {
+            let mut v = json!({"kind": r.kind().name(), "id": r.id()});
+            if let Some(s) = s {
+                v["similarity"] = json!((*s * 1000.0).round() / 1000.0);
+            }
+            v
+        }).collect::<Vec<_>>(),
         "totalResults": res.total(),
         "query": req.query,
         "degraded": [],

@@ -83,6 +83,9 @@ pub struct SearchResult {
     pub totals: [usize; 3],
     pub order: Order,
     pub filter_only: bool,
+    /// Each record's cosine similarity to the query, when the vector half found it (same order as
+    /// `records`).
+    pub similarity: Vec<Option<f32>>,
 }
 
 impl SearchResult {

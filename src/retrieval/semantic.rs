@@ -4,6 +4,7 @@
 use rusqlite::{Connection, OptionalExtension};
 
 use super::RetrievalError;
+use super::fusion::Near;
 use super::ids::{RecordId, fetch_records};
 use super::query::natural;
 use super::record_kind::{Kind, Record};
@@ -29,15 +30,17 @@ pub struct SemanticRequest {
 
 /// `(context, count)`; empty for short prompts or no hits. Keyword only.
 pub fn semantic_context(conn: &Connection, req: &SemanticRequest, zone: &Zone) -> Result<(String, usize), RetrievalError> {
-    semantic_context_with(conn, req, zone, None)
+    semantic_context_with(conn, req, zone, None, 0.0)
 }
 
-/// Like [`semantic_context`], with the query's nearest rows (best first) fused in by RRF.
+/// Like [`semantic_context`], with the query's nearest rows (best first, those at or above the
+/// similarity floor) fused in by RRF.
 pub fn semantic_context_with(
     conn: &Connection,
     req: &SemanticRequest,
     zone: &Zone,
-    vector: Option<&[RecordId]>,
+    vector: Option<&[Near]>,
+    floor: f32,
 ) -> Result<(String, usize), RetrievalError> {
     if req.q.trim().chars().count() < MIN_PROMPT_CHARS {
         return Ok((String::new(), 0));
@@ -82,7 +85,11 @@ pub fn semantic_context_with(
         None => None,
     };
     if let Some(v) = vector.filter(|v| !v.is_empty()) {
-        let observations: Vec<RecordId> = v.iter().copied().filter(|r| r.kind == Kind::Observation).collect();
+        let observations: Vec<RecordId> = v
+            .iter()
+            .filter(|n| n.rid.kind == Kind::Observation && n.similarity >= floor)
+            .map(|n| n.rid)
+            .collect();
         ids = super::fusion::merge_lists(&[&ids, &observations]);
     }
     // Vector-only rows were found with a loose project prefilter: the exact scope applies here.

@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use super::fusion::Near;
 use super::{Kind, RecordId, Scope};
 use crate::store::Store;
 use crate::vectors::documents::DocKind;
@@ -16,14 +17,14 @@ use crate::vectors::runtime::VectorRuntime;
 pub enum VectorRows {
     /// Vectors are off or have no model yet: keyword only, nothing to say.
     Off,
-    /// Rows nearest first, one entry per row.
-    Rows(Vec<RecordId>),
+    /// Rows nearest first, one entry per row (its best document's similarity).
+    Rows(Vec<Near>),
     /// The embedder or the store failed or timed out (the search says so and goes on).
     Failed(String),
 }
 
 impl VectorRows {
-    pub fn rows(&self) -> Option<&[RecordId]> {
+    pub fn rows(&self) -> Option<&[Near]> {
         match self {
             VectorRows::Rows(r) => Some(r),
             _ => None,
@@ -76,11 +77,14 @@ pub async fn nearest_rows(vectors: Option<&Arc<VectorRuntime>>, store: &Store, q
             VectorRows::Rows(
                 found
                     .into_iter()
-                    .map(|n| RecordId {
-                        kind: record_kind(n.kind),
-                        id: n.row_id,
+                    .map(|n| Near {
+                        rid: RecordId {
+                            kind: record_kind(n.kind),
+                            id: n.row_id,
+                        },
+                        similarity: 1.0 - n.distance,
                     })
-                    .filter(|rid| seen.insert(*rid))
+                    .filter(|n| seen.insert(n.rid))
                     .collect(),
             )
         }

@@ -205,6 +205,12 @@ pub fn documents(conn: &Connection, kind: DocKind, ids: &[i64]) -> Result<Vec<Do
                     .filter(|s| !s.trim().is_empty())
                     .collect();
                 let id = meta.row_id;
+                // The title alone as well: a short text the query's intent meets without the
+                // commands and outputs of the narrative around it (measured: docs/decisions.md
+                // "Hybrid fusion").
+                if parts.len() > 1 && !title_s.trim().is_empty() {
+                    out.push(meta.document(kind, format!("obs_{id}_title"), "title", title_s.trim(), None));
+                }
                 out.push(meta.document(kind, format!("obs_{id}_narrative"), "narrative", &parts.join("\n"), None));
                 for (i, fact) in json_list(&r.get::<_, String>(11)?).iter().enumerate() {
                     out.push(meta.document(kind, format!("obs_{id}_fact_{i}"), "fact", fact, Some(i)));

@@ -36,11 +36,12 @@ fn documents_follow_the_layout() {
     let c = conn();
     let obs = documents(&c, DocKind::Observation, &[1]).unwrap();
     let ids: Vec<&str> = obs.iter().map(|d| d.doc_id.as_str()).collect();
-    assert_eq!(ids, ["obs_1_narrative", "obs_1_fact_0", "obs_1_fact_1"]);
-    assert_eq!(obs[0].text, "Fix\nthe narrative", "empty subtitle skipped");
-    assert_eq!(obs[0].metadata["files_read"], "a.rs,b.rs");
-    assert_eq!(obs[0].metadata["doc_type"], "observation");
-    assert_eq!(obs[2].metadata["fact_index"], 1);
+    assert_eq!(ids, ["obs_1_title", "obs_1_narrative", "obs_1_fact_0", "obs_1_fact_1"]);
+    assert_eq!(obs[0].text, "Fix", "the title alone");
+    assert_eq!(obs[1].text, "Fix\nthe narrative", "empty subtitle skipped");
+    assert_eq!(obs[1].metadata["files_read"], "a.rs,b.rs");
+    assert_eq!(obs[1].metadata["doc_type"], "observation");
+    assert_eq!(obs[3].metadata["fact_index"], 1);
     assert!(!obs[0].metadata.contains_key("merged_into_project"), "empty values omitted");
     let sum = documents(&c, DocKind::Summary, &[1]).unwrap();
     let ids: Vec<&str> = sum.iter().map(|d| d.doc_id.as_str()).collect();
@@ -58,27 +59,27 @@ fn nearest_uses_sqlite_vec_and_agrees_with_brute_force_and_deletes_reach_the_ind
     let docs = documents(&c, DocKind::Observation, &[1]).unwrap();
     let with: Vec<_> = docs.into_iter().enumerate().map(|(i, d)| (d, unit(i))).collect();
     replace_rows(&c, DocKind::Observation, &[1], &with, "m").unwrap();
-    let (found, path) = nearest(&c, &unit(1), &VectorScope::default(), 10).unwrap();
+    let (found, path) = nearest(&c, &unit(2), &VectorScope::default(), 10).unwrap();
     assert_eq!(path, super::nearest::QueryPath::SqliteVec);
     assert_eq!(found[0].doc_id, "obs_1_fact_0");
     assert!(found[0].distance.abs() < 1e-5);
-    let brute = brute_force(&c, &unit(1), &VectorScope::default(), 10).unwrap();
+    let brute = brute_force(&c, &unit(2), &VectorScope::default(), 10).unwrap();
     assert_eq!(brute[0].doc_id, found[0].doc_id);
     let other_project = VectorScope {
         projects: vec!["elsewhere".into()],
         ..Default::default()
     };
     assert!(nearest(&c, &unit(1), &other_project, 10).unwrap().0.is_empty());
-    // Re-embedding replaces in place: still 3 documents in both tables.
+    // Re-embedding replaces in place: still 4 documents in both tables.
     replace_rows(&c, DocKind::Observation, &[1], &with, "m").unwrap();
     let count = |sql: &str| c.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
-    assert_eq!(count("SELECT count(*) FROM vectors"), 3);
-    assert_eq!(count("SELECT count(*) FROM vectors_bin"), 3);
+    assert_eq!(count("SELECT count(*) FROM vectors"), 4);
+    assert_eq!(count("SELECT count(*) FROM vectors_bin"), 4);
     assert_eq!(count("SELECT count(*) FROM vectors_vec_gc"), 0);
     // Forget: the trigger empties `vectors`, the garbage pass empties `vectors_bin`.
     c.execute("DELETE FROM observations WHERE id = 1", []).unwrap();
     assert_eq!(count("SELECT count(*) FROM vectors"), 0);
-    assert_eq!(collect_garbage(&c).unwrap(), 3);
+    assert_eq!(collect_garbage(&c).unwrap(), 4);
     assert_eq!(count("SELECT count(*) FROM vectors_bin"), 0);
 }
 
@@ -109,12 +110,12 @@ fn a_project_scope_reaches_rows_merged_into_it() {
         ..Default::default()
     };
     assert!(
-        nearest(&c, &unit(1), &scope, 10).unwrap().0.is_empty(),
+        nearest(&c, &unit(2), &scope, 10).unwrap().0.is_empty(),
         "documents carry the row's own project"
     );
     let scope = scope.with_merged_projects(&c).unwrap();
     assert_eq!(scope.projects, ["main-proj", "proj"]);
-    assert_eq!(nearest(&c, &unit(1), &scope, 10).unwrap().0[0].doc_id, "obs_1_fact_0");
+    assert_eq!(nearest(&c, &unit(2), &scope, 10).unwrap().0[0].doc_id, "obs_1_fact_0");
 }
 
 #[test]

@@ -24,6 +24,7 @@ mod index_tests;
 pub mod install;
 pub mod mirror;
 pub mod nearest;
+pub mod query_cache;
 pub mod runtime;
 pub mod service;
 pub mod sync;

@@ -34,12 +34,8 @@ impl VectorRuntime {
     /// configured and reachable; the embedded index otherwise.
     pub async fn nearest(&self, store: &Store, text: &str, scope: VectorScope) -> Result<Vec<Neighbour>, VectorError> {
         let work = async {
-            let (embedded, scope) = tokio::join!(
-                self.embed.embed(vec![text.to_string()]),
-                store.read(move |c| scope.with_merged_projects(c))
-            );
-            let (mut v, scope) = (embedded?, scope?);
-            let query = v.pop().ok_or_else(|| VectorError::Embed("no vector".into()))?;
+            let (embedded, scope) = tokio::join!(self.embed.embed_query(text), store.read(move |c| scope.with_merged_projects(c)));
+            let (query, scope) = (embedded?, scope?);
             if let Some(chroma) = &self.chroma {
                 match chroma.nearest(&query, &scope, NEAREST).await {
                     Ok(n) => return Ok(n),

@@ -25,6 +25,8 @@ pub struct EmbedService {
     run: Arc<Mutex<()>>,
     /// Forward passes and tokens not yet added to `token_usage` (the sync records them).
     unrecorded: Mutex<Usage>,
+    /// Vectors of recent queries.
+    queries: Mutex<super::query_cache::QueryCache>,
 }
 
 /// Embedding work to account for: forward passes (`calls`) and real tokens read.
@@ -65,6 +67,7 @@ impl EmbedService {
             slot: Mutex::new(Slot::NotLoaded),
             run: Arc::new(Mutex::new(())),
             unrecorded: Mutex::new(Usage::default()),
+            queries: Mutex::new(Default::default()),
         })
     }
 
@@ -114,14 +117,21 @@ impl EmbedService {
         }
     }
 
-    /// Blocking: embeds `texts` in batches of [`MAX_BATCH`].
+    /// Blocking: embeds `texts` in batches of [`MAX_BATCH`]. Texts are batched in length order
+    /// (a batch is padded to its longest text, so one long document among short ones would make
+    /// every row of its batch pay for its length); the vectors come back in the input order.
     pub fn embed_blocking(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, VectorError> {
         let embedder = self.embedder()?;
-        let mut out = Vec::with_capacity(texts.len());
-        for chunk in texts.chunks(MAX_BATCH) {
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| texts[i].len());
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        for chunk in order.chunks(MAX_BATCH) {
+            let batch: Vec<String> = chunk.iter().map(|&i| texts[i].clone()).collect();
             let _turn = self.run.lock().map_err(|_| VectorError::Embed("embedder lock poisoned".into()))?;
-            let (vectors, tokens) = embedder.embed_counted(chunk)?;
-            out.extend(vectors);
+            let (vectors, tokens) = embedder.embed_counted(&batch)?;
+            for (&i, v) in chunk.iter().zip(vectors) {
+                out[i] = v;
+            }
             self.add_usage(Usage { calls: 1, tokens });
         }
         Ok(out)
@@ -142,6 +152,20 @@ impl EmbedService {
     /// Gives back usage whose recording failed (the next step records it).
     pub fn restore_usage(&self, u: Usage) {
         self.add_usage(u);
+    }
+
+    /// The vector of a search query: from the cache of recent queries, else embedded on a
+    /// blocking thread (and remembered).
+    pub async fn embed_query(self: &Arc<Self>, text: &str) -> Result<Arc<Vec<f32>>, VectorError> {
+        if let Some(v) = self.queries.lock().ok().and_then(|c| c.get(text)) {
+            return Ok(v);
+        }
+        let mut v = self.embed(vec![text.to_owned()]).await?;
+        let v = Arc::new(v.pop().ok_or_else(|| VectorError::Embed("no vector".into()))?);
+        if let Ok(mut c) = self.queries.lock() {
+            c.put(text, v.clone());
+        }
+        Ok(v)
     }
 
     /// Embeds `texts` on a blocking thread.

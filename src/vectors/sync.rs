@@ -17,7 +17,7 @@ use crate::store::Store;
 use crate::store::batch::{UsageDelta, record_usage};
 
 /// Rows taken per step.
-pub const ROWS_PER_STEP: usize = 16;
+pub const ROWS_PER_STEP: usize = 64;
 /// Texts per forward pass of the sync: small, so a search query waits at most one short pass.
 const SYNC_CHUNK: usize = 16;
 
@@ -63,7 +63,9 @@ pub async fn reindex(store: &Store) -> Result<(), VectorError> {
     Ok(())
 }
 
-async fn embed_docs(embed: &Arc<EmbedService>, docs: Vec<Document>) -> Result<Vec<(Document, Vec<f32>)>, VectorError> {
+/// Embeds a step's documents in length order (each pass is padded to its longest text).
+async fn embed_docs(embed: &Arc<EmbedService>, mut docs: Vec<Document>) -> Result<Vec<(Document, Vec<f32>)>, VectorError> {
+    docs.sort_by_key(|d| d.text.len());
     let mut out = Vec::with_capacity(docs.len());
     let mut docs = docs.into_iter().peekable();
     while docs.peek().is_some() {

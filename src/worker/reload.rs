@@ -35,6 +35,10 @@ const LIVE: &[&Key] = &[
     &keys::GEMINI_BASE_URL,
     &keys::CLAUDE_PATH,
     &keys::DAILY_TOKEN_BUDGET,
+    &keys::SEARCH_KEYWORD_WEIGHT,
+    &keys::SEARCH_VECTOR_WEIGHT,
+    &keys::SEARCH_VECTOR_FLOOR,
+    &keys::SEARCH_RRF_K,
     &keys::OBSERVER_MAX_DEFER_MS,
     &keys::OBSERVER_FIELD_MAX_CHARS,
     &keys::RETENTION_TOOL_USES_DAYS,
@@ -129,6 +133,7 @@ impl Reloader {
         next.retention = fresh.retention;
         next.context = fresh.context.clone();
         next.hook = fresh.hook.clone();
+        next.vectors.fusion = fresh.vectors.fusion;
         if report.applied.contains(&keys::LOG.name)
             && let Err(e) = crate::logging::set_filter(&next.log_filter)
         {

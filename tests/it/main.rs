@@ -32,10 +32,12 @@
 //! | `import_claude_mem` | the claude-mem import, idempotent, through the worker and in-process |
 //! | `retrieval_context`, `retrieval_search` | context injection and search over seeded rows |
 //! | `vectors_sync`, `vectors_search`, `vectors_chroma` | embeddings, hybrid search, the Chroma mirror |
+//! | `eval_benchmark` | `memd eval` on the shipped dataset: hybrid ≥ keyword; the dataset is its generator's output |
 
 mod support;
 
 mod claude_code;
+mod eval_benchmark;
 mod hook_autostart;
 mod hook_events;
 mod hook_install;

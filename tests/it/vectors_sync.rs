@@ -87,9 +87,9 @@ fn rows_are_embedded_per_layout_and_a_killed_backfill_resumes_without_duplicates
         "backfill did not finish: {:?}",
         backfill(&w)
     );
-    // Every observation has its narrative and its two facts; nothing else, nothing twice.
+    // Every observation has its title, its narrative and its two facts; nothing else, nothing twice.
     let docs = w.count("SELECT count(*) FROM vectors WHERE doc_kind = 'observation'");
-    assert_eq!(docs, 360, "documents after resume (had {partial} before the kill)");
+    assert_eq!(docs, 480, "documents after resume (had {partial} before the kill)");
     let distinct = w.count("SELECT count(DISTINCT doc_id) FROM vectors");
     assert_eq!(distinct, w.count("SELECT count(*) FROM vectors"));
     let gaps = w.count(
@@ -110,7 +110,7 @@ fn rows_are_embedded_per_layout_and_a_killed_backfill_resumes_without_duplicates
     // The sqlite-vec index holds the same documents.
     memd::vectors::index::register_extension();
     let vec_rows: i64 = w.db().query_row("SELECT count(*) FROM vectors_bin", [], |r| r.get(0)).unwrap();
-    assert_eq!(vec_rows, 360);
+    assert_eq!(vec_rows, 480);
 
     // Forget: deleting the rows removes their documents from both tables.
     writer(&w)
@@ -119,12 +119,12 @@ fn rows_are_embedded_per_layout_and_a_killed_backfill_resumes_without_duplicates
             [],
         )
         .unwrap();
-    assert_eq!(w.count("SELECT count(*) FROM vectors"), 330);
+    assert_eq!(w.count("SELECT count(*) FROM vectors"), 440);
     assert!(wait_until(Duration::from_secs(30), || {
         w.db()
             .query_row("SELECT count(*) FROM vectors_bin", [], |r| r.get::<_, i64>(0))
             .unwrap()
-            == 330
+            == 440
     }));
 }
 

@@ -109,23 +109,84 @@ pub(super) fn search_term(e: &ToolEvent, root: &str) -> Option<String> {
     (!term.is_empty()).then(|| term.to_owned())
 }
 
-/// First error line and the interrupt flag of a failed call.
-pub(super) fn error_info(e: &ToolEvent) -> (Option<String>, bool) {
+/// The whole error text of a failed call (its `error`, else the response text).
+pub(super) fn error_text(e: &ToolEvent) -> String {
     let resp = &e.tool_response;
-    let interrupted = resp.get("is_interrupt").and_then(Value::as_bool) == Some(true);
-    let text = match resp.get("error") {
+    match resp.get("error") {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Null) | None => resp.as_str().unwrap_or_default().to_owned(),
+        Some(Value::Null) | None => match resp {
+            Value::String(s) => s.clone(),
+            _ => output_text(resp),
+        },
         Some(other) => other.to_string(),
-    };
-    (first_line(&text).map(str::to_owned), interrupted)
+    }
 }
 
-/// Last non-empty line of stdout, else of stderr, else of the result text.
+/// First error line and the interrupt flag of a failed call.
+pub(super) fn error_info(e: &ToolEvent) -> (Option<String>, bool) {
+    let interrupted = e.tool_response.get("is_interrupt").and_then(Value::as_bool) == Some(true);
+    (first_line(&error_text(e)).map(str::to_owned), interrupted)
+}
+
+/// stdout and stderr of a shell response (or its text), joined.
+pub(super) fn output_text(resp: &Value) -> String {
+    let parts: Vec<&str> = ["stdout", "stderr"].iter().filter_map(|k| str_field(resp, &[k])).collect();
+    if !parts.is_empty() {
+        return parts.join("\n");
+    }
+    match resp {
+        Value::String(s) => s.clone(),
+        Value::Array(_) => blocks_text(resp),
+        Value::Object(map) => ["output", "result", "content", "text"]
+            .iter()
+            .filter_map(|k| map.get(*k))
+            .map(blocks_text)
+            .find(|t| !t.trim().is_empty())
+            .unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
+/// The file text a `Read` returned (`file.content`, or the response text).
+pub(super) fn read_content(e: &ToolEvent) -> String {
+    let resp = &e.tool_response;
+    match resp.get("file").and_then(|f| f.get("content")).and_then(Value::as_str) {
+        Some(c) => c.to_owned(),
+        None => output_text(resp),
+    }
+}
+
+/// The old and new text of a write call (an edit's strings, a whole file's content).
+pub(super) fn change_text(e: &ToolEvent) -> (String, String) {
+    let input = &e.tool_input;
+    let s = |v: &Value, keys: &[&str]| str_field(v, keys).unwrap_or("").to_owned();
+    match input.get("edits").and_then(Value::as_array) {
+        Some(edits) => {
+            let old = edits
+                .iter()
+                .map(|e| s(e, &["old_string", "oldString"]))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let new = edits
+                .iter()
+                .map(|e| s(e, &["new_string", "newString"]))
+                .collect::<Vec<_>>()
+                .join("\n");
+            (old, new)
+        }
+        None => (
+            s(input, &["old_string", "oldString"]),
+            s(input, &["new_string", "newString", "content", "new_source"]),
+        ),
+    }
+}
+
+/// The line a command's output is known by: its test totals, else the last line that is not
+/// noise — of stdout, else of stderr, else of the result text.
 pub(super) fn result_line(resp: &Value) -> Option<String> {
     for key in ["stdout", "stderr"] {
-        if let Some(l) = str_field(resp, &[key]).and_then(last_line) {
-            return Some(l.to_owned());
+        if let Some(l) = str_field(resp, &[key]).and_then(super::salient::result_line) {
+            return Some(l);
         }
     }
     let text = match resp {
@@ -139,7 +200,7 @@ pub(super) fn result_line(resp: &Value) -> Option<String> {
             .unwrap_or_default(),
         _ => String::new(),
     };
-    last_line(&text).map(str::to_owned)
+    super::salient::result_line(&text)
 }
 
 /// Text of a string, or of an array of strings / `{"text": …}` content blocks.

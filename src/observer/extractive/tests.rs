@@ -85,13 +85,13 @@ fn e1_edit_and_cargo_test() {
     assert_eq!(obs[0].subtitle.as_deref(), Some("Edit ×1"));
     assert_eq!(obs[0].narrative, None);
     assert_eq!(obs[1].obs_type, "discovery");
-    assert_eq!(obs[1].title.as_deref(), Some("Ran cargo test"));
+    assert_eq!(obs[1].title.as_deref(), Some("Ran cargo test: test result: ok. 3 passed"));
     assert_eq!(obs[1].facts, vec!["`cargo test` → test result: ok. 3 passed"]);
     assert_eq!(obs[1].concepts, vec!["how-it-works"]);
-    for o in &obs {
-        assert_eq!(o.files_modified, vec!["src/a.rs"]);
-        assert!(o.files_read.is_empty());
-    }
+    // Issue 15: each observation names only the files its own events touched.
+    assert_eq!(obs[0].files_modified, vec!["src/a.rs"]);
+    assert!(obs[1].files_modified.is_empty(), "the test run changed no file");
+    assert!(obs.iter().all(|o| o.files_read.is_empty()));
 }
 
 #[test]
@@ -104,15 +104,16 @@ fn e2_reads_then_failed_build() {
     assert_eq!(obs[0].subtitle.as_deref(), Some("Read ×3"));
     let build = failed("Bash", json!({"command": "cargo build"}), "Exit code 101\nerror[E0308]", false);
     let obs = run(std::slice::from_ref(&build));
-    assert_eq!(titles(&obs), vec!["Bash failed: Exit code 101"]);
+    // Issue 15: the failure is titled by its salient line, not by the first line printed.
+    assert_eq!(titles(&obs), vec!["Bash failed: error[E0308]"]);
     assert_eq!(obs[0].obs_type, "discovery");
-    assert_eq!(obs[0].facts, vec!["Bash cargo build: Exit code 101"]);
+    assert_eq!(obs[0].facts, vec!["Bash cargo build: error[E0308]"]);
     assert_eq!(obs[0].concepts, vec!["gotcha"]);
-    // In one batch the reads are not reported (R only when W, F, X are empty),
-    // but their evidence still lands in files_read.
+    // In one batch a read of a file is its own observation, and only it names the file read.
     let obs = run(&[read("/r/a.rs"), build]);
-    assert_eq!(titles(&obs), vec!["Bash failed: Exit code 101"]);
-    assert_eq!(obs[0].files_read, vec!["a.rs"]);
+    assert_eq!(titles(&obs), vec!["Bash failed: error[E0308]", "Read a.rs"]);
+    assert!(obs[0].files_read.is_empty());
+    assert_eq!(obs[1].files_read, vec!["a.rs"]);
 }
 
 #[test]
@@ -125,7 +126,53 @@ fn groups_in_order_w_f_x() {
     let obs = run(&events);
     assert_eq!(titles(&obs), vec!["Edited a.rs", "Edit failed: no match", "Ran ls"]);
     assert_eq!(obs[1].facts, vec!["Edit c.rs: no match"]);
-    assert!(obs.iter().all(|o| o.files_modified == vec!["a.rs"]));
+    assert_eq!(obs[0].files_modified, vec!["a.rs"]);
+    assert!(obs[1..].iter().all(|o| o.files_modified.is_empty() && o.files_read.is_empty()));
+}
+
+/// Issue 15: files come from an observation's own events; a read names the file's definitions;
+/// an edit is titled by what it added; a test run by its totals; noise never titles a failure.
+#[test]
+fn issue_15_each_observation_names_only_its_own_files() {
+    let read_app = ok(
+        "Read",
+        json!({"file_path": "/r/src/app.py"}),
+        json!({"type": "text", "file": {"filePath": "/r/src/app.py", "content": "import os\nclass App:\n    pass\ndef load_config(path):\n    return {}\n"}}),
+    );
+    let edit_cfg = ok(
+        "Edit",
+        json!({"file_path": "/r/src/config.py", "old_string": "def load(p):", "new_string": "def load_settings(p, strict_mode=True):"}),
+        json!({"filePath": "/r/src/config.py"}),
+    );
+    let pytest = bash(
+        "uv run pytest",
+        "============================= test session starts ==============================\ncollected 4 items\n\ntests/test_app.py ....\n\n============================== 4 passed in 0.12s ===============================",
+    );
+    let failing = failed(
+        "Bash",
+        json!({"command": "uv run ty check"}),
+        "Exit code 1\nWARN ty is pre-release software and not ready for production use\nerror[unresolved-import]: Cannot resolve imported module `yaml`",
+        false,
+    );
+    let listing = bash("ls", "src\ntests");
+    let obs = run(&[read_app, edit_cfg, pytest, failing, listing]);
+    assert_eq!(
+        titles(&obs),
+        vec![
+            "Edited src/config.py: load_settings, strict_mode",
+            "Bash failed: error[unresolved-import]: Cannot resolve imported module `yaml`",
+            "Ran 2 commands: uv run pytest; ls: 4 passed in 0.12s",
+            "Read src/app.py: App, load_config",
+        ]
+    );
+    assert_eq!(obs[0].files_modified, vec!["src/config.py"]);
+    assert!(obs[0].files_read.is_empty());
+    for o in &obs[1..3] {
+        assert!(o.files_modified.is_empty() && o.files_read.is_empty(), "{:?}", o.title);
+    }
+    assert_eq!(obs[3].files_read, vec!["src/app.py"]);
+    assert!(obs[3].files_modified.is_empty());
+    assert_eq!(obs[3].facts, vec!["Read src/app.py defines App, load_config"]);
 }
 
 #[test]

@@ -1,0 +1,327 @@
+//! `memd eval [DATASET]`: the retrieval benchmark. Starts a fresh `memd serve` (a temporary data
+//! directory, the extractive observer, embeddings on when a model is found), loads the dataset
+//! through the public API — memories saved (the raw path), then, in a second fresh worker, the
+//! recorded sessions replayed as hook events (the extractive path) — asks every question with
+//! `GET /api/search` in keyword, vector and hybrid mode, and prints the report (Markdown, or
+//! JSON with `--json`). `memd eval --generate TRANSCRIPTS… --out DIR` writes a dataset.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use clap::Args;
+
+use crate::client::worker::Worker;
+use crate::config::{Settings, data_dir_from_env};
+use crate::data_dir::{DataDir, read_pid_file};
+use crate::eval::dataset::{Dataset, load, write_lines};
+use crate::eval::generate::generate;
+use crate::eval::report::{PathReport, Report, by_category, markdown};
+use crate::eval::run::{Row, SearchMode, ask, replayed_rows, save_memories, wait_embedded};
+use crate::replay::bodies::Target;
+use crate::replay::convert::convert_file;
+use crate::replay::deliver::HttpTarget;
+use crate::replay::loss::wait_drained;
+use crate::replay::runner::{Mode, RunOptions, run as run_replay};
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// The dataset directory (memories.jsonl, questions*.jsonl, sessions.jsonl).
+    #[arg(default_value = "datasets/transcripts")]
+    pub dataset: PathBuf,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the Markdown report to this file.
+    #[arg(long)]
+    pub markdown: Option<PathBuf>,
+    /// The all-MiniLM-L6-v2 directory (default: MEMD_EMBED_MODEL_DIR, else the data dir's).
+    #[arg(long)]
+    pub model_dir: Option<PathBuf>,
+    /// Paths to run: raw, extractive (default both).
+    #[arg(long, value_delimiter = ',', default_values_t = ["raw".to_string(), "extractive".to_string()])]
+    pub paths: Vec<String>,
+    /// Ask a running worker of this data directory instead of fresh ones (for tuning: memories
+    /// saved again reinforce the same rows; replayed events are duplicates).
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+    /// Write a dataset from these Claude Code transcripts (files or directories) instead.
+    #[arg(long, num_args = 1..)]
+    pub generate: Vec<PathBuf>,
+    /// Where `--generate` writes.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// A `memd serve` child on a temporary data directory, stopped on drop (or, with `--data-dir`,
+/// a running worker: no child, nothing removed).
+struct EvalWorker {
+    child: Option<Child>,
+    /// Its data directory (removed with the worker).
+    dir: PathBuf,
+    worker: Worker,
+}
+
+impl Drop for EvalWorker {
+    fn drop(&mut self) {
+        let Some(child) = self.child.as_mut() else { return };
+        // SAFETY: kill with a valid pid of our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        let _ = child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A new private directory under the system temp dir.
+fn scratch_dir() -> anyhow::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let dir = std::env::temp_dir().join(format!("memd-eval-{}-{nanos}", std::process::id()));
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&dir)
+        .with_context(|| format!("create {}", dir.display()))?;
+    Ok(dir)
+}
+
+fn start_worker(model: Option<&Path>, env: &HashMap<String, String>, running: Option<&Path>) -> anyhow::Result<EvalWorker> {
+    if let Some(dir) = running {
+        let worker = Worker::locate(&DataDir::new(dir.to_path_buf()), 0);
+        return Ok(EvalWorker {
+            child: None,
+            dir: dir.to_path_buf(),
+            worker,
+        });
+    }
+    let dir = scratch_dir()?;
+    let mut cmd = Command::new(std::env::current_exe().context("current exe")?);
+    cmd.arg("serve")
+        .env_clear()
+        .env("PATH", env.get("PATH").cloned().unwrap_or_default())
+        .env("HOME", &dir)
+        .env("MEMD_DATA_DIR", &dir)
+        .env("MEMD_PORT", "0")
+        .env("MEMD_LOG", "warn")
+        .env("MEMD_PROVIDER", "extractive")
+        .env("MEMD_OBSERVER_BATCH_DEBOUNCE_MS", "50")
+        .env("MEMD_VECTOR_QUERY_BUDGET_MS", "20000")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    match model {
+        Some(m) => cmd.env("MEMD_EMBEDDINGS", "local").env("MEMD_EMBED_MODEL_DIR", m),
+        None => cmd.env("MEMD_EMBEDDINGS", "none"),
+    };
+    // Search settings under test (fusion weights, floors) pass through.
+    for (k, v) in env.iter().filter(|(k, _)| k.starts_with("MEMD_SEARCH_")) {
+        cmd.env(k, v);
+    }
+    // The worker goes when the benchmark goes, even killed (no leaked `memd serve`).
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: prctl(PR_SET_PDEATHSIG) is async-signal-safe and only sets this child's own flag.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+                Ok(())
+            });
+        }
+    }
+    let child = cmd.spawn().context("spawn memd serve")?;
+    let pid = child.id();
+    let data = DataDir::new(dir.clone());
+    let mut w = EvalWorker {
+        child: Some(child),
+        worker: Worker::locate(&data, 0),
+        dir,
+    };
+    let start = Instant::now();
+    loop {
+        if let Some(p) = read_pid_file(&data.pid_file()).filter(|p| p.pid == pid && p.port != 0) {
+            w.worker = Worker::locate(&data, p.port);
+            if w.worker
+                .get("/api/readiness", Duration::from_secs(2))
+                .is_ok_and(|r| r.status == 200)
+            {
+                return Ok(w);
+            }
+        }
+        if start.elapsed() > Duration::from_secs(60) {
+            bail!("the benchmark worker did not become ready");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn model_dir(args: &EvalArgs, env: &HashMap<String, String>) -> Option<PathBuf> {
+    let dir = args
+        .model_dir
+        .clone()
+        .unwrap_or_else(|| Settings::load(data_dir_from_env(env), env).vectors.model_dir);
+    crate::vectors::embedder::model_present(&dir).then_some(dir)
+}
+
+/// Asks every question in every mode the worker can answer.
+fn ask_all(w: &Worker, d: &Dataset, rows: &HashMap<String, Vec<Row>>, modes: &[SearchMode], p: &mut PathReport) -> anyhow::Result<()> {
+    for &mode in modes {
+        let mut answers = Vec::new();
+        for q in &d.questions {
+            let a = ask(w, q, mode, rows)?;
+            if mode == SearchMode::Keyword && a.unmapped {
+                p.unmapped += 1;
+            }
+            answers.push((q.category.clone(), a));
+        }
+        p.modes.insert(mode, by_category(&answers));
+    }
+    Ok(())
+}
+
+fn raw_path(
+    d: &Dataset,
+    model: Option<&Path>,
+    modes: &[SearchMode],
+    env: &HashMap<String, String>,
+    running: Option<&Path>,
+) -> anyhow::Result<PathReport> {
+    let w = start_worker(model, env, running)?;
+    let rows = save_memories(&w.worker, &d.memories)?;
+    let (embedded, secs) = wait_embedded(&w.worker, model.is_some(), Duration::from_secs(1800))?;
+    let mut p = PathReport {
+        path: "raw".into(),
+        rows: d.memories.len(),
+        embed_seconds: secs,
+        rows_embedded: embedded,
+        ..PathReport::default()
+    };
+    ask_all(&w.worker, d, &rows, modes, &mut p)?;
+    Ok(p)
+}
+
+fn extractive_path(
+    d: &Dataset,
+    model: Option<&Path>,
+    modes: &[SearchMode],
+    env: &HashMap<String, String>,
+    running: Option<&Path>,
+) -> anyhow::Result<PathReport> {
+    let w = start_worker(model, env, running)?;
+    let opts = RunOptions {
+        mode: Mode::Http(HttpTarget {
+            addr: w.worker.addr,
+            token: w.worker.token.clone(),
+            timeout: Duration::from_secs(30),
+        }),
+        target: Target::Memd,
+        concurrency: 2,
+        rate: None,
+        duration: None,
+        max_events: None,
+        home: Some(w.dir.clone()),
+        progress: false,
+    };
+    let sent = run_replay(&d.sessions, &opts);
+    let errors: u64 = sent.tally.kinds.values().flat_map(|k| k.errors.values()).sum();
+    if errors > 0 {
+        bail!("{errors} replayed events were not acknowledged");
+    }
+    let status = || {
+        w.worker
+            .get("/api/status", Duration::from_secs(10))
+            .ok()?
+            .json()
+            .and_then(|v| serde_json::from_value(v).ok())
+    };
+    let drain = wait_drained(Duration::from_secs(600), status);
+    if !drain.drained {
+        bail!("the observer queue did not drain ({} pending)", drain.pending);
+    }
+    let rows = replayed_rows(&w.dir.join("memd.db"))?;
+    let (embedded, secs) = wait_embedded(&w.worker, model.is_some(), Duration::from_secs(1800))?;
+    let made: usize = {
+        let mut all: Vec<&Row> = rows.values().flatten().collect();
+        all.sort();
+        all.dedup();
+        all.len()
+    };
+    let mut p = PathReport {
+        path: "extractive".into(),
+        rows: made,
+        embed_seconds: secs,
+        rows_embedded: embedded,
+        ..PathReport::default()
+    };
+    ask_all(&w.worker, d, &rows, modes, &mut p)?;
+    Ok(p)
+}
+
+fn write_dataset(inputs: &[PathBuf], out: &Path) -> anyhow::Result<ExitCode> {
+    let files = super::replay::session_files(inputs)?;
+    let mut sessions = Vec::new();
+    for f in &files {
+        sessions.push(convert_file(f).with_context(|| format!("convert {}", f.display()))?);
+    }
+    let g = generate(&sessions);
+    std::fs::create_dir_all(out).with_context(|| format!("create {}", out.display()))?;
+    write_lines(&out.join("memories.jsonl"), &g.memories)?;
+    write_lines(&out.join("questions.jsonl"), &g.questions)?;
+    write_lines(&out.join("sessions.jsonl"), &g.events)?;
+    eprintln!(
+        "{} sessions → {} memories, {} questions, {} events in {}",
+        sessions.len(),
+        g.memories.len(),
+        g.questions.len(),
+        g.events.len(),
+        out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run(args: EvalArgs, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
+    if !args.generate.is_empty() {
+        let out = args.out.clone().context("--generate needs --out DIR")?;
+        return write_dataset(&args.generate, &out);
+    }
+    let d = load(&args.dataset).with_context(|| format!("load {}", args.dataset.display()))?;
+    let model = model_dir(&args, env);
+    let mut report = Report {
+        dataset: args.dataset.display().to_string(),
+        questions: d.questions.len(),
+        ..Report::default()
+    };
+    let modes: Vec<SearchMode> = match &model {
+        Some(_) => SearchMode::ALL.to_vec(),
+        None => {
+            report
+                .notes
+                .push("no embedding model found (--model-dir): keyword mode only".into());
+            vec![SearchMode::Keyword]
+        }
+    };
+    for path in &args.paths {
+        match path.as_str() {
+            "raw" => report
+                .paths
+                .push(raw_path(&d, model.as_deref(), &modes, env, args.data_dir.as_deref())?),
+            "extractive" if d.sessions.is_empty() => report.notes.push("the dataset has no sessions.jsonl: no extractive path".into()),
+            "extractive" => report
+                .paths
+                .push(extractive_path(&d, model.as_deref(), &modes, env, args.data_dir.as_deref())?),
+            other => bail!("unknown path {other:?} (raw, extractive)"),
+        }
+    }
+    let md = markdown(&report);
+    if let Some(f) = &args.markdown {
+        std::fs::write(f, &md).with_context(|| format!("write {}", f.display()))?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{md}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
