@@ -278,7 +278,10 @@ fn main() {
         ),
     ] {
         let req = request(query, project);
-        let (mut kw, mut vh, mut all) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut kw, mut vh, mut all, mut warm) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        // A repeated query: the worker takes its vector from the query cache (no embedding).
+        let cached_vector = embed(query);
+        let cached = |_: &str| cached_vector.clone();
         for _ in 0..60 {
             let t = Instant::now();
             search_with(&conn, &req, None, &Fusion::default()).expect("keyword");
@@ -294,12 +297,21 @@ fn main() {
             });
             finish(&conn, &req, phase, Some(&rows), &Fusion::default()).expect("hybrid");
             all.push(t.elapsed());
+            let t = Instant::now();
+            let (rows, phase) = std::thread::scope(|sc| {
+                let keyword = sc.spawn(|| keyword_phase(&side.lock().expect("side"), &req).expect("keyword half"));
+                let rows = vector_half(&conn, &cached, &req);
+                (rows, keyword.join().expect("keyword thread"))
+            });
+            finish(&conn, &req, phase, Some(&rows), &Fusion::default()).expect("hybrid");
+            warm.push(t.elapsed());
         }
         let (k50, k99) = percentiles(kw);
         let (v50, v99) = percentiles(vh);
         let (h50, h99) = percentiles(all);
+        let (w50, w99) = percentiles(warm);
         println!(
-            "{label:<22} keyword p50 {k50:>6.1} ms p99 {k99:>6.1} | vector half p50 {v50:>6.1} ms p99 {v99:>6.1} | hybrid p50 {h50:>6.1} ms p99 {h99:>6.1}"
+            "{label:<22} keyword p50 {k50:>6.1} ms p99 {k99:>6.1} | vector half p50 {v50:>6.1} ms p99 {v99:>6.1} | hybrid p50 {h50:>6.1} ms p99 {h99:>6.1} | cached query p50 {w50:>6.1} ms p99 {w99:>6.1}"
         );
     }
 }

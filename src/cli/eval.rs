@@ -181,14 +181,18 @@ fn ask_all(w: &Worker, d: &Dataset, rows: &HashMap<String, Vec<Row>>, modes: &[S
     Ok(())
 }
 
-fn raw_path(
-    d: &Dataset,
-    model: Option<&Path>,
-    modes: &[SearchMode],
-    env: &HashMap<String, String>,
-    running: Option<&Path>,
-) -> anyhow::Result<PathReport> {
-    let w = start_worker(model, env, running)?;
+/// What every path of one run shares.
+struct Run<'a> {
+    model: Option<&'a Path>,
+    modes: &'a [SearchMode],
+    env: &'a HashMap<String, String>,
+    /// `--data-dir`: a running worker instead of fresh ones.
+    running: Option<&'a Path>,
+}
+
+fn raw_path(d: &Dataset, run: &Run<'_>) -> anyhow::Result<PathReport> {
+    let (model, modes) = (run.model, run.modes);
+    let w = start_worker(model, run.env, run.running)?;
     let rows = save_memories(&w.worker, &d.memories)?;
     let (embedded, secs) = wait_embedded(&w.worker, model.is_some(), Duration::from_secs(1800))?;
     let mut p = PathReport {
@@ -202,14 +206,9 @@ fn raw_path(
     Ok(p)
 }
 
-fn extractive_path(
-    d: &Dataset,
-    model: Option<&Path>,
-    modes: &[SearchMode],
-    env: &HashMap<String, String>,
-    running: Option<&Path>,
-) -> anyhow::Result<PathReport> {
-    let w = start_worker(model, env, running)?;
+fn extractive_path(d: &Dataset, run: &Run<'_>) -> anyhow::Result<PathReport> {
+    let (model, modes) = (run.model, run.modes);
+    let w = start_worker(model, run.env, run.running)?;
     let opts = RunOptions {
         mode: Mode::Http(HttpTarget {
             addr: w.worker.addr,
@@ -302,15 +301,17 @@ pub fn run(args: EvalArgs, env: &HashMap<String, String>) -> anyhow::Result<Exit
             vec![SearchMode::Keyword]
         }
     };
+    let run = Run {
+        model: model.as_deref(),
+        modes: &modes,
+        env,
+        running: args.data_dir.as_deref(),
+    };
     for path in &args.paths {
         match path.as_str() {
-            "raw" => report
-                .paths
-                .push(raw_path(&d, model.as_deref(), &modes, env, args.data_dir.as_deref())?),
+            "raw" => report.paths.push(raw_path(&d, &run)?),
             "extractive" if d.sessions.is_empty() => report.notes.push("the dataset has no sessions.jsonl: no extractive path".into()),
-            "extractive" => report
-                .paths
-                .push(extractive_path(&d, model.as_deref(), &modes, env, args.data_dir.as_deref())?),
+            "extractive" => report.paths.push(extractive_path(&d, &run)?),
             other => bail!("unknown path {other:?} (raw, extractive)"),
         }
     }

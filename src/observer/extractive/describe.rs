@@ -29,11 +29,6 @@ pub(super) fn first_line(s: &str) -> Option<&str> {
     s.lines().map(str::trim).find(|l| !l.is_empty())
 }
 
-/// Last non-blank line of `s`, trimmed.
-fn last_line(s: &str) -> Option<&str> {
-    s.lines().rev().map(str::trim).find(|l| !l.is_empty())
-}
-
 /// The first of `keys` holding a string in object `v`.
 pub(super) fn str_field<'a>(v: &'a Value, keys: &[&str]) -> Option<&'a str> {
     keys.iter().find_map(|k| v.get(*k).and_then(Value::as_str))
@@ -134,6 +129,12 @@ pub(super) fn output_text(resp: &Value) -> String {
     if !parts.is_empty() {
         return parts.join("\n");
     }
+    result_text(resp)
+}
+
+/// The text of a non-shell response: a string, content blocks, or the first non-blank of an
+/// object's `output` / `result` / `content` / `text`.
+fn result_text(resp: &Value) -> String {
     match resp {
         Value::String(s) => s.clone(),
         Value::Array(_) => blocks_text(resp),
@@ -189,18 +190,7 @@ pub(super) fn result_line(resp: &Value) -> Option<String> {
             return Some(l);
         }
     }
-    let text = match resp {
-        Value::String(s) => s.clone(),
-        Value::Array(_) => blocks_text(resp),
-        Value::Object(map) => ["output", "result", "content", "text"]
-            .iter()
-            .filter_map(|k| map.get(*k))
-            .map(blocks_text)
-            .find(|t| last_line(t).is_some())
-            .unwrap_or_default(),
-        _ => String::new(),
-    };
-    super::salient::result_line(&text)
+    super::salient::result_line(&result_text(resp))
 }
 
 /// Text of a string, or of an array of strings / `{"text": …}` content blocks.
