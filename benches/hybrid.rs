@@ -282,6 +282,17 @@ fn main() {
         // A repeated query: the worker takes its vector from the query cache (no embedding).
         let cached_vector = embed(query);
         let cached = |_: &str| cached_vector.clone();
+        // The whole search as the route runs it: both halves side by side, then fusion and paging.
+        let hybrid = |embed: &dyn Fn(&str) -> Vec<f32>| {
+            let t = Instant::now();
+            let (rows, phase) = std::thread::scope(|sc| {
+                let keyword = sc.spawn(|| keyword_phase(&side.lock().expect("side"), &req).expect("keyword half"));
+                let rows = vector_half(&conn, embed, &req);
+                (rows, keyword.join().expect("keyword thread"))
+            });
+            finish(&conn, &req, phase, Some(&rows), &Fusion::default()).expect("hybrid");
+            t.elapsed()
+        };
         for _ in 0..60 {
             let t = Instant::now();
             search_with(&conn, &req, None, &Fusion::default()).expect("keyword");
@@ -289,22 +300,8 @@ fn main() {
             let t = Instant::now();
             vector_half(&conn, &embed, &req);
             vh.push(t.elapsed());
-            let t = Instant::now();
-            let (rows, phase) = std::thread::scope(|sc| {
-                let keyword = sc.spawn(|| keyword_phase(&side.lock().expect("side"), &req).expect("keyword half"));
-                let rows = vector_half(&conn, &embed, &req);
-                (rows, keyword.join().expect("keyword thread"))
-            });
-            finish(&conn, &req, phase, Some(&rows), &Fusion::default()).expect("hybrid");
-            all.push(t.elapsed());
-            let t = Instant::now();
-            let (rows, phase) = std::thread::scope(|sc| {
-                let keyword = sc.spawn(|| keyword_phase(&side.lock().expect("side"), &req).expect("keyword half"));
-                let rows = vector_half(&conn, &cached, &req);
-                (rows, keyword.join().expect("keyword thread"))
-            });
-            finish(&conn, &req, phase, Some(&rows), &Fusion::default()).expect("hybrid");
-            warm.push(t.elapsed());
+            all.push(hybrid(&embed));
+            warm.push(hybrid(&cached));
         }
         let (k50, k99) = percentiles(kw);
         let (v50, v99) = percentiles(vh);

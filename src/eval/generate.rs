@@ -14,6 +14,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use super::dataset::{EventLine, Memory, Question};
+use crate::observer::extractive::change_text;
 use crate::observer::extractive::salient::{failure_line, result_line};
 use crate::observer::extractive::symbols::added_identifiers;
 use crate::replay::bodies::project_of;
@@ -76,21 +77,6 @@ fn response_text(v: &Value) -> String {
 fn relative(path: &str, cwd: &str) -> String {
     let root = format!("{}/", cwd.trim_end_matches('/'));
     path.strip_prefix(&root).unwrap_or(path).to_owned()
-}
-
-/// The old and new text of a write call.
-fn change_text(tool: &str, input: &Value) -> (String, String) {
-    let s = |v: &Value, k: &str| v[k].as_str().unwrap_or("").to_owned();
-    match tool {
-        "Write" => (String::new(), s(input, "content")),
-        "MultiEdit" => {
-            let edits = input["edits"].as_array().cloned().unwrap_or_default();
-            let old = edits.iter().map(|e| s(e, "old_string")).collect::<Vec<_>>().join("\n");
-            let new = edits.iter().map(|e| s(e, "new_string")).collect::<Vec<_>>().join("\n");
-            (old, new)
-        }
-        _ => (s(input, "old_string"), s(input, "new_string")),
-    }
 }
 
 /// A stable pick among `n` phrasings for `key`.
@@ -231,7 +217,7 @@ impl Builder {
         }
         if WRITES.contains(&tool) {
             let f = file.unwrap_or_default();
-            let (old, new) = change_text(tool, input);
+            let (old, new) = change_text(input);
             let verb = if tool == "Write" { "Created" } else { "Edited" };
             self.memory(
                 id.clone(),

@@ -62,9 +62,9 @@ pub fn save_memories(w: &Worker, memories: &[Memory]) -> Result<HashMap<String, 
 /// from that tool use (`observation_sources`), `prompt:<session>:<n>` → the stored prompt. Read
 /// from the worker's database file, read-only (the API has no route from a tool use to its rows).
 pub fn replayed_rows(db: &Path) -> Result<HashMap<String, Vec<Row>>, EvalError> {
-    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(|e| EvalError::Worker(e.to_string()))?;
-    let mut map: HashMap<String, Vec<Row>> = HashMap::new();
     let db_err = |e: rusqlite::Error| EvalError::Worker(e.to_string());
+    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(db_err)?;
+    let mut map: HashMap<String, Vec<Row>> = HashMap::new();
     let mut st = conn
         .prepare(
             "SELECT t.tool_use_id, s.observation_id FROM observation_sources s JOIN tool_uses t ON t.id = s.tool_use_row_id

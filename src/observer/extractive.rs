@@ -12,12 +12,13 @@
 //! edit by the identifiers it added, a read by the file's definitions.
 
 mod describe;
+pub(crate) use describe::change_text;
 pub(crate) mod salient;
 pub(crate) mod symbols;
 
 use super::evidence::{self, Evidence, WRITE_TOOLS};
 use super::types::{ObservationDraft, SummaryDraft, ToolEvent};
-use describe::{cut, display_name, error_info, join_tool, result_line};
+use describe::{cut, display_name, is_interrupted, join_tool, result_line};
 
 /// Tools of group R when successful.
 const READ_GROUP: &[&str] = &["Read", "read_file", "NotebookRead", "Glob", "Grep", "LS", "WebFetch", "WebSearch"];
@@ -53,26 +54,26 @@ pub fn observe(events: &[ToolEvent], project_root: &str, type_ids: &[&str], conc
             x.push(e);
         }
     }
-    let mut built: Vec<(Built, &[&ToolEvent])> = Vec::new();
+    // Each group's own file evidence, collected once: its title and its files come from it.
+    let own = |g: &[&ToolEvent]| evidence::collect(g.iter().copied(), project_root);
+    let mut built: Vec<(Built, &[&ToolEvent], Evidence)> = Vec::new();
     if !w.is_empty() {
-        built.push((write_group(&w, project_root), &w));
+        let ev = own(&w);
+        built.push((write_group(&w, project_root, &ev), &w, ev));
     }
     if !f.is_empty() {
-        built.push((fail_group(&f, project_root), &f));
+        built.push((fail_group(&f, project_root), &f, own(&f)));
     }
     if !x.is_empty() {
-        built.push((exec_group(&x, project_root), &x));
+        built.push((exec_group(&x, project_root), &x, own(&x)));
     }
-    let read_a_file = !evidence::collect(r.iter().copied(), project_root).read.is_empty();
-    if !r.is_empty() && (built.is_empty() || read_a_file) {
-        built.push((read_group(&r, project_root), &r));
+    let ev = own(&r);
+    if !r.is_empty() && (built.is_empty() || !ev.read.is_empty()) {
+        built.push((read_group(&r, project_root, &ev), &r, ev));
     }
     built
         .into_iter()
-        .map(|(b, group)| {
-            let ev = evidence::collect(group.iter().copied(), project_root);
-            finish(b, group, &ev, type_ids, concept_ids)
-        })
+        .map(|(b, group, ev)| finish(b, group, &ev, type_ids, concept_ids))
         .collect()
 }
 
@@ -99,8 +100,7 @@ pub fn summarize(prompt: Option<&str>, observation_titles: &[String], last_assis
 }
 
 /// Group W: successful writes.
-fn write_group(events: &[&ToolEvent], root: &str) -> Built {
-    let ev = evidence::collect(events.iter().copied(), root);
+fn write_group(events: &[&ToolEvent], root: &str, ev: &Evidence) -> Built {
     let mut all_created = true;
     let facts = events
         .iter()
@@ -118,7 +118,7 @@ fn write_group(events: &[&ToolEvent], root: &str) -> Built {
     };
     let mut added: Vec<String> = Vec::new();
     for e in events {
-        let (old, new) = describe::change_text(e);
+        let (old, new) = describe::change_text(&e.tool_input);
         for id in symbols::added_identifiers(&old, &new) {
             if added.len() < 3 && !added.contains(&id) {
                 added.push(id);
@@ -141,7 +141,7 @@ fn write_group(events: &[&ToolEvent], root: &str) -> Built {
 /// Group F: failed calls.
 fn fail_group(events: &[&ToolEvent], root: &str) -> Built {
     let headline = |e: &ToolEvent| {
-        let (_, interrupted) = error_info(e);
+        let interrupted = is_interrupted(e);
         let line = salient::failure_line(&describe::error_text(e));
         let tool = display_name(&e.tool_name);
         match (interrupted, line) {
@@ -158,7 +158,7 @@ fn fail_group(events: &[&ToolEvent], root: &str) -> Built {
     let facts = events
         .iter()
         .map(|e| {
-            let (_, interrupted) = error_info(e);
+            let interrupted = is_interrupted(e);
             let line = salient::failure_line(&describe::error_text(e));
             let mut fact = join_tool(e, root);
             if let Some(l) = line {
@@ -210,8 +210,7 @@ fn exec_group(events: &[&ToolEvent], root: &str) -> Built {
 
 /// Group R: reads and searches (when a file was read, or when nothing else happened). A read's
 /// fact names the definitions of the file it read.
-fn read_group(events: &[&ToolEvent], root: &str) -> Built {
-    let ev = evidence::collect(events.iter().copied(), root);
+fn read_group(events: &[&ToolEvent], root: &str, ev: &Evidence) -> Built {
     let defined = |e: &ToolEvent| symbols::top_level_symbols(&describe::read_content(e));
     let title = match ev.read.as_slice() {
         [p] => match events.iter().map(|e| defined(e)).find(|d| !d.is_empty()) {

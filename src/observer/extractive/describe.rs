@@ -117,10 +117,9 @@ pub(super) fn error_text(e: &ToolEvent) -> String {
     }
 }
 
-/// First error line and the interrupt flag of a failed call.
-pub(super) fn error_info(e: &ToolEvent) -> (Option<String>, bool) {
-    let interrupted = e.tool_response.get("is_interrupt").and_then(Value::as_bool) == Some(true);
-    (first_line(&error_text(e)).map(str::to_owned), interrupted)
+/// Whether a failed call was interrupted (`is_interrupt`).
+pub(super) fn is_interrupted(e: &ToolEvent) -> bool {
+    e.tool_response.get("is_interrupt").and_then(Value::as_bool) == Some(true)
 }
 
 /// stdout and stderr of a shell response (or its text), joined.
@@ -158,8 +157,7 @@ pub(super) fn read_content(e: &ToolEvent) -> String {
 }
 
 /// The old and new text of a write call (an edit's strings, a whole file's content).
-pub(super) fn change_text(e: &ToolEvent) -> (String, String) {
-    let input = &e.tool_input;
+pub(crate) fn change_text(input: &Value) -> (String, String) {
     let s = |v: &Value, keys: &[&str]| str_field(v, keys).unwrap_or("").to_owned();
     match input.get("edits").and_then(Value::as_array) {
         Some(edits) => {

@@ -46,36 +46,37 @@ static NOISE: LazyLock<Pattern> = LazyLock::new(|| {
 
 /// Lines of `text`, trimmed, without blanks. A literal `\n` (an output recorded JSON-escaped)
 /// separates lines too.
-fn lines(text: &str) -> std::vec::IntoIter<&str> {
-    let all: Vec<&str> = text
-        .lines()
+fn lines(text: &str) -> Vec<&str> {
+    text.lines()
         .flat_map(|l| l.split("\\n"))
         .map(str::trim)
         .filter(|l| !l.is_empty())
-        .collect();
-    all.into_iter()
+        .collect()
 }
 
-/// A test run's totals line (`3 failed, 10 passed in 0.52s`), banner rules stripped.
-pub fn totals_line(text: &str) -> Option<String> {
-    lines(text)
+/// The last totals line of `all`, banner rules stripped.
+fn totals_in(all: &[&str]) -> Option<String> {
+    all.iter()
         .rev()
         .find(|l| TOTALS.is_match(l))
         .map(|l| l.trim_matches(|c: char| c == '=' || c.is_whitespace()).to_owned())
 }
 
+/// A test run's totals line (`3 failed, 10 passed in 0.52s`), banner rules stripped.
+pub fn totals_line(text: &str) -> Option<String> {
+    totals_in(&lines(text))
+}
+
 /// The line of `text` that says what went wrong (see the module docs).
 pub fn failure_line(text: &str) -> Option<String> {
-    if let Some(l) = lines(text).find(|l| FAILED_TEST.is_match(l)) {
-        return Some(l.to_owned());
+    let all = lines(text);
+    let first = |p: &Pattern| all.iter().find(|l| p.is_match(l));
+    if let Some(l) = first(&FAILED_TEST).or_else(|| first(&COMPILER)) {
+        return Some((*l).to_owned());
     }
-    if let Some(l) = lines(text).find(|l| COMPILER.is_match(l)) {
-        return Some(l.to_owned());
+    if let Some(l) = all.iter().rev().find(|l| EXCEPTION.is_match(l)) {
+        return Some((*l).to_owned());
     }
-    if let Some(l) = lines(text).rev().find(|l| EXCEPTION.is_match(l)) {
-        return Some(l.to_owned());
-    }
-    let all: Vec<&str> = lines(text).collect();
     if let Some(i) = all
         .iter()
         .position(|l| NAMES_ERROR.is_match(l) && !NOISE.is_match(l) && !l.starts_with("Traceback"))
@@ -86,18 +87,14 @@ pub fn failure_line(text: &str) -> Option<String> {
             _ => all[i].to_owned(),
         });
     }
-    totals_line(text).or_else(|| first_meaningful(text))
+    totals_in(&all).or_else(|| all.iter().find(|l| !NOISE.is_match(l)).map(|l| (*l).to_owned()))
 }
 
 /// The output line a successful command is known by: its test totals when it ran tests, else
 /// the last line that is not noise.
 pub fn result_line(text: &str) -> Option<String> {
-    totals_line(text).or_else(|| lines(text).rev().find(|l| !NOISE.is_match(l)).map(str::to_owned))
-}
-
-/// The first line that is not noise.
-pub fn first_meaningful(text: &str) -> Option<String> {
-    lines(text).find(|l| !NOISE.is_match(l)).map(str::to_owned)
+    let all = lines(text);
+    totals_in(&all).or_else(|| all.iter().rev().find(|l| !NOISE.is_match(l)).map(|l| (*l).to_owned()))
 }
 
 #[cfg(test)]
@@ -163,7 +160,11 @@ mod tests {
     fn progress_bars_and_banners_never_make_the_line() {
         let out = "Downloading  45%|████▌     | 45/100\n==========\nDone: 3 files written";
         assert_eq!(result_line(out).unwrap(), "Done: 3 files written");
-        assert_eq!(first_meaningful(out).unwrap(), "Done: 3 files written");
+        assert_eq!(
+            failure_line(out).unwrap(),
+            "Done: 3 files written",
+            "a failure with no error line: its first line that is not noise"
+        );
         assert_eq!(failure_line("exit code 1").as_deref(), None);
     }
 }
