@@ -58,6 +58,16 @@ fn trim(v: &Value) -> Value {
     }
 }
 
+/// The payload with `transcript_path` cut to the file's name: the dataset must not depend on
+/// where the transcripts lay on the machine that generated it.
+fn portable(mut v: Value) -> Value {
+    if let Some(p) = v.get_mut("transcript_path") {
+        let name = p.as_str().and_then(|s| s.rsplit('/').next()).unwrap_or("").to_owned();
+        *p = Value::String(name);
+    }
+    v
+}
+
 /// All the text of a tool response (strings of an object or array joined by lines).
 fn response_text(v: &Value) -> String {
     match v {
@@ -134,7 +144,7 @@ impl Builder {
                 kind: e.kind,
                 origin: e.origin,
                 at_ms: e.at_ms,
-                payload: trim(&e.payload),
+                payload: portable(trim(&e.payload)),
             });
             let p = &e.payload;
             let cwd = p["cwd"].as_str().unwrap_or("");
