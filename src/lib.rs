@@ -7,20 +7,20 @@
 //! | module | what it holds |
 //! |---|---|
 //! | **adapters** | |
-//! | [`cli`] | one file per subcommand; `main.rs` only dispatches; `anyhow` lives here |
+//! | [`cli`] | one file per subcommand (`memd open`: the viewer's one-time link); `main.rs` only dispatches; `anyhow` lives here |
 //! | [`server`] | `memd serve`: start-up, [`server::serve`] on a given listener, graceful shutdown |
-//! | [`ingress`] | the HTTP leaf: axum routes, request checks (Host/Origin/token/size), typed errors → HTTP |
+//! | [`ingress`] | the HTTP leaf: axum routes, request checks (Host/Origin/size), who may call (token, viewer cookie + CSRF), `/stream`, the embedded viewer page, typed errors → HTTP |
 //! | [`hook`] | `memd hook claude-code <handler>`: the thin blocking hook process, spool writer (also on SIGTERM) |
 //! | [`mcp`] | `memd mcp`: the stdio MCP server, a client of the worker's HTTP API; reads the database when no worker runs |
 //! | [`install`] | `memd install`: hooks and MCP entry in Claude Code's settings (order-preserving edits), plugin folder |
 //! | [`replay`] | transcripts → hook event stream, load replay against a worker, report and loss check |
 //! | [`eval`] | `memd eval`: the retrieval benchmark — dataset generator from transcripts, runs over the public API, metrics, report |
 //! | **the worker's rooms** | |
-//! | [`worker`] | the worker's state (phase, token, counters) and services; use-cases: memory, maintenance, redaction rescan, SIGHUP reload; the sd_notify link; allocator tuning |
+//! | [`worker`] | the worker's state (phase, token, counters, viewer codes and sessions) and services; use-cases: memory, editing an observation, maintenance, redaction rescan, SIGHUP reload; the sd_notify link; allocator tuning |
 //! | [`ingest`] | the ingest pipeline and its four commands (`init`, `observations`, `summarize`, `complete`), the spool ingester |
 //! | [`status`] | the typed `GET /api/status` document, built from the worker, read back by the CLI |
 //! | [`actors`] | the supervised actor tree: root, store, provider, session manager, sessions, reaper, vector and Chroma sync |
-//! | [`retrieval`] | the read side: context injection, file context, search, timeline, records, request parameters |
+//! | [`retrieval`] | the read side: context injection, file context, search, timeline, records, the `/stream` feed, the viewer's paged lists, request parameters |
 //! | [`vectors`] | embeddings (candle, all-MiniLM-L6-v2), the binary sqlite-vec index + exact re-rank, documents, Chroma, model install |
 //! | [`import`] | `memd import-claude-mem`: reading, cleaning and chunking a claude-mem database |
 //! | **domain and infrastructure** | |

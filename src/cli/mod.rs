@@ -10,6 +10,7 @@ pub mod import_claude_mem;
 pub mod install;
 pub mod mcp;
 pub mod models;
+pub mod open;
 pub mod redact;
 pub mod reindex;
 pub mod remember;
@@ -49,6 +50,11 @@ pub enum Command {
         /// Print the raw GET /api/status document.
         #[arg(long)]
         json: bool,
+    },
+    /// Open the web viewer with a one-time link (`--print`: print the link instead).
+    Open {
+        #[arg(long)]
+        print: bool,
     },
     /// The retrieval benchmark: load a dataset into a fresh worker, ask its questions, report.
     Eval(eval::EvalArgs),
@@ -179,6 +185,7 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
     match cli.command {
         Command::Serve => serve::run(env),
         Command::Status { json } => status::run(env, json),
+        Command::Open { print } => open::run(env, print),
         Command::Settings { markdown } => settings::run(env, markdown),
         Command::Mcp { platform, data_dir } => mcp::run(env, &platform, data_dir),
         Command::Remember {

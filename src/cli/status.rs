@@ -1,4 +1,5 @@
-//! `memd status`: the actor tree from `GET /api/status`; `--json` prints the document as is.
+//! `memd status`: the actor tree from `GET /api/status` and a one-time viewer link; `--json`
+//! prints the document as is.
 //! Exit 1 with one line when the worker is not running.
 
 use std::collections::HashMap;
@@ -35,6 +36,12 @@ pub fn run(env: &HashMap<String, String>, json: bool) -> anyhow::Result<ExitCode
     } else {
         let doc: StatusDoc = serde_json::from_slice(&answer.body).context("reading the status document")?;
         print!("{}", render(&doc));
+        // A one-time viewer link (memd open opens one in the browser).
+        if let Ok(r) = worker.post("/api/viewer/code", b"", Duration::from_secs(5))
+            && let Some(url) = r.json().and_then(|v| v["url"].as_str().map(str::to_string))
+        {
+            println!("viewer: {url} (one-time link, 5 minutes)");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

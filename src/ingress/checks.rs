@@ -6,11 +6,13 @@ use std::sync::atomic::Ordering;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use super::access::{Caller, Denied, authorize};
 use super::error::ApiError;
+use crate::clock::now_ms;
 use crate::worker::{Phase, Unavailable, WorkerState};
 
 pub const MAX_BODY_BYTES: usize = 5 * 1024 * 1024;
@@ -48,17 +50,14 @@ pub fn token_matches(presented: &[u8], ours: &[u8]) -> bool {
     presented.iter().zip(ours).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
 }
 
-fn bearer(headers: &HeaderMap) -> Option<&str> {
-    headers
-        .get(header::AUTHORIZATION)?
-        .to_str()
-        .ok()?
-        .strip_prefix("Bearer ")
-        .map(str::trim)
-}
-
-fn is_open_path(path: &str) -> bool {
-    path == "/api/health" || path == "/api/readiness"
+/// 401: JSON for the API, a short page for a browser that opened the viewer without a session.
+fn unauthorized(path: &str) -> Response {
+    if path == "/" || path.starts_with("/viewer") {
+        let page = "<!doctype html><meta charset=utf-8><title>memd</title><p>This viewer needs a session. \
+                    Run <code>memd open</code> in a terminal: it opens a one-time link.</p>";
+        return (StatusCode::UNAUTHORIZED, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response();
+    }
+    ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", "missing or wrong bearer token").into_response()
 }
 
 /// Counts a request in flight; the count drops even when the request future is cancelled.
@@ -96,21 +95,28 @@ pub async fn guard(State(app): State<Arc<WorkerState>>, req: Request, next: Next
             h.insert(header::VARY, HeaderValue::from_static("Origin"));
             h.insert(
                 header::ACCESS_CONTROL_ALLOW_METHODS,
-                HeaderValue::from_static("GET, POST, DELETE, OPTIONS"),
+                HeaderValue::from_static("GET, POST, PATCH, DELETE, OPTIONS"),
             );
             h.insert(
                 header::ACCESS_CONTROL_ALLOW_HEADERS,
-                HeaderValue::from_static("Authorization, Content-Type"),
+                HeaderValue::from_static("Authorization, Content-Type, X-CSRF-Token"),
             );
             h.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
         }
         return resp;
     }
-    if !is_open_path(&path) {
-        let ok = bearer(headers).is_some_and(|t| token_matches(t.as_bytes(), app.token.as_bytes()));
-        if !ok {
-            return ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", "missing or wrong bearer token").into_response();
+    let caller = authorize(req.method(), &path, req.uri().query(), headers, &app.token, &app.viewer, now_ms());
+    let caller = match caller {
+        Ok(c) => c,
+        Err(Denied::Unauthorized) => return unauthorized(&path),
+        Err(Denied::Csrf) => {
+            return ApiError::new(StatusCode::FORBIDDEN, "csrf", "a viewer's mutating request needs its X-CSRF-Token").into_response();
         }
+        Err(Denied::BearerOnly) => {
+            return ApiError::new(StatusCode::FORBIDDEN, "bearer_only", "this route takes the bearer token only").into_response();
+        }
+    };
+    if caller != Caller::Open && path != "/" {
         match app.phase() {
             Phase::Initializing => return ApiError::from(Unavailable::Initializing).into_response(),
             Phase::ShuttingDown => return ApiError::from(Unavailable::ShuttingDown).into_response(),
@@ -141,6 +147,8 @@ pub async fn guard(State(app): State<Arc<WorkerState>>, req: Request, next: Next
         Ok(req) => req,
         Err(resp) => return resp,
     };
+    let mut req = req;
+    req.extensions_mut().insert(caller);
     let mut resp = next.run(req).await;
     if let Some(o) = origin.as_deref().and_then(|o| HeaderValue::from_str(o).ok()) {
         resp.headers_mut().insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, o);

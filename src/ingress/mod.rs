@@ -1,8 +1,10 @@
-//! HTTP ingress: axum on hyper, bound to 127.0.0.1 only (docs/spec/api.md). A leaf: the routes
+//! HTTP ingress: axum on hyper, bound to 127.0.0.1 only (docs/spec/api.md, docs/spec/viewer.md). A leaf: the routes
 //! parse a request, call the worker's use-cases ([`crate::worker`], [`crate::ingest`],
 //! [`crate::retrieval`]) and map their typed outcomes and errors to HTTP.
 
+pub mod access;
 pub mod admin_routes;
+pub mod browse_routes;
 pub mod checks;
 pub mod connections;
 pub mod error;
@@ -12,6 +14,8 @@ pub mod ops_routes;
 pub mod platform;
 pub mod retrieval_routes;
 pub mod search_routes;
+pub mod stream_routes;
+pub mod viewer_routes;
 
 use std::sync::Arc;
 
@@ -30,7 +34,10 @@ pub fn router(app: Arc<WorkerState>) -> Router {
         .route(IngestRoute::Summarize.path(), post(ingest_routes::summarize))
         .route(IngestRoute::Complete.path(), post(ingest_routes::complete))
         .route("/api/memory/save", post(memory_routes::save))
-        .route("/api/observation/{id}", delete(memory_routes::delete_observation))
+        .route(
+            "/api/observation/{id}",
+            delete(memory_routes::delete_observation).patch(browse_routes::edit),
+        )
         .route("/api/summary/{id}", delete(memory_routes::delete_summary))
         .route("/api/prompt/{id}", delete(memory_routes::delete_prompt))
         .route("/api/forget", post(memory_routes::forget))
@@ -43,6 +50,18 @@ pub fn router(app: Arc<WorkerState>) -> Router {
         .route("/api/observations/by-file", get(retrieval_routes::by_file))
         .route("/api/observations/batch", post(retrieval_routes::batch))
         .route("/api/observation/{id}", get(retrieval_routes::observation))
+        .route("/api/observations", get(browse_routes::observations))
+        .route("/api/sessions", get(browse_routes::sessions))
+        .route("/api/session/{id}", get(browse_routes::session))
+        .route("/api/tool-uses", get(browse_routes::tool_uses))
+        .route("/api/usage", get(browse_routes::usage))
+        .route("/stream", get(stream_routes::stream))
+        .route("/", get(viewer_routes::index))
+        .route("/viewer/app.js", get(viewer_routes::app_js))
+        .route("/viewer/app.css", get(viewer_routes::app_css))
+        .route("/viewer/login", get(viewer_routes::login))
+        .route("/viewer/logout", post(viewer_routes::logout))
+        .route("/api/viewer/code", post(viewer_routes::code))
         .route("/api/projects", get(retrieval_routes::projects))
         .route("/api/stats", get(retrieval_routes::stats))
         .route("/api/search", get(search_routes::search))

@@ -245,7 +245,8 @@ pub async fn stats(State(app): State<Arc<WorkerState>>) -> Result<Json<Value>, A
     Ok(Json(json!({
         "worker": {
             "version": VERSION, "uptime": app.started.elapsed().as_secs(),
-            "activeSessions": svc.registry.sessions.len(), "sseClients": 0,
+            "activeSessions": svc.registry.sessions.len(),
+            "sseClients": app.stream_clients.load(std::sync::atomic::Ordering::Relaxed),
             "port": app.port(),
         },
         "database": {

@@ -67,3 +67,10 @@ pub fn batch_rows(dir: &DataDir, ids: &serde_json::Value) -> Option<Vec<serde_js
     records.sort_by_key(|r| (r.at_ms(), r.kind(), r.id()));
     Some(records.iter().map(|r| r.to_json_with_kind()).collect())
 }
+
+/// An observation's tool uses straight from the database (None when it cannot be read or there
+/// is no such observation).
+pub fn tool_uses(dir: &DataDir, id: i64) -> Option<serde_json::Value> {
+    let conn = open(dir)?;
+    crate::retrieval::browse::tool_uses_of(&conn, id).ok()
+}

@@ -1,5 +1,6 @@
 //! `get_observations` (docs/spec/retrieval.md §6): rows from `POST /api/observations/batch`, grouped
-//! by kind in the requested order, JSON-string arrays turned into real arrays, absent ids listed.
+//! by kind in the requested order, JSON-string arrays turned into real arrays, absent ids listed;
+//! `get_tool_uses`: an observation's raw tool calls (docs/spec/viewer.md §3).
 
 use serde_json::{Map, Value, json};
 
@@ -93,6 +94,32 @@ pub fn get_observations(ctx: &CallerContext, a: &Map<String, Value>) -> Result<T
     };
     Ok(ToolText {
         text: serde_json::to_string_pretty(&group(&wanted, &rows)).unwrap_or_default(),
+        is_error: false,
+    })
+}
+
+/// `get_tool_uses`: the raw tool calls an observation was made from (`GET /api/tool-uses`), as
+/// stored (secrets redacted, long texts cut).
+pub fn get_tool_uses(ctx: &CallerContext, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
+    let raw = match a.get("id") {
+        Some(Value::Number(n)) => n.to_string(),
+        Some(Value::String(s)) => s.trim().trim_start_matches('#').to_string(),
+        _ => return Err(ToolError::InvalidParams("id (an observation id) is required".into())),
+    };
+    let id: i64 = raw
+        .parse()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| ToolError::InvalidParams(format!("malformed observation id {raw}")))?;
+    let v = match ctx.fetch("GET", &format!("/api/tool-uses?observation={id}"), None)? {
+        Ok(ans) => ans.json().unwrap_or_default(),
+        Err(e) => match super::offline::tool_uses(&ctx.link.dir, id) {
+            Some(v) => v,
+            None => return Ok(ToolText { text: e, is_error: true }),
+        },
+    };
+    Ok(ToolText {
+        text: serde_json::to_string_pretty(&v).unwrap_or_default(),
         is_error: false,
     })
 }

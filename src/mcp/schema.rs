@@ -72,6 +72,14 @@ pub fn tools() -> Vec<Tool> {
             }})),
         ),
         Tool::new(
+            "get_tool_uses",
+            "The raw tool calls (command, input, output) an observation was made from, for when its summary \
+             is not enough. Give one observation id.",
+            schema(json!({"type": "object", "required": ["id"], "properties": {
+                "id": {"type": ["integer", "string"], "description": "observation id, e.g. 123 or \"#123\""}
+            }})),
+        ),
+        Tool::new(
             "save_memory",
             "Save an explicit memory (a decision, a convention, a fact) for future sessions of this project. \
              It is found later by search and listed in session context.",

@@ -13,6 +13,7 @@ impl CallerContext {
             "search" => self.search(args),
             "timeline" => self.timeline(args),
             "get_observations" => super::records::get_observations(self, args),
+            "get_tool_uses" => super::records::get_tool_uses(self, args),
             "save_memory" => self.save_memory(args),
             "forget" => self.forget(args),
             "session_start_context" => self.session_start_context(args),

@@ -13,6 +13,11 @@ pub fn content_hash(memory_session_id: &str, title: Option<&str>, narrative: Opt
     hasher.finalize().iter().take(8).map(|byte| format!("{byte:02x}")).collect()
 }
 
+/// Lowercase hex SHA-256 of `bytes` (secrets kept only as their digest).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    crate::data_dir::hex(&Sha256::digest(bytes))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,11 +24,15 @@
 //! | [`timeline`] | items around an anchor (§5) |
 //! | [`vector_rows`] | the vector half of hybrid search: nearest rows of a query in scope, in rank order |
 //! | [`overview`] | project list and database figures |
+//! | [`feed`] | the live feed of `/stream`: rows stored after a per-table cursor |
+//! | [`browse`] | the viewer's lists: sessions, one session in order, observation pages, tool uses, token usage per day |
 //! | [`params`] | query-string pairs: aliases, ranged numbers, flags, lists, times |
 //! | [`requests`] | search and timeline requests from those pairs; the timeline's text answer |
 
+pub mod browse;
 pub mod context;
 pub mod context_render;
+pub mod feed;
 pub mod file_context;
 pub mod fusion;
 pub mod ids;

@@ -133,7 +133,7 @@ pub fn rescan_chunk(
 }
 
 /// Drops the row's embedding and queues it again for the embedded index and the Chroma target.
-fn requeue_vector(conn: &Connection, kind: &str, id: i64) -> rusqlite::Result<()> {
+pub(crate) fn requeue_vector(conn: &Connection, kind: &str, id: i64) -> rusqlite::Result<()> {
     let had = conn
         .query_row(
             "SELECT 1 FROM vectors WHERE doc_kind = ?1 AND row_id = ?2",

@@ -7,12 +7,14 @@
 //! [`WorkerState::services`], which says why they are not there otherwise.
 
 pub mod allocator;
+pub mod edit;
 pub mod maintenance;
 pub mod memory;
 pub mod reload;
 pub mod rescan;
 pub mod service_link;
 pub mod tasks;
+pub mod viewer_access;
 
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -96,6 +98,10 @@ pub struct WorkerState {
     pub body_timeout: std::time::Duration,
     /// Who started this worker (systemd, launchd, or on demand).
     pub service_manager: crate::service::Manager,
+    /// The viewer's one-time codes and browser sessions.
+    pub viewer: viewer_access::ViewerAccess,
+    /// `GET /stream` clients connected now.
+    pub stream_clients: Arc<AtomicUsize>,
     services: OnceLock<Services>,
 }
 
@@ -110,6 +116,8 @@ impl WorkerState {
             shutdown: CancellationToken::new(),
             counters: Counters::default(),
             service_manager: Default::default(),
+            viewer: Default::default(),
+            stream_clients: Default::default(),
             body_timeout: std::time::Duration::from_secs(10),
             services: OnceLock::new(),
         }

@@ -32,6 +32,8 @@
 //! | `import_claude_mem` | the claude-mem import, idempotent, through the worker and in-process |
 //! | `retrieval_context`, `retrieval_search` | context injection and search over seeded rows |
 //! | `vectors_sync`, `vectors_search`, `vectors_chroma` | embeddings, hybrid search, the Chroma mirror |
+//! | `viewer_access` | the viewer's access rules (401/403, one-time code, CSRF), `/stream` exactly once across reconnects, closed on shutdown |
+//! | `viewer_browser` | the viewer in a real headless Chromium: feed, live update, search, detail, forget; Performance API figures |
 //! | `eval_benchmark` | `memd eval` on the shipped dataset: hybrid ≥ keyword; the dataset is its generator's output |
 
 mod support;
@@ -61,6 +63,8 @@ mod service_manager;
 mod vectors_chroma;
 mod vectors_search;
 mod vectors_sync;
+mod viewer_access;
+mod viewer_browser;
 mod worker_durability;
 mod worker_hostile;
 mod worker_ingest;

@@ -122,6 +122,7 @@ fn lists_tools_and_runs_the_write_tools() {
         [
             "forget",
             "get_observations",
+            "get_tool_uses",
             "save_memory",
             "search",
             "session_start_context",
@@ -194,6 +195,18 @@ fn read_tools_match_the_http_api_and_forget_hides_everywhere() {
     assert_eq!(v["observations"][0]["id"], 1);
     assert!(v["observations"][0]["facts"].is_array());
     assert_eq!(v["missing"], json!(["#42"]));
+
+    let (uses, err) = c.call("get_tool_uses", json!({"id": "#1"}));
+    assert!(!err, "{uses}");
+    let uses: Value = serde_json::from_str(&uses).expect("pretty JSON");
+    assert_eq!(
+        uses,
+        w.get("/api/tool-uses?observation=1").json().unwrap(),
+        "the MCP tool is the route"
+    );
+    assert_eq!(uses["items"], json!([]), "a saved memory has no tool uses");
+    let (missing, err) = c.call("get_tool_uses", json!({"id": 42}));
+    assert!(err, "{missing}");
 
     let (context, err) = c.call("session_start_context", json!({}));
     assert!(!err, "{context}");

@@ -8,6 +8,7 @@ pub mod fake_llm;
 pub mod hook;
 pub mod seed;
 pub mod transcripts;
+pub mod webdriver;
 
 use std::net::SocketAddr;
 use std::os::unix::process::ExitStatusExt;

@@ -1,0 +1,264 @@
+//! The viewer's lists (docs/spec/viewer.md §3): sessions of a project, one session's prompts,
+//! observations and summary in order, keyset-paged observation lists (usable at 100,000 rows:
+//! every page is an index range, never an OFFSET scan), the raw tool uses an observation was made
+//! from, and token usage per day. Plain functions over a read-only connection.
+
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::{Value, json};
+
+use super::RetrievalError;
+use super::records::{OBS_COLS, Observation, PROMPT_COLS, Prompt, SUMMARY_COLS, Summary};
+
+/// Longest tool input/response text a tool-use row carries to a client (chars).
+pub const TOOL_TEXT_MAX: usize = 20_000;
+/// Most records of one kind a session detail carries (the rest: search or the paged lists).
+pub const SESSION_ITEMS_MAX: i64 = 1_000;
+
+/// A page of a newest-first list: rows with id below `before` (None = from the newest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    pub before: Option<i64>,
+    pub limit: i64,
+}
+
+/// Observations newest first, optionally of one project and/or one session (memory session id).
+pub fn observations_page(
+    conn: &Connection,
+    project: Option<&str>,
+    memory_session: Option<&str>,
+    page: Page,
+) -> Result<Value, RetrievalError> {
+    let mut sql = format!("SELECT {OBS_COLS} FROM observations o WHERE o.id < ?1");
+    let mut p: Vec<SqlValue> = vec![SqlValue::Integer(page.before.unwrap_or(i64::MAX))];
+    if let Some(project) = project {
+        p.push(SqlValue::Text(project.into()));
+        sql.push_str(&format!(" AND (o.project = ?{n} OR o.merged_into_project = ?{n})", n = p.len()));
+    }
+    if let Some(m) = memory_session {
+        p.push(SqlValue::Text(m.into()));
+        sql.push_str(&format!(" AND o.memory_session_id = ?{}", p.len()));
+    }
+    p.push(SqlValue::Integer(page.limit));
+    sql.push_str(&format!(" ORDER BY o.id DESC LIMIT ?{}", p.len()));
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows: Vec<Observation> = stmt
+        .query_map(rusqlite::params_from_iter(p), Observation::from_row)?
+        .collect::<Result<_, _>>()?;
+    let next = (rows.len() as i64 == page.limit).then(|| rows.last().map(|o| o.id)).flatten();
+    Ok(json!({"items": rows.iter().map(Observation::to_json).collect::<Vec<_>>(), "nextBefore": next}))
+}
+
+/// Sessions newest first, with their counts.
+pub fn sessions_page(conn: &Connection, project: Option<&str>, page: Page) -> Result<Value, RetrievalError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT s.id, s.content_session_id, s.memory_session_id, s.platform_source, s.project, s.user_prompt, s.custom_title,
+                s.status, s.started_at_epoch, s.last_event_epoch,
+                (SELECT count(*) FROM observations o WHERE o.memory_session_id = s.memory_session_id),
+                (SELECT count(*) FROM user_prompts p WHERE p.session_db_id = s.id)
+         FROM sdk_sessions s WHERE s.id < ?1 AND (?2 IS NULL OR s.project = ?2) ORDER BY s.id DESC LIMIT ?3",
+    )?;
+    let rows: Vec<Value> = stmt
+        .query_map(params![page.before.unwrap_or(i64::MAX), project, page.limit], |r| {
+            Ok(json!({
+                "id": r.get::<_, i64>(0)?, "content_session_id": r.get::<_, String>(1)?,
+                "memory_session_id": r.get::<_, String>(2)?, "platform_source": r.get::<_, String>(3)?,
+                "project": r.get::<_, String>(4)?, "user_prompt": r.get::<_, Option<String>>(5)?,
+                "custom_title": r.get::<_, Option<String>>(6)?, "status": r.get::<_, String>(7)?,
+                "started_at_epoch": r.get::<_, i64>(8)?, "last_event_epoch": r.get::<_, i64>(9)?,
+                "observations": r.get::<_, i64>(10)?, "prompts": r.get::<_, i64>(11)?,
+            }))
+        })?
+        .collect::<Result<_, _>>()?;
+    let next = (rows.len() as i64 == page.limit)
+        .then(|| rows.last().and_then(|s| s["id"].as_i64()))
+        .flatten();
+    Ok(json!({"items": rows, "nextBefore": next}))
+}
+
+/// One session: its row and its prompts, observations and summaries in the order they were stored.
+pub fn session_detail(conn: &Connection, id: i64) -> Result<Value, RetrievalError> {
+    let head: Option<(String, String, String, String, String)> = conn
+        .query_row(
+            "SELECT content_session_id, memory_session_id, platform_source, project, status FROM sdk_sessions WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .optional()?;
+    let Some((content, memory, platform, project, status)) = head else {
+        return Err(RetrievalError::NotFound(format!("Session {id} not found")));
+    };
+    let mut items: Vec<(i64, u8, i64, Value)> = Vec::new();
+    let cap = SESSION_ITEMS_MAX as usize;
+    let sql = format!("SELECT {PROMPT_COLS} FROM user_prompts p WHERE p.session_db_id = ?1 ORDER BY p.id LIMIT ?2");
+    let prompts: Vec<Prompt> = conn
+        .prepare(&sql)?
+        .query_map(params![id, SESSION_ITEMS_MAX + 1], Prompt::from_row)?
+        .collect::<Result<_, _>>()?;
+    let sql = format!("SELECT {OBS_COLS} FROM observations o WHERE o.memory_session_id = ?1 ORDER BY o.id LIMIT ?2");
+    let observations: Vec<Observation> = conn
+        .prepare(&sql)?
+        .query_map(params![memory, SESSION_ITEMS_MAX + 1], Observation::from_row)?
+        .collect::<Result<_, _>>()?;
+    let truncated = prompts.len() > cap || observations.len() > cap;
+    for p in prompts.into_iter().take(cap) {
+        let mut v = p.to_json();
+        if p.is_private {
+            v["prompt_text"] = json!(p.title());
+        }
+        v["kind"] = json!("prompt");
+        items.push((p.created_at_epoch, 0, p.id, v));
+    }
+    for o in observations.into_iter().take(cap) {
+        let mut v = o.to_json();
+        v["kind"] = json!("observation");
+        items.push((o.created_at_epoch, 1, o.id, v));
+    }
+    let sql = format!("SELECT {SUMMARY_COLS} FROM session_summaries s WHERE s.memory_session_id = ?1 ORDER BY s.id LIMIT 100");
+    for s in conn.prepare(&sql)?.query_map([&memory], Summary::from_row)? {
+        let s = s?;
+        let mut v = s.to_json();
+        v["kind"] = json!("summary");
+        items.push((s.created_at_epoch, 2, s.id, v));
+    }
+    items.sort_by_key(|(at, k, id, _)| (*at, *k, *id));
+    Ok(json!({
+        "session": {"id": id, "content_session_id": content, "memory_session_id": memory,
+            "platform_source": platform, "project": project, "status": status},
+        "items": items.into_iter().map(|(_, _, _, v)| v).collect::<Vec<_>>(),
+        "truncated": truncated,
+    }))
+}
+
+fn bounded(s: String) -> String {
+    match s.char_indices().nth(TOOL_TEXT_MAX) {
+        Some((i, _)) => format!("{}… [{} more chars]", &s[..i], s[i..].chars().count()),
+        None => s,
+    }
+}
+
+/// The raw tool uses observation `id` was made from (as stored: tags stripped, secrets redacted).
+pub fn tool_uses_of(conn: &Connection, id: i64) -> Result<Value, RetrievalError> {
+    let exists = conn
+        .query_row("SELECT 1 FROM observations WHERE id = ?1", [id], |_| Ok(()))
+        .optional()?
+        .is_some();
+    if !exists {
+        return Err(RetrievalError::NotFound(format!("Observation #{id} not found")));
+    }
+    let mut stmt = conn.prepare_cached(
+        "SELECT t.id, t.tool_use_id, t.tool_name, t.tool_input, t.tool_response, t.is_error, t.cwd, t.prompt_number,
+                t.agent_type, t.duration_ms, t.truncated, t.redactions, t.occurred_at_epoch, t.content_session_id
+         FROM observation_sources os JOIN tool_uses t ON t.id = os.tool_use_row_id
+         WHERE os.observation_id = ?1 ORDER BY t.occurred_at_epoch, t.id LIMIT 200",
+    )?;
+    let rows: Vec<Value> = stmt
+        .query_map([id], |r| {
+            Ok(json!({
+                "id": r.get::<_, i64>(0)?, "tool_use_id": r.get::<_, Option<String>>(1)?,
+                "tool_name": r.get::<_, String>(2)?, "tool_input": bounded(r.get(3)?),
+                "tool_response": bounded(r.get(4)?), "is_error": r.get::<_, i64>(5)? != 0,
+                "cwd": r.get::<_, Option<String>>(6)?, "prompt_number": r.get::<_, i64>(7)?,
+                "agent_type": r.get::<_, Option<String>>(8)?, "duration_ms": r.get::<_, Option<i64>>(9)?,
+                "truncated": r.get::<_, i64>(10)? != 0, "redactions": r.get::<_, i64>(11)?,
+                "occurred_at_epoch": r.get::<_, i64>(12)?, "content_session_id": r.get::<_, String>(13)?,
+            }))
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(json!({"observation": id, "items": rows}))
+}
+
+/// Tokens per day and provider for the last `days` days (newest last).
+pub fn usage_by_day(conn: &Connection, days: i64, today: &str) -> Result<Value, RetrievalError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT day, provider, sum(calls), sum(input_tokens), sum(output_tokens), sum(failures)
+         FROM token_usage WHERE day > date(?1, '-' || ?2 || ' days') GROUP BY day, provider ORDER BY day, provider",
+    )?;
+    let rows: Vec<Value> = stmt
+        .query_map(params![today, days], |r| {
+            Ok(json!({
+                "day": r.get::<_, String>(0)?, "provider": r.get::<_, String>(1)?, "calls": r.get::<_, i64>(2)?,
+                "input_tokens": r.get::<_, i64>(3)?, "output_tokens": r.get::<_, i64>(4)?, "failures": r.get::<_, i64>(5)?,
+            }))
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(json!({"days": days, "items": rows}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::test_conn;
+
+    fn obs(conn: &Connection, memory: &str, title: &str) -> i64 {
+        conn.execute(
+            "INSERT INTO observations (memory_session_id, project, platform_source, type, title, content_hash, origin, created_at, created_at_epoch)
+             VALUES (?1, 'acme', 'claude', 'discovery', ?2, ?2, 'manual', 'x', 1)",
+            params![memory, title],
+        )
+        .unwrap();
+        conn.last_insert_rowid()
+    }
+
+    fn session(conn: &Connection, content: &str) -> i64 {
+        conn.execute(
+            "INSERT INTO sdk_sessions (content_session_id, memory_session_id, project, started_at, started_at_epoch, last_event_epoch)
+             VALUES (?1, 'm-' || ?1, 'acme', 'x', 0, 0)",
+            [content],
+        )
+        .unwrap();
+        conn.last_insert_rowid()
+    }
+
+    #[test]
+    fn pages_walk_every_row_once_newest_first() {
+        let conn = test_conn();
+        session(&conn, "a");
+        let ids: Vec<i64> = (0..7).map(|i| obs(&conn, "m-a", &format!("t{i}"))).collect();
+        let mut seen = Vec::new();
+        let mut before = None;
+        loop {
+            let page = observations_page(&conn, Some("acme"), None, Page { before, limit: 3 }).unwrap();
+            seen.extend(page["items"].as_array().unwrap().iter().map(|o| o["id"].as_i64().unwrap()));
+            match page["nextBefore"].as_i64() {
+                Some(n) => before = Some(n),
+                None => break,
+            }
+        }
+        assert_eq!(seen, ids.iter().rev().copied().collect::<Vec<_>>());
+        let none = observations_page(&conn, Some("other"), None, Page { before: None, limit: 3 }).unwrap();
+        assert_eq!(none["items"], json!([]));
+    }
+
+    #[test]
+    fn a_session_lists_its_records_and_an_observation_its_tool_uses() {
+        let conn = test_conn();
+        let sid = session(&conn, "a");
+        let o = obs(&conn, "m-a", "first");
+        conn.execute(
+            "INSERT INTO tool_uses (session_db_id, content_session_id, platform_source, project, prompt_number, tool_name,
+               tool_input, tool_response, input_chars, response_chars, occurred_at_epoch, created_at_epoch)
+             VALUES (?1, 'a', 'claude', 'acme', 1, 'Bash', '{\"command\":\"ls\"}', 'ok', 1, 1, 1, 1)",
+            [sid],
+        )
+        .unwrap();
+        let t = conn.last_insert_rowid();
+        conn.execute("INSERT INTO observation_sources VALUES (?1, ?2)", [o, t]).unwrap();
+        let d = session_detail(&conn, sid).unwrap();
+        assert_eq!(d["items"][0]["title"], "first");
+        assert_eq!(d["items"][0]["kind"], "observation");
+        let uses = tool_uses_of(&conn, o).unwrap();
+        assert_eq!(uses["items"][0]["tool_name"], "Bash");
+        assert!(matches!(tool_uses_of(&conn, 999), Err(RetrievalError::NotFound(_))));
+        assert!(matches!(session_detail(&conn, 999), Err(RetrievalError::NotFound(_))));
+        let s = sessions_page(&conn, None, Page { before: None, limit: 10 }).unwrap();
+        assert_eq!(s["items"][0]["observations"], 1);
+    }
+
+    #[test]
+    fn long_tool_texts_are_cut() {
+        let long = "x".repeat(TOOL_TEXT_MAX + 10);
+        assert!(bounded(long).ends_with("[10 more chars]"));
+        assert_eq!(bounded("short".into()), "short");
+    }
+}

@@ -1,0 +1,246 @@
+//! Issue 17: the web viewer in a real headless Chromium. A worker with 10,000 seeded observations;
+//! `memd open --print` gives the one-time link; the browser opens it, sees the seeded feed, sees a
+//! newly saved observation arrive through `/stream` without a reload, searches, opens a detail
+//! with its tool uses, forgets it and sees it gone. The page's Performance API figures (first
+//! render, search) are written to `target/viewer/perf.json` and printed; screenshots go to
+//! `target/viewer/` (`MEMD_VIEWER_SHOTS=docs/viewer` writes the committed ones).
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::support::TestWorker;
+use crate::support::seed::{HOUR, Obs, Seed, T0};
+use crate::support::webdriver::Browser;
+
+/// 10,000 by default (the acceptance figure); `MEMD_VIEWER_OBSERVATIONS=100000` for the large run.
+fn observations() -> usize {
+    std::env::var("MEMD_VIEWER_OBSERVATIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000)
+}
+
+fn shots_dir() -> PathBuf {
+    std::env::var("MEMD_VIEWER_SHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/viewer"))
+}
+
+/// The observations over 40 sessions of 4 projects, one of them made from a recorded tool use.
+fn seed(w: &TestWorker) -> i64 {
+    let s = Seed::open(&w.db_path());
+    s.conn.execute_batch("BEGIN").unwrap();
+    let words = ["parser", "cache", "router", "migration", "index", "socket", "schema", "worker"];
+    for i in 0..observations() {
+        let (project, session) = (format!("project-{}", i % 4), format!("session-{}", i % 40));
+        let w1 = words[i % words.len()];
+        let w2 = words[(i / 8) % words.len()];
+        s.obs(Obs {
+            session: &session,
+            project: &project,
+            title: &format!("Adjusted the {w1} for the {w2} ({i})"),
+            narrative: &format!("Observation {i}: the {w1} now handles the {w2} case."),
+            at: T0 + i as i64 * 1000,
+            ..Obs::default()
+        });
+    }
+    let id = s.obs(Obs {
+        session: "session-7",
+        project: "project-3",
+        title: "Ripgrep regex crash fixed by escaping braces",
+        narrative: "The search box crashed on `{` until the pattern was escaped.",
+        at: T0 + 30 * HOUR,
+        ..Obs::default()
+    });
+    let sid: i64 = s
+        .conn
+        .query_row("SELECT id FROM sdk_sessions WHERE content_session_id = 'session-7'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    s.conn
+        .execute(
+            "INSERT INTO tool_uses (session_db_id, content_session_id, platform_source, project, prompt_number, tool_use_id,
+               tool_name, tool_input, tool_response, input_chars, response_chars, occurred_at_epoch, created_at_epoch)
+             VALUES (?1, 'session-7', 'claude', 'project-3', 1, 'toolu_viewer', 'Bash', '{\"command\":\"rg \\\"{\\\" src\"}',
+               'regex parse error: unclosed counted repetition', 10, 40, ?2, ?2)",
+            rusqlite::params![sid, T0 + 30 * HOUR],
+        )
+        .unwrap();
+    let tool = s.conn.last_insert_rowid();
+    s.conn
+        .execute("INSERT INTO observation_sources VALUES (?1, ?2)", [id, tool])
+        .unwrap();
+    s.conn.execute_batch("COMMIT").unwrap();
+    id
+}
+
+#[test]
+fn issue_17_the_viewer_in_a_real_browser() {
+    let Some(browser) = Browser::start() else { return };
+    let mut w = TestWorker::start(&[("MEMD_EMBEDDINGS", "none")]);
+    w.stop();
+    let crash = seed(&w);
+    w.spawn();
+    let shots = shots_dir();
+
+    // The one-time link from the real CLI; spent by the first load, which lands on `/`.
+    let out = w.command().args(["open", "--print"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let link = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    assert!(link.contains("/viewer/login?code=") && !link.contains(&w.token), "{link}");
+    browser.goto(&link);
+    browser.wait(
+        "the seeded feed",
+        Duration::from_secs(20),
+        "return document.querySelectorAll('#main ul.items li').length >= 50",
+    );
+    assert!(browser.url().ends_with('/'), "the code left the address bar: {}", browser.url());
+    let page = browser.eval("return document.documentElement.outerHTML");
+    assert!(!page.as_str().unwrap().contains(&w.token), "the bearer token is never in the page");
+    let first_render = browser.wait(
+        "the first-render mark",
+        Duration::from_secs(5),
+        "return window.memdPerf.firstRender",
+    );
+    browser.wait(
+        "the live stream",
+        Duration::from_secs(10),
+        "return document.getElementById('live').classList.contains('on')",
+    );
+    browser.screenshot(&shots.join("feed.png"));
+    // Keyboard: j moves to the first item, j again to the second, Enter opens it.
+    let key = |k: &str| {
+        browser.eval(&format!(
+            "document.dispatchEvent(new KeyboardEvent('keydown', {{key: '{k}'}})); return 1"
+        ))
+    };
+    key("j");
+    key("j");
+    let focused = browser.eval("const l = [...document.querySelectorAll('#main ul.items li')]; return l.indexOf(document.activeElement)");
+    assert_eq!(focused, 1, "j moves the focus down the list");
+    key("k");
+    key("Enter");
+    browser.wait(
+        "the first item's detail",
+        Duration::from_secs(10),
+        "return location.hash.startsWith('#/obs/') && document.getElementById('detail')",
+    );
+    browser.eval("history.back(); return 1");
+    browser.wait(
+        "the feed again",
+        Duration::from_secs(10),
+        "return document.querySelectorAll('#main ul.items li').length >= 50",
+    );
+
+    // A new observation reaches the open page through /stream, with no reload.
+    browser.eval("window.__noReload = 1; return 1");
+    let saved = w.post(
+        "/api/memory/save",
+        &json!({"text": "Websocket reconnect backoff capped at thirty seconds", "project": "project-1"}),
+    );
+    assert_eq!(saved.status, 200);
+    let acked = Instant::now();
+    browser.wait(
+        "the new observation in the live feed",
+        Duration::from_secs(2),
+        "return [...document.querySelectorAll('#main ul.items li .title')].some(e => e.textContent.includes('Websocket reconnect backoff'))",
+    );
+    let live_ms = acked.elapsed().as_millis();
+    assert_eq!(browser.eval("return window.__noReload"), 1, "the page was not reloaded");
+
+    // Search with the same engine as the API.
+    browser.click("header nav a[data-view=search]");
+    browser.wait("the search form", Duration::from_secs(5), "return document.getElementById('q')");
+    browser.type_into("#q", "ripgrep regex crash");
+    browser.click("form.filters button[type=submit]");
+    let top = browser.wait(
+        "search results",
+        Duration::from_secs(10),
+        "const t = document.querySelector('#results ul.items li .title'); return t && t.textContent",
+    );
+    assert!(top.as_str().unwrap().contains("Ripgrep regex crash"), "{top}");
+    browser.screenshot(&shots.join("search.png"));
+    // Four more searches for the figure (the first includes the page's first fetch of the route).
+    for (i, q) in ["parser cache", "migration schema", "socket worker", "router index"]
+        .iter()
+        .enumerate()
+    {
+        browser.eval(&format!("location.hash = '#/search?query={}'; return 1", q.replace(' ', "+")));
+        let done = format!("return window.memdPerf.searches.length >= {}", i + 2);
+        browser.wait("results", Duration::from_secs(10), &done);
+    }
+    let searches = browser.eval("return window.memdPerf.searches");
+
+    // The detail, with the tool use it was made from.
+    browser.eval(&format!("location.hash = '#/obs/{crash}'; return 1"));
+    let tool = browser.wait(
+        "the detail's tool uses",
+        Duration::from_secs(10),
+        "const d = document.querySelector('#tool-uses details summary'); return d && d.textContent",
+    );
+    assert!(tool.as_str().unwrap().starts_with("Bash"), "{tool}");
+    let about = browser.eval("return document.querySelector('#detail dl.kv').textContent");
+    assert!(about.as_str().unwrap().contains("project-3"), "{about}");
+    browser.click("#tool-uses details summary");
+    browser.screenshot(&shots.join("detail.png"));
+
+    // Forget it: gone from the API and from the page's feed.
+    browser.click("#forget");
+    browser.accept_alert();
+    browser.wait(
+        "back on the feed",
+        Duration::from_secs(10),
+        "return location.hash === '#/feed' && document.querySelector('#main ul.items')",
+    );
+    assert_eq!(w.get(&format!("/api/observation/{crash}")).status, 404);
+    let still = browser.eval("return document.body.textContent.includes('Ripgrep regex crash')");
+    assert_eq!(still, false, "the forgotten item is still on the page");
+
+    browser.click("header nav a[data-view=browse]");
+    browser.wait(
+        "the sessions",
+        Duration::from_secs(10),
+        "return document.querySelector('#main .side') && document.querySelectorAll('#main ul.items li').length >= 40",
+    );
+    browser.click(".side li:nth-child(3) a");
+    browser.wait(
+        "one project's sessions",
+        Duration::from_secs(10),
+        "return location.hash.includes('project=') && document.querySelectorAll('#main ul.items li').length === 10",
+    );
+    browser.screenshot(&shots.join("browse.png"));
+    browser.click("#main ul.items li");
+    browser.wait("a session in order", Duration::from_secs(10), "const h = document.querySelector('#main .card h2'); return h && h.textContent.startsWith('Session ') && document.querySelectorAll('#main ul.items li').length > 0");
+    browser.click("#theme");
+    let theme = browser.eval("return document.documentElement.dataset.theme");
+    browser.screenshot(&shots.join("session-dark.png"));
+    assert!(theme == "dark" || theme == "light", "{theme}");
+    browser.click("header nav a[data-view=status]");
+    browser.wait(
+        "the status page",
+        Duration::from_secs(10),
+        "return document.querySelector('svg.chart')",
+    );
+    browser.wait(
+        "the status figures",
+        Duration::from_secs(10),
+        "return document.querySelectorAll('#main dl.kv dd').length > 10",
+    );
+    let text = browser.eval("return document.getElementById('main').textContent");
+    assert!(!text.as_str().unwrap().contains("[object"), "{text}");
+    browser.screenshot(&shots.join("status.png"));
+
+    let figures = json!({
+        "observations": observations() + 1,
+        "first_render_ms": first_render,
+        "search_ms": searches,
+        "live_feed_ms_after_ack": live_ms,
+    });
+    println!("viewer figures: {figures}");
+    let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/viewer");
+    std::fs::create_dir_all(&target).unwrap();
+    std::fs::write(target.join("perf.json"), figures.to_string()).unwrap();
+}
