@@ -347,11 +347,47 @@ fn database(r: &mut Report, env: &HashMap<String, String>, full: bool) {
     }
 }
 
+/// Codex CLI and Gemini CLI, when memd was installed for them (`memd install --host`).
+fn other_hosts(r: &mut Report, env: &HashMap<String, String>) {
+    use crate::hook::hosts::Host;
+    for host in [Host::Codex, Host::Gemini] {
+        let Some(i) = crate::install::hosts::inspect(host, env) else {
+            continue;
+        };
+        let what = format!("{} hooks", host.name());
+        match i.missing.is_empty() {
+            true => r.line(Verdict::Ok, &what, "every event memd needs is registered"),
+            false => r.line(
+                Verdict::Fail,
+                &what,
+                format!("missing {}: run `memd install --host {}`", i.missing.join(", "), host.name()),
+            ),
+        }
+        for p in i.programs.iter().filter(|p| !executable(Path::new(p))) {
+            r.line(
+                Verdict::Fail,
+                &what,
+                format!("{p} is not an executable file: run `memd install --host {}` again", host.name()),
+            );
+        }
+        let mcp = format!("{} MCP server", host.name());
+        match i.mcp {
+            true => r.line(Verdict::Ok, &mcp, "memd is registered"),
+            false => r.line(
+                Verdict::Note,
+                &mcp,
+                "not registered: the agent cannot search memory (memd install --host without --no-mcp)",
+            ),
+        }
+    }
+}
+
 pub fn run(env: &HashMap<String, String>, full: bool) -> anyhow::Result<ExitCode> {
     let mut r = Report { failed: false };
     let paths = ClaudePaths::resolve(env, None);
     hooks(&mut r, &paths);
     mcp(&mut r, &paths);
+    other_hosts(&mut r, env);
     database(&mut r, env, full);
     worker(&mut r, env);
     claude(&mut r, env);

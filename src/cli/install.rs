@@ -1,4 +1,4 @@
-//! `memd install [--settings F] [--no-mcp] [--dry-run] [--uninstall] [--plugin DIR]`.
+//! `memd install [--host claude|codex|gemini] [--settings F] [--no-mcp] [--dry-run] [--uninstall] [--plugin DIR]`.
 //! Exit 0 on success, 1 on any error (the file is then untouched).
 
 use std::collections::HashMap;
@@ -33,6 +33,9 @@ pub struct InstallArgs {
     /// Do not add memd's MCP tools to `permissions.allow` (they then ask before running).
     #[arg(long)]
     pub no_permissions: bool,
+    /// The agent host: claude (Claude Code), codex (Codex CLI) or gemini (Gemini CLI).
+    #[arg(long, default_value = "claude")]
+    pub host: String,
 }
 
 pub fn run(args: &InstallArgs, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
@@ -45,9 +48,14 @@ pub fn run(args: &InstallArgs, env: &HashMap<String, String>) -> anyhow::Result<
     } else {
         memd.clone()
     };
-    let lines = match &args.plugin {
-        Some(dir) => write_plugin(dir, &memd, &hook)?,
-        None => {
+    let host = match args.host.as_str() {
+        "claude" | "claude-code" => None,
+        other => Some(crate::hook::hosts::Host::parse(other).with_context(|| format!("unknown host {other:?}: claude, codex or gemini"))?),
+    };
+    let lines = match (&args.plugin, host) {
+        (_, Some(host)) => crate::install::hosts::run(host, env, &memd, &hook, args.dry_run, args.uninstall, args.no_mcp)?,
+        (Some(dir), None) => write_plugin(dir, &memd, &hook)?,
+        (None, None) => {
             let opts = InstallOptions {
                 settings: args.settings.clone(),
                 no_mcp: args.no_mcp,

@@ -37,7 +37,7 @@ pub fn run(r: &Run<'_>) -> String {
     let body = json!({
         "contentSessionId": r.session_id(),
         "reason": r.input.str("reason").unwrap_or("other"),
-        "platformSource": "claude",
+        "platformSource": r.platform,
     });
     let mut event = IngestEvent::new("complete", IngestRoute::Complete, body, r.occurred_at);
     deliver(&r.hook, &mut event, &budget, Start::Never);

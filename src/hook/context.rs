@@ -14,8 +14,9 @@ pub fn run(r: &Run<'_>) -> String {
     let max_chars = r.hook.number(&keys::CONTEXT_MAX_CHARS).min(HOST_CONTEXT_MAX_CHARS);
     let source = r.input.str("source").unwrap_or("startup");
     let path = format!(
-        "/api/context/inject?projects={}&platformSource=claude&maxChars={}&source={}&sessionId={}",
+        "/api/context/inject?projects={}&platformSource={}&maxChars={}&source={}&sessionId={}",
         query_value(&r.chain(&identity)),
+        r.platform,
         max_chars,
         query_value(source),
         query_value(r.session_id())

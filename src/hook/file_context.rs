@@ -61,8 +61,9 @@ pub fn run(r: &Run<'_>) -> String {
         path.push_str(&format!("path={}&", query_value(f)));
     }
     path.push_str(&format!(
-        "projects={}&limit=40&platformSource=claude&format=context&fileMtimeMs={}",
+        "projects={}&limit=40&platformSource={}&format=context&fileMtimeMs={}",
         query_value(&r.chain(&identity)),
+        r.platform,
         mtime_ms
     ));
     // The worker ranks by relevance to this session's latest prompt when it has vectors.

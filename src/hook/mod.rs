@@ -1,5 +1,5 @@
-//! `memd hook <platform> <handler>`: the short-lived process Claude Code starts for each hook
-//! event (docs/spec/hooks.md). Hot path: read stdin, check the gates, one blocking HTTP exchange on
+//! `memd hook <host> <event>`: the short-lived process Claude Code (or Codex, or Gemini CLI:
+//! docs/spec/hosts.md) starts for each hook event (docs/spec/hooks.md). Hot path: read stdin, check the gates, one blocking HTTP exchange on
 //! loopback, print one JSON object. No database, no async runtime, no actor system, no subprocess
 //! (except the rare detached worker start).
 //!
@@ -7,6 +7,7 @@
 //! |---|---|
 //! | `env` | data dir, settings (env → settings.json → default), address, token, budgets |
 //! | `gates` | `MEMD_INTERNAL`, cwd inside `<data>`, excluded projects |
+//! | `hosts` | Claude Code, Codex, Gemini: event names → handlers, stdin shapes, reply shapes |
 //! | `run` | per-run context: event, cwd, project identity |
 //! | `event` | ingest events: `eventId`, `occurredAtEpoch`, 4 MiB shrinking |
 //! | `transport` | HTTP exchanges and the ingest outcome table |
@@ -27,6 +28,7 @@ pub mod env;
 pub mod event;
 pub mod file_context;
 pub mod gates;
+pub mod hosts;
 pub mod log;
 pub mod observation;
 pub mod output;
@@ -54,7 +56,7 @@ use crate::protocol::hook_wire::HookInput;
 /// stdin beyond this is not read: the run becomes a no-op.
 pub const STDIN_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
-const USAGE: &str = "usage: memd hook claude-code <context|session-init|file-context|observation|summarize|complete>";
+const USAGE: &str = "usage: memd hook <claude-code|codex|gemini> <event>; events: context|session-init|file-context|observation|summarize|complete, or the host's own names (codex: SessionStart, UserPromptSubmit, PostToolUse, Stop; gemini: SessionStart, BeforeAgent, AfterTool, AfterAgent, SessionEnd)";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Handler {
@@ -134,9 +136,14 @@ pub fn execute(
     started: Instant,
     stdin: &mut dyn Read,
 ) -> HookExit {
-    let handler = match (platform, handler.and_then(Handler::parse)) {
-        (Some("claude-code"), Some(h)) => h,
-        _ => {
+    let host = platform.and_then(hosts::Host::parse);
+    let handler = match (host, handler) {
+        (Some(host), Some(event)) => host.handler(event).map(|h| (host, h)),
+        _ => None,
+    };
+    let (host, handler) = match handler {
+        Some(h) => h,
+        None => {
             return HookExit {
                 stdout: Some(EMPTY.into()),
                 stderr: Some(USAGE.into()),
@@ -148,6 +155,7 @@ pub fn execute(
         // Nothing to save on a signal: read-only handlers die of it as usual.
         signals::unblock_termination();
     }
+    let reply = |out: String| host.reply(handler, out);
     let hook = HookEnv::new(env, started);
     let debug = env.get("MEMD_HOOK_DEBUG").is_some_and(|v| v == "1");
     let mut bytes = Vec::new();
@@ -156,15 +164,29 @@ pub fn execute(
     }
     if bytes.len() as u64 > STDIN_MAX_BYTES {
         hook_log(&hook.dir, started, handler.name(), None, "stdin exceeds 64 MiB; ignored");
-        return done(handler.no_op());
+        return done(reply(handler.no_op()));
+    }
+    if host != hosts::Host::ClaudeCode
+        && let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes)
+    {
+        bytes = host.normalize(v).to_string().into_bytes();
     }
     let input = match HookInput::parse(&bytes, handler == Handler::Observation) {
         Ok(i) => i,
-        Err(e) => {
+        // Claude Code's contract says exit 2; for Codex and Gemini CLI exit 2 blocks the action,
+        // and memd never blocks the agent: there it is a no-op with the reason on stderr.
+        Err(e) if host == hosts::Host::ClaudeCode => {
             return HookExit {
                 stdout: None,
                 stderr: Some(format!("memd hook: malformed input: {e}")),
                 code: 2,
+            };
+        }
+        Err(e) => {
+            return HookExit {
+                stdout: Some(reply(handler.no_op())),
+                stderr: Some(format!("memd hook: malformed input: {e}")),
+                code: 0,
             };
         }
     };
@@ -176,20 +198,21 @@ pub fn execute(
     });
     if let Some(gate) = gates::closed_gate(&hook, &cwd) {
         return HookExit {
-            stdout: Some(handler.no_op()),
+            stdout: Some(reply(handler.no_op())),
             stderr: debug.then(|| format!("memd hook: gate {gate:?} closed; no-op")),
             code: 0,
         };
     }
     let run = Run {
         hook,
+        platform: host.platform(),
         input,
         cwd,
         occurred_at,
     };
     let result = catch_unwind(AssertUnwindSafe(|| dispatch(handler, &run)));
     match result {
-        Ok(s) => done(s),
+        Ok(s) => done(reply(s)),
         Err(panic) => {
             let msg = panic
                 .downcast_ref::<&str>()
@@ -197,7 +220,7 @@ pub fn execute(
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "panic".into());
             hook_log(&run.hook.dir, started, handler.name(), None, &format!("internal error: {msg}"));
-            done(handler.no_op())
+            done(reply(handler.no_op()))
         }
     }
 }

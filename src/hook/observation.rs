@@ -19,7 +19,7 @@ pub fn body(r: &Run<'_>) -> Value {
         || (event.is_none() && input.value("error").is_some() && input.value("tool_response").is_none());
     let mut body = json!({
         "contentSessionId": r.session_id(),
-        "platformSource": "claude",
+        "platformSource": r.platform,
         "project": r.identity().primary,
         "cwd": r.cwd,
         "tool_name": input.str("tool_name").unwrap_or(""),

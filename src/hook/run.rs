@@ -10,6 +10,8 @@ use crate::protocol::hook_wire::HookInput;
 
 pub struct Run<'a> {
     pub hook: HookEnv<'a>,
+    /// The host's `platformSource` (`claude`, `codex`, `gemini`).
+    pub platform: &'static str,
     pub input: HookInput,
     /// The event's cwd, else the process's.
     pub cwd: String,

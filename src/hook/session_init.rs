@@ -28,7 +28,7 @@ pub fn run(r: &Run<'_>) -> String {
         "contentSessionId": r.session_id(),
         "project": identity.primary,
         "prompt": prompt,
-        "platformSource": "claude",
+        "platformSource": r.platform,
         "cwd": r.cwd,
     });
     if let Some(p) = r.input.str("prompt_id") {
@@ -49,7 +49,7 @@ pub fn run(r: &Run<'_>) -> String {
         "q": prompt,
         "projects": r.chain(&identity),
         "limit": limit,
-        "platformSource": "claude",
+        "platformSource": r.platform,
         "contentSessionId": r.session_id(),
     });
     let bytes = serde_json::to_vec(&query).unwrap_or_default();

@@ -29,7 +29,7 @@ pub fn run(r: &Run<'_>) -> String {
         "project": r.identity().primary,
         "cwd": r.cwd,
         "last_assistant_message": message,
-        "platformSource": "claude",
+        "platformSource": r.platform,
         "stop_hook_active": r.input.bool("stop_hook_active").unwrap_or(false),
     });
     let mut event = IngestEvent::new("summarize", IngestRoute::Summarize, body, r.occurred_at);

@@ -1,5 +1,6 @@
 //! `memd install` (docs/spec/hooks.md §5): memd's hooks into Claude Code's settings, its MCP server
-//! into `.claude.json`, idempotently and reversibly; or a plugin folder with `--plugin`.
+//! into `.claude.json`, idempotently and reversibly; or a plugin folder with `--plugin`; Codex CLI
+//! and Gemini CLI with `--host` ([`hosts`]).
 //!
 //! Files are edited as order-preserving documents ([`json_doc`]), backed up before a change,
 //! written through a temp file + rename that keeps the file's mode and owner (`.claude.json`
@@ -9,6 +10,7 @@
 
 pub mod edit;
 pub mod hooks_config;
+pub mod hosts;
 pub mod json_doc;
 pub mod plugin;
 
@@ -32,7 +34,7 @@ pub enum InstallError {
     Busy(PathBuf),
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + '_ {
+pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + '_ {
     move |source| InstallError::Io {
         path: path.to_path_buf(),
         source,
@@ -52,7 +54,7 @@ pub struct InstallOptions {
 }
 
 /// The mode a file written by memd gets when it did not exist: `.claude.json` holds credentials.
-fn new_file_mode(path: &Path) -> u32 {
+pub(crate) fn new_file_mode(path: &Path) -> u32 {
     if path.file_name().is_some_and(|n| n == ".claude.json") {
         0o600
     } else {
@@ -61,7 +63,7 @@ fn new_file_mode(path: &Path) -> u32 {
 }
 
 /// Writes `text` to `path` with `like`'s mode and owner (when given), else `mode`.
-fn write_like(path: &Path, text: &str, like: Option<&std::fs::Metadata>, mode: u32) -> Result<(), InstallError> {
+pub(crate) fn write_like(path: &Path, text: &str, like: Option<&std::fs::Metadata>, mode: u32) -> Result<(), InstallError> {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
     let mode = like.map_or(mode, |m| m.mode() & 0o7777);
     let mut file = std::fs::OpenOptions::new()
@@ -105,7 +107,7 @@ impl ClaudePaths {
 }
 
 /// One pass of reading, editing and writing a JSON file. `edit` returns the change lines.
-fn edit_file(
+pub(crate) fn edit_file(
     path: &Path,
     dry_run: bool,
     mut edit: impl FnMut(&mut Doc) -> Vec<String>,
@@ -168,7 +170,7 @@ fn stamp() -> String {
     format!("{}Z", iso[..19].replace(['-', ':'], ""))
 }
 
-fn write_backup(path: &Path, text: &str, like: Option<&std::fs::Metadata>) -> Result<PathBuf, InstallError> {
+pub(crate) fn write_backup(path: &Path, text: &str, like: Option<&std::fs::Metadata>) -> Result<PathBuf, InstallError> {
     let base = format!("{}.memd-backup-{}", path.display(), stamp());
     let mut candidate = PathBuf::from(&base);
     let mut n = 1;

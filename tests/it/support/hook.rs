@@ -20,9 +20,14 @@ pub const SESSION_END: &str = r#"{"session_id":"4f6c0e2a-1b7d-4c1e-9a55-0d3c2b1a
 pub const EMPTY_CONTEXT: &str = r#"{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":""}}"#;
 
 /// Runs `memd hook claude-code <handler>` with `cmd`'s environment and `stdin`.
-pub fn run_hook(mut cmd: Command, handler: &str, stdin: &str) -> Output {
+pub fn run_hook(cmd: Command, handler: &str, stdin: &str) -> Output {
+    run_host_hook(cmd, "claude-code", handler, stdin)
+}
+
+/// Runs `memd hook <host> <event>` with `cmd`'s environment and `stdin`.
+pub fn run_host_hook(mut cmd: Command, host: &str, event: &str, stdin: &str) -> Output {
     let mut child = cmd
-        .args(["hook", "claude-code", handler])
+        .args(["hook", host, event])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
