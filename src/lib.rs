@@ -10,10 +10,11 @@
 //! | [`cli`] | one file per subcommand (`memd open`: the viewer's one-time link); `main.rs` only dispatches; `anyhow` lives here |
 //! | [`server`] | `memd serve`: start-up, [`server::serve`] on a given listener, graceful shutdown |
 //! | [`ingress`] | the HTTP leaf: axum routes, request checks (Host/Origin/size), who may call (token, viewer cookie + CSRF), `/stream`, the embedded viewer page, typed errors → HTTP |
-//! | [`hook`] | `memd hook claude-code <handler>`: the thin blocking hook process, spool writer (also on SIGTERM) |
+//! | [`hook`] | `memd hook claude-code|codex|gemini <event>`: the thin blocking hook process, host adapters, spool writer (also on SIGTERM) |
 //! | [`mcp`] | `memd mcp`: the stdio MCP server, a client of the worker's HTTP API; reads the database when no worker runs |
-//! | [`install`] | `memd install`: hooks and MCP entry in Claude Code's settings (order-preserving edits), plugin folder |
+//! | [`install`] | `memd install`: hooks and MCP entry in Claude Code's settings (order-preserving edits), plugin folder; Codex and Gemini CLI (`--host`) |
 //! | [`replay`] | transcripts → hook event stream, load replay against a worker, report and loss check |
+//! | [`watch`] | `memd watch`: tails Claude Code session files, converts them with the replay converter, ingests new events exactly once (durable per-file state) |
 //! | [`eval`] | `memd eval`: the retrieval benchmark — dataset generator from transcripts, runs over the public API, metrics, report |
 //! | **the worker's rooms** | |
 //! | [`worker`] | the worker's state (phase, token, counters, viewer codes and sessions) and services; use-cases: memory, editing an observation, maintenance, redaction rescan, SIGHUP reload; the sd_notify link; allocator tuning |
@@ -63,4 +64,5 @@ pub mod service;
 pub mod status;
 pub mod store;
 pub mod vectors;
+pub mod watch;
 pub mod worker;

@@ -22,6 +22,7 @@ pub mod serve;
 pub mod service;
 pub mod settings;
 pub mod status;
+pub mod watch;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -56,6 +57,8 @@ pub enum Command {
         #[arg(long)]
         print: bool,
     },
+    /// Tail Claude Code session files and ingest what is new, exactly once (for setups without hooks).
+    Watch(watch::WatchArgs),
     /// The retrieval benchmark: load a dataset into a fresh worker, ask its questions, report.
     Eval(eval::EvalArgs),
     /// Serve the MCP tools on stdin/stdout (started by the agent host).
@@ -186,6 +189,7 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Serve => serve::run(env),
         Command::Status { json } => status::run(env, json),
         Command::Open { print } => open::run(env, print),
+        Command::Watch(args) => watch::run(env, args),
         Command::Settings { markdown } => settings::run(env, markdown),
         Command::Mcp { platform, data_dir } => mcp::run(env, &platform, data_dir),
         Command::Remember {

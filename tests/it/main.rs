@@ -16,6 +16,7 @@
 //! | `service_manager` | unit files (`systemd-analyze verify`), the plist, sd_notify, socket activation, SIGHUP |
 //! | `worker_durability` | kill -9 and SIGTERM under load: nothing acknowledged is lost |
 //! | `hook_events` | every hook handler against a real worker: payloads in, protocol replies out |
+//! | `hook_hosts` | Codex CLI and Gemini CLI hooks (recorded payloads) against a real worker; `memd install --host` |
 //! | `hook_spool` | worker down: the hook spools, the worker ingests the spool once |
 //! | `hook_signal` | SIGTERM/SIGINT/SIGHUP during a delivery: the event is spooled, exit 0 |
 //! | `hook_autostart` | a hook starts the worker once, under the spawn lock |
@@ -34,6 +35,7 @@
 //! | `vectors_sync`, `vectors_search`, `vectors_chroma` | embeddings, hybrid search, the Chroma mirror |
 //! | `viewer_access` | the viewer's access rules (401/403, one-time code, CSRF), `/stream` exactly once across reconnects, closed on shutdown |
 //! | `viewer_browser` | the viewer in a real headless Chromium: feed, live update, search, detail, forget; Performance API figures |
+//! | `watch_transcripts` | `memd watch`: kill -9 of the worker mid-file, exactly once; hook and watcher on one session |
 //! | `eval_benchmark` | `memd eval` on the shipped dataset: hybrid ≥ keyword; the dataset is its generator's output |
 
 mod support;
@@ -42,6 +44,7 @@ mod claude_code;
 mod eval_benchmark;
 mod hook_autostart;
 mod hook_events;
+mod hook_hosts;
 mod hook_install;
 mod hook_replay;
 mod hook_signal;
@@ -65,6 +68,7 @@ mod vectors_search;
 mod vectors_sync;
 mod viewer_access;
 mod viewer_browser;
+mod watch_transcripts;
 mod worker_durability;
 mod worker_hostile;
 mod worker_ingest;

@@ -1,0 +1,109 @@
+//! Issue 18: `memd watch` — a Claude Code session file written while the watcher runs, the worker
+//! killed with SIGKILL mid-file and restarted: every record ingested exactly once (the same rows
+//! as an uninterrupted run). And the hook and the watcher on one session: no duplicate rows.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use crate::support::{self, TestWorker, transcripts::fixture, wait_until};
+
+const FILE: &str = "DRMacIver__claude-reliability__coverage-test-fix.transcript.jsonl";
+
+/// (tool uses, distinct tool_use_ids, prompts) stored.
+fn rows(w: &TestWorker) -> (i64, i64, i64) {
+    (
+        w.count("SELECT count(*) FROM tool_uses"),
+        w.count("SELECT count(DISTINCT tool_use_id) FROM tool_uses"),
+        w.count("SELECT count(*) FROM user_prompts"),
+    )
+}
+
+fn watch_once(w: &TestWorker, root: &Path) -> String {
+    let out = w.command().args(["watch", "--once", "--idle-ms", "0"]).arg(root).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn watcher(w: &TestWorker, root: &Path) -> Child {
+    w.command()
+        .args(["watch", "--interval-ms", "50", "--idle-ms", "1500"])
+        .arg(root)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// The rows one uninterrupted pass over the whole file stores.
+fn reference() -> (i64, i64, i64) {
+    let w = TestWorker::start(&[("MEMD_EMBEDDINGS", "none")]);
+    let root = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture(FILE), root.path().join(FILE)).unwrap();
+    watch_once(&w, root.path());
+    rows(&w)
+}
+
+#[test]
+fn issue_18_watcher_with_the_worker_killed_mid_file_ingests_every_record_once() {
+    let expected = reference();
+    assert!(expected.0 >= 10 && expected.2 >= 1, "{expected:?}");
+    assert_eq!(expected.0, expected.1, "one row per tool_use_id");
+
+    let mut w = TestWorker::start(&[("MEMD_EMBEDDINGS", "none")]);
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("-home-dev-claude-reliability");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(FILE);
+    let text = std::fs::read_to_string(fixture(FILE)).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let quarter = lines.len().div_ceil(4);
+    let mut file = std::fs::File::create(&path).unwrap();
+    let mut child = watcher(&w, root.path());
+    for (i, chunk) in lines.chunks(quarter).enumerate() {
+        for l in chunk {
+            writeln!(file, "{l}").unwrap();
+        }
+        file.flush().unwrap();
+        if i == 1 {
+            assert!(
+                wait_until(support::DEADLINE, || w.count("SELECT count(*) FROM tool_uses") > 0),
+                "the watcher delivered nothing of the first half"
+            );
+            w.kill9();
+            w.spawn();
+        }
+    }
+    drop(file);
+    let done = wait_until(support::DEADLINE, || rows(&w) == expected);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(done, "stored {:?}, an uninterrupted run stored {expected:?}", rows(&w));
+    // A later pass finds nothing new.
+    watch_once(&w, root.path());
+    assert_eq!(rows(&w), expected);
+}
+
+#[test]
+fn issue_18_hook_and_watcher_on_one_session_store_no_duplicates() {
+    let w = TestWorker::start(&[("MEMD_EMBEDDINGS", "none")]);
+    let root = tempfile::tempdir().unwrap();
+    let copy = root.path().join(FILE);
+    std::fs::copy(fixture(FILE), &copy).unwrap();
+    // The hook path: every event of the session through real `memd hook` processes.
+    let out = Command::new(env!("CARGO_BIN_EXE_memd"))
+        .arg("replay")
+        .arg(&copy)
+        .args(["--via-hook", "--no-loss-check", "--concurrency", "1"])
+        .env("MEMD_DATA_DIR", w.data_dir())
+        .env("HOME", w.data_dir())
+        .env("MEMD_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let by_hook = rows(&w);
+    assert!(by_hook.0 >= 10, "{by_hook:?}");
+    // Then the watcher over the same file.
+    watch_once(&w, root.path());
+    assert_eq!(rows(&w), by_hook, "the watcher added rows the hook had stored");
+}
