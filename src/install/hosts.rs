@@ -285,6 +285,9 @@ pub fn run(
     if uninstall && lines.is_empty() {
         lines.push("nothing to remove".into());
     }
+    if host == Host::Codex && !uninstall && !hook_changes.is_empty() {
+        lines.push("note: Codex asks you once to review and trust new hooks (its /hooks view) before they run".into());
+    }
     Ok(lines)
 }
 

@@ -5,6 +5,7 @@ pub mod claude_host;
 pub mod claude_mem;
 pub mod fake_anthropic;
 pub mod fake_llm;
+pub mod fake_responses;
 pub mod hook;
 pub mod seed;
 pub mod transcripts;
