@@ -4,7 +4,7 @@
 //! with a message. Every request body is recorded.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
@@ -84,31 +84,9 @@ fn serve(stream: TcpStream, shared: &Arc<Mutex<Vec<Value>>>) {
     let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
     let mut stream = stream;
     loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+        let Some((method, path, raw)) = super::http_read::next_request(&mut reader) else {
             return;
-        }
-        let mut parts = line.split_whitespace();
-        let (method, path) = (parts.next().unwrap_or("").to_string(), parts.next().unwrap_or("").to_string());
-        let mut length = 0usize;
-        loop {
-            let mut h = String::new();
-            if reader.read_line(&mut h).unwrap_or(0) == 0 {
-                return;
-            }
-            if h.trim().is_empty() {
-                break;
-            }
-            if let Some((k, v)) = h.split_once(':')
-                && k.trim().eq_ignore_ascii_case("content-length")
-            {
-                length = v.trim().parse().unwrap_or(0);
-            }
-        }
-        let mut raw = vec![0u8; length];
-        if reader.read_exact(&mut raw).is_err() {
-            return;
-        }
+        };
         let (status, content_type, text) = if method == "POST" && path.ends_with("/responses") {
             let body: Value = serde_json::from_slice(&raw).unwrap_or(Value::Null);
             let mut g = shared.lock().unwrap();

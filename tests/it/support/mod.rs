@@ -7,6 +7,7 @@ pub mod fake_anthropic;
 pub mod fake_llm;
 pub mod fake_responses;
 pub mod hook;
+pub mod http_read;
 pub mod seed;
 pub mod transcripts;
 pub mod webdriver;
