@@ -112,6 +112,13 @@ impl Host {
 /// Gemini CLI's fields (docs/spec/hosts.md §2) as the handlers read them.
 fn gemini(mut m: Map<String, Value>) -> Map<String, Value> {
     let event = m.get("hook_event_name").and_then(Value::as_str).unwrap_or("").to_string();
+    // Headless Gemini prepends SessionStart's context to the prompt: memd's own injected block is
+    // not the user's words and must not be stored as them.
+    for key in ["prompt"] {
+        if let Some(Value::String(p)) = m.get_mut(key) {
+            *p = strip_injected(p).to_string();
+        }
+    }
     match event.as_str() {
         "SessionStart" => {
             if let Some(s) = m.get("trigger").cloned().filter(|_| !m.contains_key("source")) {
@@ -162,6 +169,15 @@ fn gemini(mut m: Map<String, Value>) -> Map<String, Value> {
     m
 }
 
+/// `text` without a leading `<hook_context>…</hook_context>` block (memd's injected context).
+fn strip_injected(text: &str) -> &str {
+    let trimmed = text.trim_start();
+    match (trimmed.strip_prefix("<hook_context>"), trimmed.find("</hook_context>")) {
+        (Some(_), Some(end)) => trimmed[end + "</hook_context>".len()..].trim_start(),
+        _ => text,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,6 +224,14 @@ mod tests {
             "prompt_response": "done", "transcript_path": "/x.json", "stop_hook_active": false}));
         assert_eq!(stop["last_assistant_message"], "done");
         assert!(stop.get("transcript_path").is_none());
+        let prompt = Host::Gemini.normalize(json!({"session_id": "g", "hook_event_name": "BeforeAgent",
+            "prompt": "<hook_context># [work] recent context\n1 ○ Ran ls</hook_context>\n\nlist files please"}));
+        assert_eq!(
+            prompt["prompt"], "list files please",
+            "memd's own injected context is not the user's prompt"
+        );
+        let plain = Host::Gemini.normalize(json!({"session_id": "g", "hook_event_name": "BeforeAgent", "prompt": "a <hook_context> b"}));
+        assert_eq!(plain["prompt"], "a <hook_context> b");
         let start = Host::Gemini.normalize(json!({"session_id": "g", "hook_event_name": "SessionStart", "trigger": "resume"}));
         assert_eq!(start["source"], "resume");
     }

@@ -15,7 +15,7 @@ use std::process::{Command, Stdio};
 use serde_json::{Value, json};
 
 use crate::support::fake_responses::{FakeResponses, PROBE};
-use crate::support::{self, TestWorker, fixture_env, wait_until};
+use crate::support::{self, TestWorker, fixture_env, memd_in, wait_until};
 
 /// The hooks Codex found, as `(key, currentHash)`, from `codex app-server`'s `hooks/list`.
 fn listed_hooks(codex: &str, env: &[(&str, String)], cwd: &Path) -> Vec<(String, String)> {
@@ -83,13 +83,7 @@ fn issue_18_codex_sessions_with_memd_installed() {
         ("FAKE_KEY", "offline".into()),
         ("MEMD_LOG", "warn".into()),
     ];
-    let install = Command::new(env!("CARGO_BIN_EXE_memd"))
-        .args(["install", "--host", "codex", "--no-mcp"])
-        .env_clear()
-        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
-        .output()
-        .unwrap();
-    assert!(install.status.success(), "{}", String::from_utf8_lossy(&install.stderr));
+    memd_in(&env, &["install", "--host", "codex", "--no-mcp"]);
 
     // Trust memd's hooks as the user would, with the hashes Codex itself computes.
     let hooks = listed_hooks(&codex, &env, &work);

@@ -10,6 +10,7 @@
 //! |---|---|
 //! | `claude_code` | the real Claude Code CLI against a fake Anthropic API, memd installed |
 //! | `codex_cli` | the real Codex CLI against a fake Responses API, memd installed with `--host codex` |
+//! | `gemini_cli` | the real Gemini CLI against a fake Gemini API, memd installed with `--host gemini` |
 //! | `worker_ingest` | ingest over HTTP: acknowledgement after commit, batching, reaping, status |
 //! | `worker_hostile` | idle, slowloris and stalled clients under a 1,024 fd limit; health and ingest still answer |
 //! | `worker_memory` | RSS falls back after 4,000 sessions are reaped |
@@ -44,6 +45,7 @@ mod support;
 mod claude_code;
 mod codex_cli;
 mod eval_benchmark;
+mod gemini_cli;
 mod hook_autostart;
 mod hook_events;
 mod hook_hosts;

@@ -4,41 +4,31 @@
 //! with a message. Every request body is recorded.
 #![allow(dead_code)]
 
-use std::io::{BufReader, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex};
-
 use serde_json::{Value, json};
+
+use super::fake_server::FakeServer;
 
 pub const PROBE: &str = "echo memd-codex-probe";
 
-pub struct FakeResponses {
-    pub port: u16,
-    requests: Arc<Mutex<Vec<Value>>>,
-}
+/// The fake API: `base_url()` for Codex's `model_providers` entry.
+pub struct FakeResponses(pub FakeServer);
 
 impl FakeResponses {
     pub fn start() -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind fake responses");
-        let port = listener.local_addr().expect("addr").port();
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let shared = requests.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let shared = shared.clone();
-                std::thread::spawn(move || serve(stream, &shared));
-            }
-        });
-        Self { port, requests }
+        Self(FakeServer::start(route))
     }
 
     pub fn base_url(&self) -> String {
-        format!("http://127.0.0.1:{}/v1", self.port)
+        format!("http://127.0.0.1:{}/v1", self.0.port)
     }
 
     pub fn requests(&self) -> Vec<Value> {
-        self.requests.lock().unwrap().clone()
+        self.0.requests()
     }
+}
+
+fn route(method: &str, path: &str, body: &Value) -> Option<(&'static str, &'static str, String)> {
+    (method == "POST" && path.ends_with("/responses")).then(|| ("200 OK", "text/event-stream", sse(answer(body))))
 }
 
 /// The turn's one output item.
@@ -66,8 +56,9 @@ fn answer(body: &Value) -> Value {
     }
 }
 
-fn sse(item: Value, n: usize) -> String {
-    let id = format!("resp_{n}");
+fn sse(item: Value) -> String {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let id = format!("resp_{}", N.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
     let usage = json!({"input_tokens": 10, "input_tokens_details": null, "output_tokens": 5,
         "output_tokens_details": null, "total_tokens": 15});
     [
@@ -78,35 +69,4 @@ fn sse(item: Value, n: usize) -> String {
     .iter()
     .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap_or("")))
     .collect()
-}
-
-fn serve(stream: TcpStream, shared: &Arc<Mutex<Vec<Value>>>) {
-    let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
-    let mut stream = stream;
-    loop {
-        let Some((method, path, raw)) = super::http_read::next_request(&mut reader) else {
-            return;
-        };
-        let (status, content_type, text) = if method == "POST" && path.ends_with("/responses") {
-            let body: Value = serde_json::from_slice(&raw).unwrap_or(Value::Null);
-            let mut g = shared.lock().unwrap();
-            g.push(body.clone());
-            let n = g.len();
-            drop(g);
-            ("200 OK", "text/event-stream", sse(answer(&body), n))
-        } else {
-            ("404 Not Found", "application/json", "{}".to_string())
-        };
-        let head = format!(
-            "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: keep-alive\r\n\r\n",
-            text.len()
-        );
-        if stream
-            .write_all(head.as_bytes())
-            .and_then(|_| stream.write_all(text.as_bytes()))
-            .is_err()
-        {
-            return;
-        }
-    }
 }

@@ -4,8 +4,10 @@
 pub mod claude_host;
 pub mod claude_mem;
 pub mod fake_anthropic;
+pub mod fake_gemini;
 pub mod fake_llm;
 pub mod fake_responses;
+pub mod fake_server;
 pub mod hook;
 pub mod http_read;
 pub mod seed;
@@ -344,4 +346,16 @@ pub fn model_dir() -> Option<String> {
         fixture_missing("the embedding model", how);
     }
     dir
+}
+
+/// `memd <args>` with exactly `env` (a host's home, `MEMD_DATA_DIR`, …); asserts it succeeded.
+pub fn memd_in(env: &[(&str, String)], args: &[&str]) -> std::process::Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_memd"))
+        .args(args)
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()
+        .expect("run memd");
+    assert!(out.status.success(), "memd {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out
 }
