@@ -1,5 +1,6 @@
 //! `memd watch [ROOT…] [--once] [--interval-ms N] [--idle-ms N]`: the transcript watcher
-//! ([`crate::watch`]) in the foreground. Default root: `~/.claude/projects`. Each pass finds the
+//! ([`crate::watch`]) in the foreground. Default roots: `~/.claude/projects` and Codex's rollouts
+//! (`$CODEX_HOME/sessions`, default `~/.codex/sessions`). Each pass finds the
 //! worker again (its PID file), so a restarted worker on a new port is picked up; a pass the
 //! worker does not acknowledge is retried on the next one.
 
@@ -15,7 +16,7 @@ use crate::watch::{WatchState, scan};
 
 #[derive(Debug, clap::Args)]
 pub struct WatchArgs {
-    /// Directories (searched recursively) or files of Claude Code sessions.
+    /// Directories (searched recursively) or files of Claude Code sessions or Codex rollouts.
     pub roots: Vec<PathBuf>,
     /// One pass, then exit (1 when the worker did not acknowledge everything).
     #[arg(long)]
@@ -32,7 +33,12 @@ pub fn run(env: &HashMap<String, String>, args: WatchArgs) -> anyhow::Result<Exi
     let ctx = CliContext::load(env, None);
     let roots = if args.roots.is_empty() {
         let home = env.get("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"));
-        vec![home.join(".claude").join("projects")]
+        let codex = env
+            .get("CODEX_HOME")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(".codex"));
+        vec![home.join(".claude").join("projects"), codex.join("sessions")]
     } else {
         args.roots.clone()
     };

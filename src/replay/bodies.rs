@@ -63,7 +63,7 @@ pub fn http_call(e: &HookEvent, target: Target, event_id: &str, now_ms: i64, hom
         }
     };
     put("contentSessionId", p["session_id"].clone());
-    put("platformSource", json!("claude"));
+    put("platformSource", json!(p["platform_source"].as_str().unwrap_or("claude")));
     put("eventId", json!(event_id));
     put("occurredAtEpoch", json!(now_ms));
     let path = match e.kind {

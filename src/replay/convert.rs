@@ -16,8 +16,12 @@ use super::subagents::{PendingSubagent, merge_by_time};
 use super::tools::{Thread, ToolTracker};
 use super::transcript::{read_records, subagent_files};
 
-/// Reads a session file and its subagent files and converts them.
+/// Reads a session file and its subagent files and converts them (a Codex rollout is recognised
+/// by its first record and converted by [`super::codex_rollout`]).
 pub fn convert_file(path: &Path) -> Result<SessionEvents, ReplayError> {
+    if let Some(rollout) = super::codex_rollout::read_rollout(path)? {
+        return Ok(super::codex_rollout::convert(&rollout, &path.to_string_lossy()));
+    }
     let records = read_records(path)?;
     let session_id = session_id_of(&records, path);
     let mut subagents = Vec::new();

@@ -6,6 +6,7 @@
 //! |---|---|
 //! | `record` | reading one transcript record: kind, text, command envelope, timestamp |
 //! | `transcript` | reading `.jsonl` files and finding a session's subagent files |
+//! | `codex_rollout` | a Codex CLI rollout → the same hook event stream (platform `codex`) |
 //! | `prompts` | which records are typed prompts; SessionStart source, SessionEnd reason |
 //! | `tools` | tool_use/tool_result pairing → Pre/Post(+Failure) events, payload fields |
 //! | `subagents` | subagent files → agent-tagged events, placement in the parent stream |
@@ -21,6 +22,7 @@
 //! | `report` | the report (table or JSON) |
 
 pub mod bodies;
+pub mod codex_rollout;
 pub mod convert;
 #[cfg(test)]
 mod convert_tests;

@@ -1,5 +1,6 @@
 //! The transcript watcher (`memd watch`, docs/spec/hosts.md §4): for setups without hooks, it
-//! tails Claude Code's session files (`~/.claude/projects/**/*.jsonl`), converts them with the
+//! tails Claude Code's session files (`~/.claude/projects/**/*.jsonl`) and Codex rollouts
+//! (`~/.codex/sessions/**/rollout-*.jsonl`), converts them with the
 //! replay converter ([`crate::replay::convert`]) and ingests what is new over the worker's HTTP
 //! API. Exactly once, durably:
 //!
@@ -89,7 +90,7 @@ pub fn session_files(roots: &[PathBuf]) -> Vec<PathBuf> {
         let Ok(entries) = std::fs::read_dir(dir) else { return };
         for e in entries.filter_map(Result::ok) {
             let p = e.path();
-            if p.is_dir() && depth < 4 {
+            if p.is_dir() && depth < 5 {
                 walk(&p, out, depth + 1);
             } else if p.extension().is_some_and(|x| x == "jsonl") && !is_subagent_file(&p) {
                 out.push(p);

@@ -1,6 +1,7 @@
 //! Issue 18: `memd watch` — a Claude Code session file written while the watcher runs, the worker
 //! killed with SIGKILL mid-file and restarted: every record ingested exactly once (the same rows
-//! as an uninterrupted run). And the hook and the watcher on one session: no duplicate rows.
+//! as an uninterrupted run). And the hook and the watcher on one session: no duplicate rows. And a
+//! Codex rollout, through the watcher and `memd replay`, stored once under platform `codex`.
 
 use std::io::Write;
 use std::path::Path;
@@ -33,6 +34,20 @@ fn watcher(w: &TestWorker, root: &Path) -> Child {
         .stderr(Stdio::null())
         .spawn()
         .unwrap()
+}
+
+/// `memd replay <file> <args>` against `w`.
+fn replay(w: &TestWorker, file: &Path, args: &[&str]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_memd"))
+        .arg("replay")
+        .arg(file)
+        .args(args)
+        .env("MEMD_DATA_DIR", w.data_dir())
+        .env("HOME", w.data_dir())
+        .env("MEMD_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 /// The rows one uninterrupted pass over the whole file stores.
@@ -91,19 +106,32 @@ fn issue_18_hook_and_watcher_on_one_session_store_no_duplicates() {
     let copy = root.path().join(FILE);
     std::fs::copy(fixture(FILE), &copy).unwrap();
     // The hook path: every event of the session through real `memd hook` processes.
-    let out = Command::new(env!("CARGO_BIN_EXE_memd"))
-        .arg("replay")
-        .arg(&copy)
-        .args(["--via-hook", "--no-loss-check", "--concurrency", "1"])
-        .env("MEMD_DATA_DIR", w.data_dir())
-        .env("HOME", w.data_dir())
-        .env("MEMD_LOG", "warn")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    replay(&w, &copy, &["--via-hook", "--no-loss-check", "--concurrency", "1"]);
     let by_hook = rows(&w);
     assert!(by_hook.0 >= 10, "{by_hook:?}");
     // Then the watcher over the same file.
     watch_once(&w, root.path());
     assert_eq!(rows(&w), by_hook, "the watcher added rows the hook had stored");
+}
+
+#[test]
+fn issue_18_codex_rollouts_replay_and_watch_under_platform_codex_once() {
+    let w = TestWorker::start(&[("MEMD_EMBEDDINGS", "none")]);
+    let rollout = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codex/rollout-probe.jsonl");
+    let root = tempfile::tempdir().unwrap();
+    let day = root.path().join("sessions/2026/12/01");
+    std::fs::create_dir_all(&day).unwrap();
+    std::fs::copy(&rollout, day.join("rollout-probe.jsonl")).unwrap();
+    watch_once(&w, root.path());
+    let q =
+        "SELECT count(*) FROM tool_uses WHERE platform_source = 'codex' AND tool_name = 'Bash' AND tool_input LIKE '%memd-codex-probe%'";
+    assert_eq!(w.count(q), 1);
+    assert_eq!(
+        w.count("SELECT count(*) FROM user_prompts WHERE platform_source = 'codex' AND prompt_text = 'say hi'"),
+        1
+    );
+    // `memd replay` reads the same rollout; the rows are already there, so nothing is added.
+    replay(&w, &rollout, &["--no-loss-check", "--json"]);
+    assert_eq!(w.count(q), 1, "replay and watcher store the call once");
+    assert_eq!(w.count("SELECT count(*) FROM tool_uses WHERE platform_source = 'claude'"), 0);
 }
