@@ -114,10 +114,8 @@ fn gemini(mut m: Map<String, Value>) -> Map<String, Value> {
     let event = m.get("hook_event_name").and_then(Value::as_str).unwrap_or("").to_string();
     // Headless Gemini prepends SessionStart's context to the prompt: memd's own injected block is
     // not the user's words and must not be stored as them.
-    for key in ["prompt"] {
-        if let Some(Value::String(p)) = m.get_mut(key) {
-            *p = strip_injected(p).to_string();
-        }
+    if let Some(Value::String(p)) = m.get_mut("prompt") {
+        *p = strip_injected(p).to_string();
     }
     match event.as_str() {
         "SessionStart" => {

@@ -166,12 +166,7 @@ pub fn execute(
         hook_log(&hook.dir, started, handler.name(), None, "stdin exceeds 64 MiB; ignored");
         return done(reply(handler.no_op()));
     }
-    if host != hosts::Host::ClaudeCode
-        && let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes)
-    {
-        bytes = host.normalize(v).to_string().into_bytes();
-    }
-    let input = match HookInput::parse(&bytes, handler == Handler::Observation) {
+    let input = match HookInput::parse_with(&bytes, handler == Handler::Observation, |v| host.normalize(v)) {
         Ok(i) => i,
         // Claude Code's contract says exit 2; for Codex and Gemini CLI exit 2 blocks the action,
         // and memd never blocks the agent: there it is a no-op with the reason on stderr.

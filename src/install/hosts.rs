@@ -127,7 +127,6 @@ pub fn remove_hooks(doc: &mut Doc, host: Host) -> Vec<String> {
     };
     for (event, groups) in events.iter_mut() {
         let Doc::Arr(groups) = groups else { continue };
-        let before = groups.len();
         for g in groups.iter_mut() {
             if let Some(Doc::Arr(hs)) = g.get_mut("hooks") {
                 let n = hs.len();
@@ -138,7 +137,6 @@ pub fn remove_hooks(doc: &mut Doc, host: Host) -> Vec<String> {
             }
         }
         groups.retain(|g| !matches!(g.get("hooks"), Some(Doc::Arr(hs)) if hs.is_empty()));
-        let _ = before;
     }
     events.retain(|(_, g)| !matches!(g, Doc::Arr(a) if a.is_empty()));
     if events.is_empty() {

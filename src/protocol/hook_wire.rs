@@ -23,11 +23,17 @@ pub struct HookInput {
 impl HookInput {
     /// Parses stdin; `needs_tool_name` is set for the `observation` handler.
     pub fn parse(bytes: &[u8], needs_tool_name: bool) -> Result<Self, Malformed> {
+        Self::parse_with(bytes, needs_tool_name, |v| v)
+    }
+
+    /// [`HookInput::parse`] with `shape` applied to the JSON first (another host's payload
+    /// brought to Claude Code's field names), parsing stdin once.
+    pub fn parse_with(bytes: &[u8], needs_tool_name: bool, shape: impl FnOnce(Value) -> Value) -> Result<Self, Malformed> {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(Malformed("stdin is empty".into()));
         }
         let value: Value = serde_json::from_slice(bytes).map_err(|e| Malformed(format!("not JSON ({})", e.classify_name())))?;
-        let Value::Object(fields) = value else {
+        let Value::Object(fields) = shape(value) else {
             return Err(Malformed("not a JSON object".into()));
         };
         let session_id = ["session_id", "sessionId", "id"]
