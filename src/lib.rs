@@ -14,13 +14,13 @@
 //! | [`mcp`] | `memd mcp`: the stdio MCP server, a client of the worker's HTTP API; reads the database when no worker runs |
 //! | [`install`] | `memd install`: hooks and MCP entry in Claude Code's settings (order-preserving edits), plugin folder; Codex and Gemini CLI (`--host`) |
 //! | [`replay`] | transcripts → hook event stream, load replay against a worker, report and loss check |
-//! | [`watch`] | `memd watch`: tails Claude Code session files, converts them with the replay converter, ingests new events exactly once (durable per-file state) |
+//! | [`watch`] | the transcript watcher's passes (`memd watch`, and the worker's `TranscriptWatcher` actor when `MEMD_WATCH` is on): tails Claude Code session files and Codex rollouts, converts them with the replay converter, ingests new events exactly once (durable per-file state) |
 //! | [`eval`] | `memd eval`: the retrieval benchmark — dataset generator from transcripts, runs over the public API, metrics, report |
 //! | **the worker's rooms** | |
 //! | [`worker`] | the worker's state (phase, token, counters, viewer codes and sessions) and services; use-cases: memory, editing an observation, maintenance, redaction rescan, SIGHUP reload; the sd_notify link; allocator tuning |
 //! | [`ingest`] | the ingest pipeline and its four commands (`init`, `observations`, `summarize`, `complete`), the spool ingester |
 //! | [`status`] | the typed `GET /api/status` document, built from the worker, read back by the CLI |
-//! | [`actors`] | the supervised actor tree: root, store, provider, session manager, sessions, reaper, vector and Chroma sync |
+//! | [`actors`] | the supervised actor tree: root, store, provider, session manager, sessions, reaper, vector and Chroma sync, transcript watcher |
 //! | [`retrieval`] | the read side: context injection, file context, search, timeline, records, the `/stream` feed, the viewer's paged lists, request parameters |
 //! | [`vectors`] | embeddings (candle, all-MiniLM-L6-v2), the binary sqlite-vec index + exact re-rank, documents, Chroma, model install |
 //! | [`import`] | `memd import-claude-mem`: reading, cleaning and chunking a claude-mem database |
@@ -32,7 +32,7 @@
 //! | [`pipeline`] | pure privacy and hygiene rules: tags, redaction (fixed-prefix, context and structure-aware detectors), images, globs, limits, hashing, project identity |
 //! | [`protocol`] | wire types: HTTP bodies, the ingest route paths, the hook's stdin |
 //! | [`client`] | a blocking loopback HTTP client, worker discovery, worker auto-start (hook, MCP, CLI, tests) |
-//! | [`config`] | the settings table (key, default, kind, doc) and the one rule per kind every process reads by |
+//! | [`config`] | the settings table (key, default, kind, doc), the one rule per kind every process reads by, typed sections (the watcher's in `config/watch.rs`) |
 //! | [`service`] | systemd units and the launchd agent (`memd service`), sd_notify, socket activation, which manager started us |
 //! | [`data_dir`] | `<data>` layout, permissions, the worker lock, PID file, API token |
 //! | [`logging`] | tracing to stderr and a rotating file in `<data>/logs/` |

@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::actors::Handles;
 use crate::actors::registry::Registry;
-use crate::actors::root::{RootArgs, RootSupervisor};
+use crate::actors::root::{RootArgs, RootSupervisor, WatchSetup};
 use crate::actors::session::SessionContext;
 use crate::actors::session_manager::ManagerMsg;
 use crate::clock::now_ms;
@@ -200,6 +200,15 @@ pub async fn serve(
     let vectors = vector_runtime(&settings, &store, extension).await;
     // One loaded mode serves the observer and the renderers.
     let mode = observer.mode.clone();
+    let ingest = Arc::new(IngestService::new(pipeline, store.clone(), registry.clone(), handles.clone()));
+    let watch = settings.watch.enabled.then(|| WatchSetup {
+        ingest: ingest.clone(),
+        roots: settings.watch.roots.clone(),
+        state_path: dir.root.join("watch-state-worker.json"),
+        interval: Duration::from_millis(settings.watch.interval_ms),
+        idle: Duration::from_millis(settings.watch.idle_ms),
+        busy: Default::default(),
+    });
     let root_args = RootArgs {
         ctx,
         privacy,
@@ -214,6 +223,7 @@ pub async fn serve(
             .as_ref()
             .and_then(|v| v.chroma.clone())
             .map(|c| (c, Duration::from_millis(settings.vectors.chroma_retry_ms))),
+        watch,
         #[cfg(test)]
         respawn_faults: Default::default(),
     };
@@ -236,7 +246,6 @@ pub async fn serve(
     // What the settings were read from (`memd serve` passes it; read here only for in-process callers).
     let raw_at_start = life.raw.unwrap_or_else(|| crate::config::RawSettings::load(&dir.root, &life.env).0);
     let settings = Arc::new(Live::new(settings));
-    let ingest = Arc::new(IngestService::new(pipeline, store.clone(), registry.clone(), handles.clone()));
     app.ready(Services {
         mode,
         store: store.clone(),

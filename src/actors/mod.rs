@@ -8,7 +8,8 @@
 //! │  └─ SessionActor × N
 //! ├─ OrphanReaper    stops idle session actors, removes stale files
 //! ├─ VectorSync      embeds committed rows into the embedded vector store (when vectors are on)
-//! └─ ChromaSync      mirrors those documents into a Chroma server (when MEMD_CHROMA_URL is set)
+//! ├─ ChromaSync      mirrors those documents into a Chroma server (when MEMD_CHROMA_URL is set)
+//! └─ TranscriptWatcher  tails session transcripts into the ingest commands (when MEMD_WATCH is on)
 //! ```
 //!
 //! Ingress reaches the actors through [`Handles`], refreshed by the root when it restarts a child.
@@ -28,6 +29,7 @@ pub mod session_state;
 pub mod store;
 #[cfg(test)]
 mod supervision_tests;
+pub mod transcript_watcher;
 pub mod vector_sync;
 
 use std::sync::RwLock;
@@ -57,6 +59,7 @@ pub struct Handles {
     pub reaper: RwLock<Option<ActorRef<orphan_reaper::ReaperMsg>>>,
     pub vector_sync: RwLock<Option<ActorRef<vector_sync::VectorSyncMsg>>>,
     pub chroma_sync: RwLock<Option<ActorRef<chroma_sync::ChromaSyncMsg>>>,
+    pub watcher: RwLock<Option<ActorRef<transcript_watcher::WatcherMsg>>>,
 }
 
 fn read<T: Clone>(slot: &RwLock<Option<T>>) -> Option<T> {
@@ -123,5 +126,11 @@ impl Handles {
     }
     pub fn set_reaper(&self, r: Option<ActorRef<orphan_reaper::ReaperMsg>>) {
         write(&self.reaper, r)
+    }
+    pub fn watcher(&self) -> Option<ActorRef<transcript_watcher::WatcherMsg>> {
+        read(&self.watcher)
+    }
+    pub fn set_watcher(&self, r: Option<ActorRef<transcript_watcher::WatcherMsg>>) {
+        write(&self.watcher, r)
     }
 }

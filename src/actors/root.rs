@@ -1,5 +1,6 @@
 //! RootSupervisor — the top of the tree: StoreActor, ProviderActor, SessionManager, OrphanReaper,
-//! VectorSync when vectors are on, ChromaSync when a Chroma server is configured.
+//! VectorSync when vectors are on, ChromaSync when a Chroma server is configured, TranscriptWatcher
+//! when `MEMD_WATCH` is on.
 //!
 //! Owns the spawn arguments of each child so it can restart any of them. Failure policy: a child
 //! that fails (or stops on its own) is restarted with the session backoff ([`super::backoff`]:
@@ -24,6 +25,7 @@ use super::provider::{ObserverSetup, ProviderActor, ProviderArgs, ProviderMsg};
 use super::session::SessionContext;
 use super::session_manager::{ManagerArgs, SessionManager};
 use super::store::{StoreActor, StoreArgs};
+use super::transcript_watcher::{TranscriptWatcher, WatcherArgs};
 use super::vector_sync::{VectorSync, VectorSyncArgs};
 use crate::pipeline::privacy::Privacy;
 
@@ -44,9 +46,22 @@ pub struct RootArgs {
     pub embed: Option<Arc<crate::vectors::service::EmbedService>>,
     /// The Chroma mirror's client and first retry delay; None without `MEMD_CHROMA_URL`.
     pub chroma: Option<(Arc<crate::vectors::chroma::ChromaClient>, Duration)>,
+    /// The transcript watcher's setup; None unless `MEMD_WATCH` is on.
+    pub watch: Option<WatchSetup>,
     /// Respawns that fail on purpose (fault injection).
     #[cfg(test)]
     pub respawn_faults: Arc<std::sync::atomic::AtomicU32>,
+}
+
+/// What the root needs to (re)start the transcript watcher.
+pub struct WatchSetup {
+    pub ingest: Arc<crate::ingest::IngestService>,
+    pub roots: Vec<PathBuf>,
+    pub state_path: PathBuf,
+    pub interval: Duration,
+    pub idle: Duration,
+    /// Shared by every instance: a pass of a failed one finishes before the next starts.
+    pub busy: Arc<std::sync::atomic::AtomicBool>,
 }
 
 pub enum RootMsg {
@@ -65,6 +80,7 @@ pub enum Child {
     Reaper,
     VectorSync,
     ChromaSync,
+    Watcher,
 }
 
 impl Child {
@@ -76,6 +92,7 @@ impl Child {
             Child::Reaper => "OrphanReaper",
             Child::VectorSync => "VectorSync",
             Child::ChromaSync => "ChromaSync",
+            Child::Watcher => "TranscriptWatcher",
         }
     }
 }
@@ -190,6 +207,22 @@ impl RootSupervisor {
                 handles.set_chroma_sync(Some(r.clone()));
                 r.get_id()
             }
+            Child::Watcher => {
+                let Some(w) = a.watch.as_ref().filter(|_| !a.ctx.store.read_only) else {
+                    return Ok(());
+                };
+                let args = WatcherArgs {
+                    ingest: w.ingest.clone(),
+                    roots: w.roots.clone(),
+                    state_path: w.state_path.clone(),
+                    interval: w.interval,
+                    idle: w.idle,
+                    busy: w.busy.clone(),
+                };
+                let (r, _) = Actor::spawn_linked(None, TranscriptWatcher, args, cell).await?;
+                handles.set_watcher(Some(r.clone()));
+                r.get_id()
+            }
         };
         state.children.retain(|(_, c)| *c != which);
         state.children.push((id, which));
@@ -255,6 +288,7 @@ impl Actor for RootSupervisor {
             Child::Reaper,
             Child::VectorSync,
             Child::ChromaSync,
+            Child::Watcher,
         ] {
             self.spawn_child(&myself, which, &mut state).await?;
         }
@@ -303,6 +337,7 @@ impl Actor for RootSupervisor {
         h.set_reaper(None);
         h.set_vector_sync(None);
         h.set_chroma_sync(None);
+        h.set_watcher(None);
         h.set_store(None);
         Ok(())
     }

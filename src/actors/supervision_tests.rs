@@ -66,6 +66,7 @@ pub(super) async fn tree_with(observer: super::provider::ObserverSetup, max_atte
         children_reaped: 0,
         embed: None,
         chroma: None,
+        watch: None,
         respawn_faults: respawn_faults.clone(),
     };
     Actor::spawn(None, RootSupervisor, args).await.unwrap();

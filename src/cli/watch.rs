@@ -1,6 +1,7 @@
 //! `memd watch [ROOT…] [--once] [--interval-ms N] [--idle-ms N]`: the transcript watcher
-//! ([`crate::watch`]) in the foreground. Default roots: `~/.claude/projects` and Codex's rollouts
-//! (`$CODEX_HOME/sessions`, default `~/.codex/sessions`). Each pass finds the
+//! ([`crate::watch`]) in the foreground. Roots, interval and idle time default to the
+//! `MEMD_WATCH_*` settings the worker's watcher reads (roots: Claude Code's projects and Codex's
+//! rollouts). Each pass finds the
 //! worker again (its PID file), so a restarted worker on a new port is picked up; a pass the
 //! worker does not acknowledge is retried on the next one.
 
@@ -11,8 +12,8 @@ use std::time::Duration;
 
 use super::client_context::CliContext;
 use crate::client::worker::Worker;
-use crate::replay::deliver::HttpTarget;
-use crate::watch::{WatchState, scan};
+use crate::replay::deliver::{HttpTarget, send_http};
+use crate::watch::{ScanRules, WatchState, scan};
 
 #[derive(Debug, clap::Args)]
 pub struct WatchArgs {
@@ -21,27 +22,25 @@ pub struct WatchArgs {
     /// One pass, then exit (1 when the worker did not acknowledge everything).
     #[arg(long)]
     pub once: bool,
-    /// Time between passes.
-    #[arg(long, default_value_t = 2000)]
-    pub interval_ms: u64,
-    /// A file unchanged this long is finished: its last turn and session end are delivered.
-    #[arg(long, default_value_t = 600_000)]
-    pub idle_ms: u64,
+    /// Time between passes (default `MEMD_WATCH_INTERVAL_MS`).
+    #[arg(long)]
+    pub interval_ms: Option<u64>,
+    /// A file unchanged this long is finished: its last turn and session end are delivered
+    /// (default `MEMD_WATCH_IDLE_MS`).
+    #[arg(long)]
+    pub idle_ms: Option<u64>,
 }
 
 pub fn run(env: &HashMap<String, String>, args: WatchArgs) -> anyhow::Result<ExitCode> {
     let ctx = CliContext::load(env, None);
+    let watch = &ctx.settings.watch;
     let roots = if args.roots.is_empty() {
-        let home = env.get("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"));
-        let codex = env
-            .get("CODEX_HOME")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .unwrap_or_else(|| home.join(".codex"));
-        vec![home.join(".claude").join("projects"), codex.join("sessions")]
+        watch.roots.clone()
     } else {
         args.roots.clone()
     };
+    let interval = Duration::from_millis(args.interval_ms.unwrap_or(watch.interval_ms));
+    let idle = Duration::from_millis(args.idle_ms.unwrap_or(watch.idle_ms));
     let state_path = ctx.dir.root.join("watch-state.json");
     let mut state = WatchState::load(&state_path);
     loop {
@@ -51,14 +50,12 @@ pub fn run(env: &HashMap<String, String>, args: WatchArgs) -> anyhow::Result<Exi
             token: worker.token.clone(),
             timeout: Duration::from_secs(10),
         };
-        let outcome = scan(
-            &roots,
-            &mut state,
-            &state_path,
-            &target,
-            Duration::from_millis(args.idle_ms),
-            crate::clock::now_ms(),
-        );
+        let rules = ScanRules {
+            idle,
+            now_ms: crate::clock::now_ms(),
+            history_before: None,
+        };
+        let outcome = scan(&roots, &mut state, &state_path, rules, &mut |call| send_http(&target, call));
         match &outcome {
             Ok(p) if p.delivered + p.duplicates + p.skipped > 0 => {
                 eprintln!(
@@ -72,6 +69,6 @@ pub fn run(env: &HashMap<String, String>, args: WatchArgs) -> anyhow::Result<Exi
         if args.once {
             return Ok(if outcome.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(1) });
         }
-        std::thread::sleep(Duration::from_millis(args.interval_ms));
+        std::thread::sleep(interval);
     }
 }

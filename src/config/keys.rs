@@ -94,6 +94,10 @@ settings_table! {
     HTTP_IDLE_TIMEOUT_MS = ("MEMD_HTTP_IDLE_TIMEOUT_MS", "30000", int(100, 3_600_000), "a kept-alive connection with no request closes after this");
     BACKUP_INTERVAL_HOURS = ("MEMD_BACKUP_INTERVAL_HOURS", "24", int(0, 8_760), "hours between online backups into <data>/backups/; 0 = none");
     BACKUP_KEEP = ("MEMD_BACKUP_KEEP", "3", int(1, 100), "backups kept (the oldest go first)");
+    WATCH = ("MEMD_WATCH", "false", Kind::Flag, "the worker tails session transcripts itself (for hosts without hooks)");
+    WATCH_ROOTS = ("MEMD_WATCH_ROOTS", "", Kind::List, "directories the watcher tails (empty: `$CLAUDE_CONFIG_DIR/projects` or `~/.claude/projects`, and `$CODEX_HOME/sessions` or `~/.codex/sessions`)");
+    WATCH_INTERVAL_MS = ("MEMD_WATCH_INTERVAL_MS", "2000", int(50, 3_600_000), "time between the watcher's passes");
+    WATCH_IDLE_MS = ("MEMD_WATCH_IDLE_MS", "600000", int(0, 86_400_000), "a session file unchanged this long is finished (its last turn and end are delivered)");
     SPOOL_SCAN_MS = ("MEMD_SPOOL_SCAN_MS", "5000", int(50, 3_600_000), "how often the worker rescans <data>/spool/ for hook events");
     HOOK_BUDGET_MS = ("MEMD_HOOK_BUDGET_MS", "2000", int(100, 9_000), "hook budget of context and session-init (100-9000 ms)");
     HOOK_ASYNC_BUDGET_MS = ("MEMD_HOOK_ASYNC_BUDGET_MS", "10000", int(100, 29_000), "hook budget of observation and summarize (100-29000 ms)");

@@ -13,6 +13,7 @@ pub mod keys;
 pub mod live;
 mod raw;
 mod sections;
+mod watch;
 
 pub use keys::{KEYS, Key, Kind};
 pub use raw::{RawSettings, parse_flag};
@@ -20,6 +21,7 @@ pub use sections::{
     ChromaSettings, ContextSettings, EMBED_MODEL_NAME, EmbeddingsMode, Fusion, HookSettings, HttpSettings, ProviderSettings,
     RetentionSettings, Secret, VectorSettings,
 };
+pub use watch::WatchSettings;
 
 /// Typed settings of the worker and the CLI.
 #[derive(Debug, Clone)]
@@ -52,6 +54,8 @@ pub struct Settings {
     pub http: HttpSettings,
     pub vectors: VectorSettings,
     pub context: ContextSettings,
+    /// The transcript watcher (the worker's actor, `memd watch`'s defaults).
+    pub watch: WatchSettings,
     /// What the hooks read (also resolved here, so `memd status` and the CLI agree with them).
     pub hook: HookSettings,
     pub home: Option<PathBuf>,
@@ -74,6 +78,7 @@ impl Settings {
         let mut settings = Self::resolve(data_dir, raw, env.get("HOME").map(PathBuf::from));
         settings.warnings.extend(file_warnings);
         settings.path_env = env.get("PATH").cloned();
+        settings.watch = settings.watch.clone().with_default_roots(env);
         settings
     }
 
@@ -124,6 +129,7 @@ impl Settings {
         };
         let hook = HookSettings::resolve(raw, &mut w);
         let vectors = VectorSettings::resolve(&data_dir, raw, &mut w);
+        let watch = WatchSettings::resolve(raw, home.as_deref(), &mut w);
         Self {
             port,
             log_filter: raw.text(&LOG),
@@ -157,6 +163,7 @@ impl Settings {
             },
             vectors,
             context,
+            watch,
             hook,
             data_dir,
             home,
@@ -171,6 +178,7 @@ impl Settings {
         let c = &self.context;
         Some(match key.name {
             n if n == REDACT.name => self.redact,
+            n if n == WATCH.name => self.watch.enabled,
             n if n == CONTEXT_SHOW_STATS.name => c.show_stats,
             n if n == CONTEXT_SHOW_LAST_SUMMARY.name => c.show_last_summary,
             _ => return self.hook.flag(key),

@@ -15,6 +15,7 @@ use crate::actors::orphan_reaper::{ReaperMsg, ReaperStatus};
 use crate::actors::provider::{ProviderMsg, ProviderStatus};
 use crate::actors::registry::{SessionState, SessionStatus};
 use crate::actors::store::{StoreMsg, StoreStatus};
+use crate::actors::transcript_watcher::{WatcherMsg, WatcherStatus};
 use crate::actors::vector_sync::VectorSyncStatus;
 use crate::clock::{iso, now_ms};
 use crate::import::ImportSnapshot;
@@ -39,6 +40,8 @@ pub struct StatusDoc {
     pub provider: Option<ProviderStatus>,
     pub store: Option<StoreStatus>,
     pub reaper: Option<ReaperStatus>,
+    /// The transcript watcher; None when it is off (`MEMD_WATCH`) or did not answer in time.
+    pub watcher: Option<WatcherStatus>,
     pub pending: Option<PendingCounts>,
     /// What the check of the database at start found.
     pub integrity: Option<crate::store::Integrity>,
@@ -173,6 +176,10 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
         Some(r) => ractor::call_t!(r, ReaperMsg::Status, RPC_MS).ok(),
         None => None,
     };
+    let watcher = match svc.handles.watcher() {
+        Some(w) => ractor::call_t!(w, WatcherMsg::Status, RPC_MS).ok(),
+        None => None,
+    };
     let redactions = svc
         .ingest
         .pipeline
@@ -230,6 +237,7 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
         provider,
         store,
         reaper,
+        watcher,
         privacy: PrivacyStatus {
             redact: svc.settings.get().redact,
             redactions,

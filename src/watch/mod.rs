@@ -1,8 +1,9 @@
 //! The transcript watcher (`memd watch`, docs/spec/hosts.md §4): for setups without hooks, it
 //! tails Claude Code's session files (`~/.claude/projects/**/*.jsonl`) and Codex rollouts
 //! (`~/.codex/sessions/**/rollout-*.jsonl`), converts them with the
-//! replay converter ([`crate::replay::convert`]) and ingests what is new over the worker's HTTP
-//! API. Exactly once, durably:
+//! replay converter ([`crate::replay::convert`]) and ingests what is new — over the worker's HTTP
+//! API (`memd watch`) or through the ingest commands in-process (the worker's own watcher actor,
+//! `MEMD_WATCH=true`). Exactly once, durably:
 //!
 //! - each event gets a stable id from what it is (kind, session, tool_use_id / prompt id / time),
 //!   sent as its `eventId`; the worker already dedupes a repeated `eventId`, a repeated
@@ -13,7 +14,10 @@
 //!   watcher or worker resumes where the acknowledgements stopped;
 //! - a file still being written (modified within `idle`) delivers everything but its trailing
 //!   turn end and session end, which the converter synthesises at end of file; once idle, those
-//!   follow.
+//!   follow;
+//! - the worker's watcher ([`crate::actors::transcript_watcher`]) does not deliver history: what
+//!   was written before it was first enabled is `memd replay`'s to backfill
+//!   ([`ScanRules::history_before`]); `memd watch` delivers everything it finds.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -22,9 +26,9 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use crate::pipeline::hash::sha256_hex;
-use crate::replay::bodies::{Target, http_call};
+use crate::replay::bodies::{Call, Target, http_call};
 use crate::replay::convert::convert_file;
-use crate::replay::deliver::{Answer, HttpTarget, send_http};
+pub use crate::replay::deliver::Answer;
 use crate::replay::event::{EventKind, HookEvent};
 use crate::replay::transcript::is_subagent_file;
 
@@ -45,11 +49,17 @@ pub struct FileMark {
     pub complete: bool,
     /// Ids of the events the worker acknowledged.
     pub delivered: BTreeSet<String>,
+    /// First seen already modified before the watcher started ([`ScanRules::history_before`]).
+    #[serde(default)]
+    pub history: bool,
 }
 
 /// `<data>/watch-state.json`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct WatchState {
+    /// When the worker's watcher first ran on this data directory (its history line).
+    #[serde(default)]
+    pub since_ms: Option<i64>,
     pub files: BTreeMap<String, FileMark>,
 }
 
@@ -130,7 +140,7 @@ fn mtime_ms(m: &std::fs::Metadata) -> i64 {
 }
 
 /// What one pass did.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pass {
     pub files_read: usize,
     pub delivered: usize,
@@ -138,30 +148,57 @@ pub struct Pass {
     pub skipped: usize,
 }
 
-/// One pass over `roots`: new events of changed files go to the worker at `target`; the state is
-/// saved after each file. Stops at the first event the worker does not acknowledge.
+/// How a pass treats what it finds.
+#[derive(Debug, Clone, Copy)]
+pub struct ScanRules {
+    /// A file unchanged this long is finished.
+    pub idle: Duration,
+    pub now_ms: i64,
+    /// History is not delivered: a file first seen already modified before this time is marked
+    /// as history, and only its events from this time on are delivered (the worker's watcher:
+    /// the moment it was first enabled; `memd replay` backfills the rest). None: everything.
+    pub history_before: Option<i64>,
+}
+
+/// One pass over `roots`: new events of changed files go to `deliver` (the worker's HTTP API for
+/// `memd watch`, the ingest commands in-process for the worker's watcher); the state is saved
+/// after each file. Stops at the first event not acknowledged.
 pub fn scan(
     roots: &[PathBuf],
     state: &mut WatchState,
     state_path: &Path,
-    target: &HttpTarget,
-    idle: Duration,
-    now_ms: i64,
+    rules: ScanRules,
+    deliver: &mut dyn FnMut(&Call) -> Answer,
 ) -> Result<Pass, WatchError> {
     let mut pass = Pass::default();
     for file in session_files(roots) {
         let Ok(meta) = std::fs::metadata(&file) else { continue };
         let key = file.display().to_string();
-        let mark = state.files.entry(key).or_default();
         let (size, mtime) = (meta.len(), mtime_ms(&meta));
-        let is_idle = now_ms - mtime >= idle.as_millis() as i64;
-        if mark.size == size && mark.mtime_ms == mtime && (mark.complete || !is_idle) {
+        let mark = state.files.entry(key).or_insert_with(|| FileMark {
+            history: rules.history_before.is_some_and(|t| mtime < t),
+            ..FileMark::default()
+        });
+        let is_idle = rules.now_ms - mtime >= rules.idle.as_millis() as i64;
+        let unchanged = mark.size == size && mark.mtime_ms == mtime;
+        if unchanged && (mark.complete || !is_idle) {
+            continue;
+        }
+        if mark.history && mark.size == 0 && is_idle {
+            // Finished before the watcher started: remembered, not delivered.
+            (mark.size, mark.mtime_ms, mark.complete) = (size, mtime, true);
+            state.save(state_path)?;
             continue;
         }
         let Ok(session) = convert_file(&file) else { continue };
         pass.files_read += 1;
+        let since = if mark.history {
+            rules.history_before.unwrap_or(0)
+        } else {
+            i64::MIN
+        };
         let mut failure = None;
-        for e in settled(&session.events, is_idle) {
+        for e in settled(&session.events, is_idle).iter().filter(|e| e.at_ms >= since) {
             let id = event_id(e);
             if mark.delivered.contains(&id) {
                 continue;
@@ -169,7 +206,7 @@ pub fn scan(
             let Some(call) = http_call(e, Target::Memd, &id, e.at_ms, None) else {
                 continue;
             };
-            match send_http(target, &call) {
+            match deliver(&call) {
                 Answer::Acked => pass.delivered += 1,
                 Answer::Duplicate => pass.duplicates += 1,
                 Answer::Skipped(_) => pass.skipped += 1,
@@ -181,9 +218,7 @@ pub fn scan(
             mark.delivered.insert(id);
         }
         if failure.is_none() {
-            mark.size = size;
-            mark.mtime_ms = mtime;
-            mark.complete = is_idle;
+            (mark.size, mark.mtime_ms, mark.complete) = (size, mtime, is_idle);
         }
         state.save(state_path)?;
         if let Some(why) = failure {
@@ -241,5 +276,83 @@ mod tests {
         s.save(&path).unwrap();
         assert_eq!(WatchState::load(&path), s);
         assert_eq!(WatchState::load(&dir.path().join("missing")), WatchState::default());
+    }
+
+    /// A Claude Code turn: a typed prompt, one Bash call and its result, at `at`.
+    fn turn(n: u32, at: i64) -> String {
+        let ts = crate::clock::iso(at);
+        let (prompt, call) = (format!("u{n}"), format!("a{n}"));
+        let head = json!({"sessionId": "s-hist", "cwd": "/tmp/hist"});
+        let rec = |extra: serde_json::Value| {
+            let mut r = head.clone();
+            r.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            r.to_string()
+        };
+        [
+            rec(json!({"type": "user", "uuid": prompt, "timestamp": ts,
+                "message": {"role": "user", "content": format!("step {n}")}})),
+            rec(json!({"type": "assistant", "uuid": call, "parentUuid": prompt, "timestamp": ts,
+                "message": {"role": "assistant", "content": [{"type": "tool_use", "id": format!("toolu_{n}"), "name": "Bash", "input": {"command": format!("echo {n}")}}]}})),
+            rec(json!({"type": "user", "uuid": format!("r{n}"), "parentUuid": call, "timestamp": ts,
+                "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": format!("toolu_{n}"), "content": "ok"}]}})),
+        ]
+        .join("\n")
+            + "\n"
+    }
+
+    #[test]
+    fn history_before_the_first_run_is_not_delivered_but_what_follows_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, state_path) = (dir.path().join("projects"), dir.path().join("state.json"));
+        std::fs::create_dir_all(&root).unwrap();
+        let file = root.join("s-hist.jsonl");
+        let now = crate::clock::now_ms();
+        std::fs::write(&file, turn(1, now - 7_200_000)).unwrap();
+        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+        let rules = ScanRules {
+            idle: Duration::from_secs(60),
+            now_ms: now,
+            history_before: Some(now - 1_000),
+        };
+        let mut calls: Vec<serde_json::Value> = Vec::new();
+        let mut state = WatchState::default();
+        let mut take = |c: &Call| {
+            calls.push(c.body.clone());
+            Answer::Acked
+        };
+        let pass = scan(std::slice::from_ref(&root), &mut state, &state_path, rules, &mut take).unwrap();
+        assert_eq!(pass, Pass::default(), "a finished session from before is history");
+        assert!(state.files.values().all(|m| m.history && m.complete));
+
+        // The session goes on after the watcher started: only the new turn is delivered.
+        let mut f = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+        std::io::Write::write_all(&mut f, turn(2, now).as_bytes()).unwrap();
+        drop(f);
+        let pass = scan(std::slice::from_ref(&root), &mut state, &state_path, rules, &mut take).unwrap();
+        assert!(pass.delivered >= 2, "{calls:?}");
+        let tools: Vec<_> = calls.iter().filter_map(|b| b["tool_use_id"].as_str()).collect();
+        let prompts: Vec<_> = calls.iter().filter_map(|b| b["prompt"].as_str()).collect();
+        assert_eq!((tools, prompts), (vec!["toolu_2"], vec!["step 2"]));
+
+        // `memd watch` (no history line) delivers the whole file.
+        let mut fresh = WatchState::default();
+        calls.clear();
+        let all = ScanRules {
+            history_before: None,
+            ..rules
+        };
+        let mut take = |c: &Call| {
+            calls.push(c.body.clone());
+            Answer::Acked
+        };
+        scan(&[root], &mut fresh, &state_path, all, &mut take).unwrap();
+        let tools: Vec<_> = calls.iter().filter_map(|b| b["tool_use_id"].as_str()).collect();
+        assert_eq!(tools, ["toolu_1", "toolu_2"]);
     }
 }

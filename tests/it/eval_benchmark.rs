@@ -31,7 +31,8 @@ fn the_shipped_dataset_is_what_its_generator_makes() {
         let shipped = std::fs::read(dataset().join(f)).unwrap();
         assert!(
             made == shipped,
-            "datasets/transcripts/{f} differs from the generator's output: regenerate it"
+            "datasets/transcripts/{f} differs from the generator's output: {}",
+            first_difference(&made, &shipped)
         );
     }
     let questions = std::fs::read_to_string(dataset().join("questions.jsonl")).unwrap().lines().count();
@@ -43,6 +44,23 @@ fn the_shipped_dataset_is_what_its_generator_makes() {
         questions >= 300 && paraphrases >= 50,
         "{questions} questions, {paraphrases} paraphrases"
     );
+}
+
+/// Where two files first differ, for a failure a reader can act on (a changed generator, or a
+/// transcript set that is not the one the dataset was made from).
+fn first_difference(made: &[u8], shipped: &[u8]) -> String {
+    let (made, shipped) = (String::from_utf8_lossy(made), String::from_utf8_lossy(shipped));
+    let (m, s): (Vec<&str>, Vec<&str>) = (made.lines().collect(), shipped.lines().collect());
+    let cut = |l: &str| l.chars().take(400).collect::<String>();
+    match m.iter().zip(&s).position(|(a, b)| a != b) {
+        Some(i) => format!(
+            "line {}:\n  generated {}\n  shipped   {}\nregenerate it with `memd eval --generate`",
+            i + 1,
+            cut(m[i]),
+            cut(s[i])
+        ),
+        None => format!("{} generated lines, {} shipped", m.len(), s.len()),
+    }
 }
 
 fn figure(report: &Value, path: &str, mode: &str, category: &str, metric: &str) -> f64 {

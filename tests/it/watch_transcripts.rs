@@ -1,7 +1,8 @@
 //! Issue 18: `memd watch` — a Claude Code session file written while the watcher runs, the worker
 //! killed with SIGKILL mid-file and restarted: every record ingested exactly once (the same rows
 //! as an uninterrupted run). And the hook and the watcher on one session: no duplicate rows. And a
-//! Codex rollout, through the watcher and `memd replay`, stored once under platform `codex`.
+//! Codex rollout, through the watcher and `memd replay`, stored once under platform `codex`. The
+//! same two guarantees for the watcher running inside the worker (`MEMD_WATCH=true`).
 
 use std::io::Write;
 use std::path::Path;
@@ -134,4 +135,70 @@ fn issue_18_codex_rollouts_replay_and_watch_under_platform_codex_once() {
     replay(&w, &rollout, &["--no-loss-check", "--json"]);
     assert_eq!(w.count(q), 1, "replay and watcher store the call once");
     assert_eq!(w.count("SELECT count(*) FROM tool_uses WHERE platform_source = 'claude'"), 0);
+}
+
+/// A worker running its own watcher (`MEMD_WATCH=true`) over `root`.
+fn worker_watching(root: &Path) -> TestWorker {
+    let roots = root.to_string_lossy().into_owned();
+    TestWorker::start(&[
+        ("MEMD_EMBEDDINGS", "none"),
+        ("MEMD_WATCH", "true"),
+        ("MEMD_WATCH_ROOTS", &roots),
+        ("MEMD_WATCH_INTERVAL_MS", "50"),
+        ("MEMD_WATCH_IDLE_MS", "1500"),
+    ])
+}
+
+#[test]
+fn issue_18_the_worker_s_own_watcher_killed_mid_file_ingests_every_record_once() {
+    let expected = reference();
+    let root = tempfile::tempdir().unwrap();
+    let mut w = worker_watching(root.path());
+    assert_eq!(w.status()["watcher"]["files_tracked"], 0, "{}", w.status()["watcher"]);
+    let path = root.path().join(FILE);
+    let text = std::fs::read_to_string(fixture(FILE)).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut file = std::fs::File::create(&path).unwrap();
+    for (i, chunk) in lines.chunks(lines.len().div_ceil(4)).enumerate() {
+        for l in chunk {
+            writeln!(file, "{l}").unwrap();
+        }
+        file.flush().unwrap();
+        if i == 1 {
+            assert!(
+                wait_until(support::DEADLINE, || w.count("SELECT count(*) FROM tool_uses") > 0),
+                "the worker's watcher delivered nothing of the first half"
+            );
+            w.kill9();
+            w.spawn();
+        }
+    }
+    drop(file);
+    let done = wait_until(support::DEADLINE, || rows(&w) == expected);
+    assert!(done, "stored {:?}, an uninterrupted run stored {expected:?}", rows(&w));
+    let status = w.status();
+    let watcher = &status["watcher"];
+    assert_eq!(watcher["files_tracked"], 1, "{watcher}");
+    assert!(watcher["last_error"].is_null(), "{watcher}");
+}
+
+#[test]
+fn issue_18_hook_and_the_worker_s_own_watcher_store_no_duplicates() {
+    let root = tempfile::tempdir().unwrap();
+    let w = worker_watching(root.path());
+    // The hook delivers the session from a copy outside the watched root …
+    let elsewhere = tempfile::tempdir().unwrap();
+    let copy = elsewhere.path().join(FILE);
+    std::fs::copy(fixture(FILE), &copy).unwrap();
+    replay(&w, &copy, &["--via-hook", "--no-loss-check", "--concurrency", "1"]);
+    let by_hook = rows(&w);
+    assert!(by_hook.0 >= 10, "{by_hook:?}");
+    // … then the same session file lands where the watcher looks.
+    std::fs::copy(fixture(FILE), root.path().join(FILE)).unwrap();
+    let seen = wait_until(support::DEADLINE, || {
+        let s = w.status();
+        s["watcher"]["files_tracked"] == 1 && s["watcher"]["duplicates"].as_u64().unwrap_or(0) > 0
+    });
+    assert!(seen, "the watcher did not read the file: {}", w.status()["watcher"]);
+    assert_eq!(rows(&w), by_hook, "the watcher added rows the hook had stored");
 }

@@ -1,0 +1,282 @@
+//! TranscriptWatcher — the transcript watcher inside the worker (`MEMD_WATCH=true`; off by
+//! default), for hosts or setups without hooks (docs/spec/hosts.md §4).
+//!
+//! Owns the per-file marks of `<data>/watch-state-worker.json` ([`crate::watch::WatchState`]).
+//! Every `MEMD_WATCH_INTERVAL_MS` it runs one pass of [`crate::watch::scan`] on a blocking thread
+//! (the files are read and converted there); each new event goes through the ingest commands
+//! in-process ([`IngestService`], the same validation, privacy and dedupe as the HTTP routes and
+//! the spool), so a tool use both the hook and the watcher deliver is stored once. What was
+//! written before the watcher was first enabled is history and is not delivered.
+//!
+//! Supervised by RootSupervisor. Failure policy: the marks are saved after every file, so a
+//! restarted watcher (or a worker killed with SIGKILL) loads them and offers again only what was
+//! not acknowledged; the worker's `eventId` dedupe makes that exactly-once. A pass still running
+//! when the actor restarts keeps the shared `busy` flag, so two passes never overlap.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use serde::{Deserialize, Serialize};
+
+use crate::clock::{iso, now_ms};
+use crate::ingest::{CompleteOutcome, IngestError, IngestService, InitOutcome, ObservationOutcome, SummarizeOutcome, body_platform};
+use crate::protocol::IngestRoute;
+use crate::replay::bodies::Call;
+use crate::watch::{Answer, Pass, ScanRules, WatchState, scan};
+
+pub struct TranscriptWatcher;
+
+pub struct WatcherArgs {
+    pub ingest: Arc<IngestService>,
+    pub roots: Vec<PathBuf>,
+    pub state_path: PathBuf,
+    pub interval: Duration,
+    pub idle: Duration,
+    /// A pass is running (owned by the root, so it outlives a restart of this actor).
+    pub busy: Arc<AtomicBool>,
+}
+
+pub enum WatcherMsg {
+    /// Start a pass unless one is running.
+    Tick,
+    /// A pass ended: the marks it updated, and what it did or why it stopped.
+    PassDone(Box<WatchState>, Result<Pass, String>),
+    /// The watcher part of `GET /api/status`.
+    Status(RpcReplyPort<WatcherStatus>),
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WatcherStatus {
+    pub roots: Vec<String>,
+    /// Files with a mark (delivered, or history).
+    pub files_tracked: usize,
+    /// Records written from this time on are delivered (when the watcher was first enabled).
+    pub since: Option<String>,
+    pub passes: u64,
+    pub delivered: u64,
+    pub duplicates: u64,
+    pub skipped: u64,
+    pub last_pass_at: Option<String>,
+    /// Why the last pass stopped early (None after a complete pass).
+    pub last_error: Option<String>,
+}
+
+pub struct WatcherState {
+    ingest: Arc<IngestService>,
+    passes: PassBook,
+}
+
+/// The watcher's bookkeeping: where it looks, its marks between passes, its counters.
+pub struct PassBook {
+    roots: Vec<PathBuf>,
+    state_path: PathBuf,
+    idle: Duration,
+    busy: Arc<AtomicBool>,
+    /// None while a pass holds them.
+    marks: Option<WatchState>,
+    status: WatcherStatus,
+}
+
+impl PassBook {
+    /// The saved marks, with the history line drawn at `now` the first time.
+    pub fn new(roots: Vec<PathBuf>, state_path: PathBuf, idle: Duration, busy: Arc<AtomicBool>, now: i64) -> Self {
+        let mut marks = WatchState::load(&state_path);
+        if marks.since_ms.is_none() {
+            marks.since_ms = Some(now);
+            if let Err(e) = marks.save(&state_path) {
+                tracing::warn!(error = %e, "watcher state not saved; it is retried after the first file");
+            }
+        }
+        let status = WatcherStatus {
+            roots: roots.iter().map(|r| r.display().to_string()).collect(),
+            files_tracked: marks.files.len(),
+            since: marks.since_ms.map(iso),
+            ..WatcherStatus::default()
+        };
+        Self {
+            roots,
+            state_path,
+            idle,
+            busy,
+            marks: Some(marks),
+            status,
+        }
+    }
+
+    /// The marks and rules for a pass starting at `now`, or None when one is running.
+    pub fn begin_pass(&mut self, now: i64) -> Option<(WatchState, ScanRules)> {
+        if self.busy.swap(true, Ordering::AcqRel) {
+            return None;
+        }
+        let Some(marks) = self.marks.take() else {
+            // A pass of an earlier instance ended without handing its marks here: read them.
+            self.marks = Some(WatchState::load(&self.state_path));
+            self.busy.store(false, Ordering::Release);
+            return None;
+        };
+        let rules = ScanRules {
+            idle: self.idle,
+            now_ms: now,
+            history_before: marks.since_ms,
+        };
+        Some((marks, rules))
+    }
+
+    pub fn end_pass(&mut self, marks: WatchState, outcome: Result<Pass, String>, now: i64) {
+        self.status.files_tracked = marks.files.len();
+        self.marks = Some(marks);
+        self.busy.store(false, Ordering::Release);
+        self.status.passes += 1;
+        self.status.last_pass_at = Some(iso(now));
+        match outcome {
+            Ok(p) => {
+                self.status.delivered += p.delivered as u64;
+                self.status.duplicates += p.duplicates as u64;
+                self.status.skipped += p.skipped as u64;
+                self.status.last_error = None;
+            }
+            Err(why) => self.status.last_error = Some(why),
+        }
+    }
+}
+
+/// One event through the ingest command of its route, in the terms a pass counts.
+async fn deliver(ingest: &IngestService, call: &Call) -> Answer {
+    let (body, platform) = (call.body.clone(), body_platform(&call.body));
+    let answer = match call.route {
+        IngestRoute::Init => ingest.init(body, platform).await.map(|o| match o {
+            InitOutcome::Duplicate { .. } => Answer::Duplicate,
+            InitOutcome::Skipped(s) => Answer::Skipped(s.reason().into()),
+            InitOutcome::Stored { .. } | InitOutcome::Private { .. } => Answer::Acked,
+        }),
+        IngestRoute::Observations => ingest.observations(body, platform).await.map(|o| match o {
+            ObservationOutcome::Duplicate => Answer::Duplicate,
+            ObservationOutcome::Skipped(s) => Answer::Skipped(s.reason().into()),
+            ObservationOutcome::Queued { .. } | ObservationOutcome::Private => Answer::Acked,
+        }),
+        IngestRoute::Summarize => ingest.summarize(body, platform).await.map(|o| match o {
+            SummarizeOutcome::Duplicate => Answer::Duplicate,
+            SummarizeOutcome::Skipped(s) => Answer::Skipped(s.reason().into()),
+            SummarizeOutcome::Queued { .. } | SummarizeOutcome::Private => Answer::Acked,
+        }),
+        IngestRoute::Complete => ingest.complete(body, platform).await.map(|o| match o {
+            CompleteOutcome::Duplicate => Answer::Duplicate,
+            CompleteOutcome::UnknownSession => Answer::Skipped("unknown_session".into()),
+            CompleteOutcome::Completing { .. } | CompleteOutcome::Completed => Answer::Acked,
+        }),
+    };
+    match answer {
+        Ok(a) => a,
+        // The same record will never be accepted: count it and go on, or it blocks its file.
+        Err(IngestError::Invalid(why)) => Answer::Skipped(format!("invalid: {why}")),
+        Err(e) => Answer::Error(e.to_string()),
+    }
+}
+
+impl Actor for TranscriptWatcher {
+    type Msg = WatcherMsg;
+    type State = WatcherState;
+    type Arguments = WatcherArgs;
+
+    async fn pre_start(&self, myself: ActorRef<WatcherMsg>, args: WatcherArgs) -> Result<WatcherState, ActorProcessingErr> {
+        myself.send_interval(args.interval, || WatcherMsg::Tick);
+        let _ = myself.cast(WatcherMsg::Tick);
+        // Reading the marks is file I/O: off the async workers.
+        let ingest = args.ingest.clone();
+        let passes = tokio::task::spawn_blocking(move || PassBook::new(args.roots, args.state_path, args.idle, args.busy, now_ms()))
+            .await
+            .map_err(|e| ActorProcessingErr::from(format!("watcher state: {e}")))?;
+        Ok(WatcherState { ingest, passes })
+    }
+
+    async fn handle(&self, myself: ActorRef<WatcherMsg>, msg: WatcherMsg, state: &mut WatcherState) -> Result<(), ActorProcessingErr> {
+        match msg {
+            WatcherMsg::Tick => {
+                let book = &mut state.passes;
+                let Some((mut marks, rules)) = book.begin_pass(now_ms()) else {
+                    return Ok(());
+                };
+                let (roots, path, busy) = (book.roots.clone(), book.state_path.clone(), book.busy.clone());
+                let ingest = state.ingest.clone();
+                let rt = tokio::runtime::Handle::current();
+                tokio::task::spawn_blocking(move || {
+                    let mut send = |call: &Call| rt.block_on(deliver(&ingest, call));
+                    let outcome = scan(&roots, &mut marks, &path, rules, &mut send).map_err(|e| e.to_string());
+                    if let Err(why) = &outcome {
+                        tracing::warn!(error = %why, "watcher pass stopped; retrying on the next one");
+                    }
+                    if myself.cast(WatcherMsg::PassDone(Box::new(marks), outcome)).is_err() {
+                        // The actor that started this pass is gone; its successor reads the marks.
+                        busy.store(false, Ordering::Release);
+                    }
+                });
+            }
+            WatcherMsg::PassDone(marks, outcome) => state.passes.end_pass(*marks, outcome, now_ms()),
+            WatcherMsg::Status(reply) => {
+                let _ = reply.send(state.passes.status.clone());
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(dir: &std::path::Path) -> PassBook {
+        let path = dir.join("watch-state-worker.json");
+        PassBook::new(vec![dir.join("projects")], path, Duration::from_secs(60), Arc::default(), 1_000)
+    }
+
+    #[test]
+    fn the_history_line_is_drawn_once_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = state(dir.path());
+        assert_eq!(s.marks.as_ref().unwrap().since_ms, Some(1_000));
+        drop(s);
+        let again = state(dir.path());
+        assert_eq!(
+            again.marks.as_ref().unwrap().since_ms,
+            Some(1_000),
+            "a restart keeps the first line"
+        );
+        assert_eq!(again.status.since.as_deref(), Some(iso(1_000).as_str()));
+    }
+
+    #[test]
+    fn passes_never_overlap_and_count_what_they_did() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = state(dir.path());
+        let (marks, rules) = s.begin_pass(5_000).expect("the first pass starts");
+        assert_eq!(rules.history_before, Some(1_000));
+        assert!(s.begin_pass(6_000).is_none(), "a second pass waits for the first");
+        let pass = Pass {
+            files_read: 1,
+            delivered: 3,
+            duplicates: 1,
+            skipped: 0,
+        };
+        s.end_pass(marks, Ok(pass), 7_000);
+        assert_eq!((s.status.passes, s.status.delivered, s.status.duplicates), (1, 3, 1));
+        let (marks, _) = s.begin_pass(8_000).expect("free again");
+        s.end_pass(marks, Err("store overloaded".into()), 9_000);
+        assert_eq!(s.status.last_error.as_deref(), Some("store overloaded"));
+        assert_eq!(s.status.delivered, 3);
+    }
+
+    #[test]
+    fn a_pass_of_a_dead_instance_frees_the_flag_and_the_marks_are_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = state(dir.path());
+        let (_lost, _) = s.begin_pass(5_000).unwrap();
+        // The pass's actor died; its thread cleared the flag without handing the marks back.
+        s.busy.store(false, Ordering::Release);
+        assert!(s.begin_pass(6_000).is_none(), "this tick reloads the marks");
+        assert!(s.begin_pass(7_000).is_some());
+    }
+}
