@@ -18,9 +18,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::actors::Handles;
 use crate::actors::registry::Registry;
-use crate::actors::root::{RootArgs, RootSupervisor, WatchSetup};
+use crate::actors::root::{RootArgs, RootSupervisor};
 use crate::actors::session::SessionContext;
 use crate::actors::session_manager::ManagerMsg;
+use crate::actors::transcript_watcher::WatcherArgs;
 use crate::clock::now_ms;
 use crate::config::EmbeddingsMode;
 use crate::config::Settings;
@@ -201,7 +202,7 @@ pub async fn serve(
     // One loaded mode serves the observer and the renderers.
     let mode = observer.mode.clone();
     let ingest = Arc::new(IngestService::new(pipeline, store.clone(), registry.clone(), handles.clone()));
-    let watch = settings.watch.enabled.then(|| WatchSetup {
+    let watch = settings.watch.enabled.then(|| WatcherArgs {
         ingest: ingest.clone(),
         roots: settings.watch.roots.clone(),
         state_path: dir.root.join("watch-state-worker.json"),

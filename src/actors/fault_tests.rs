@@ -1,5 +1,6 @@
 //! Faults of the tree itself (issue 14), on the real actors with paused tokio time: a provider
-//! that restarts while a call is open, a respawn that keeps failing, `StopAll`, a late `Healthy`.
+//! that restarts while a call is open, a respawn that keeps failing, `StopAll`, a late `Healthy`, a
+//! transcript watcher that fails and is restarted.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -7,7 +8,7 @@ use std::time::Duration;
 
 use super::provider::ObserverSetup;
 use super::session_manager::ManagerMsg;
-use super::supervision_tests::{event, observed, services, tree_with, until};
+use super::supervision_tests::{event, observed, services, tree_watching, tree_with, until};
 use crate::config::Secret;
 use crate::providers::Backend;
 use crate::providers::anthropic::Anthropic;
@@ -133,4 +134,45 @@ async fn a_late_healthy_does_not_revive_a_parked_session() {
     let s = ctx.registry.sessions.get(&key).map(|s| s.clone()).expect("still listed as failed");
     assert_eq!(s.state, super::registry::SessionState::Failed);
     assert!(s.last_error.is_some() && s.consecutive_failures > 0, "{s:?}");
+}
+
+async fn tool_uses(ctx: &super::session::SessionContext) -> i64 {
+    ctx.store
+        .read(|c| Ok(c.query_row("SELECT count(*) FROM tool_uses", [], |r| r.get(0))?))
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_transcript_watcher_is_restarted_and_stores_every_call() {
+    let root = tempfile::tempdir().unwrap();
+    let name = "DRMacIver__claude-reliability__hello-world-script.transcript.jsonl";
+    let text = std::fs::read_to_string(format!("{}/tests/fixtures/transcripts/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // The first call and its result; the second call comes after the restart.
+    let file = root.path().join(name);
+    let t = tree_watching(root.path()).await;
+    // Written after the watcher started (the exact time: the file system's clock is coarser),
+    // so it is no history.
+    std::fs::write(&file, lines[..4].join("\n") + "\n").unwrap();
+    let f = std::fs::File::options().write(true).open(&file).unwrap();
+    f.set_modified(std::time::SystemTime::now()).unwrap();
+    let h = t.ctx.handles.clone();
+    assert!(
+        until(async || tool_uses(&t.ctx).await == 1).await,
+        "the watcher stored the first call"
+    );
+    h.watcher().expect("watcher").stop(Some("injected".into()));
+    assert!(
+        until(async || h.child_restarts.load(Ordering::Relaxed) >= 1 && h.watcher().is_some()).await,
+        "the root restarted the watcher"
+    );
+    std::fs::write(&file, &text).unwrap();
+    assert!(
+        until(async || tool_uses(&t.ctx).await == 2).await,
+        "the restarted watcher stored the second call"
+    );
+    let status = ractor::call_t!(h.watcher().unwrap(), super::transcript_watcher::WatcherMsg::Status, 2_000).unwrap();
+    assert_eq!(status.files_tracked, 1, "{status:?}");
+    assert!(h.tree().dead.is_none() && h.tree().down.is_empty(), "{:?}", h.tree());
 }

@@ -46,22 +46,11 @@ pub struct RootArgs {
     pub embed: Option<Arc<crate::vectors::service::EmbedService>>,
     /// The Chroma mirror's client and first retry delay; None without `MEMD_CHROMA_URL`.
     pub chroma: Option<(Arc<crate::vectors::chroma::ChromaClient>, Duration)>,
-    /// The transcript watcher's setup; None unless `MEMD_WATCH` is on.
-    pub watch: Option<WatchSetup>,
+    /// The transcript watcher's arguments (cloned for each start); None unless `MEMD_WATCH` is on.
+    pub watch: Option<WatcherArgs>,
     /// Respawns that fail on purpose (fault injection).
     #[cfg(test)]
     pub respawn_faults: Arc<std::sync::atomic::AtomicU32>,
-}
-
-/// What the root needs to (re)start the transcript watcher.
-pub struct WatchSetup {
-    pub ingest: Arc<crate::ingest::IngestService>,
-    pub roots: Vec<PathBuf>,
-    pub state_path: PathBuf,
-    pub interval: Duration,
-    pub idle: Duration,
-    /// Shared by every instance: a pass of a failed one finishes before the next starts.
-    pub busy: Arc<std::sync::atomic::AtomicBool>,
 }
 
 pub enum RootMsg {
@@ -208,16 +197,8 @@ impl RootSupervisor {
                 r.get_id()
             }
             Child::Watcher => {
-                let Some(w) = a.watch.as_ref().filter(|_| !a.ctx.store.read_only) else {
+                let Some(args) = a.watch.clone().filter(|_| !a.ctx.store.read_only) else {
                     return Ok(());
-                };
-                let args = WatcherArgs {
-                    ingest: w.ingest.clone(),
-                    roots: w.roots.clone(),
-                    state_path: w.state_path.clone(),
-                    interval: w.interval,
-                    idle: w.idle,
-                    busy: w.busy.clone(),
                 };
                 let (r, _) = Actor::spawn_linked(None, TranscriptWatcher, args, cell).await?;
                 handles.set_watcher(Some(r.clone()));

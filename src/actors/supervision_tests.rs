@@ -30,6 +30,20 @@ async fn tree() -> Tree {
 
 /// The real tree over a temp store, with this observer, attempt budget and batch deadline.
 pub(super) async fn tree_with(observer: super::provider::ObserverSetup, max_attempts: u32, observe_deadline: Duration) -> Tree {
+    build(observer, max_attempts, observe_deadline, None).await
+}
+
+/// The real tree with a transcript watcher over `root` (50 ms passes, files idle after 200 ms).
+pub(super) async fn tree_watching(root: &std::path::Path) -> Tree {
+    build(Default::default(), 3, Duration::from_secs(60), Some(root.to_path_buf())).await
+}
+
+async fn build(
+    observer: super::provider::ObserverSetup,
+    max_attempts: u32,
+    observe_deadline: Duration,
+    watch_root: Option<std::path::PathBuf>,
+) -> Tree {
     let dir = tempfile::tempdir().unwrap();
     let opts = StoreOptions {
         synchronous_full: false,
@@ -66,7 +80,14 @@ pub(super) async fn tree_with(observer: super::provider::ObserverSetup, max_atte
         children_reaped: 0,
         embed: None,
         chroma: None,
-        watch: None,
+        watch: watch_root.map(|root| super::transcript_watcher::WatcherArgs {
+            ingest: services(&ctx).ingest,
+            roots: vec![root],
+            state_path: dir.path().join("watch-state-worker.json"),
+            interval: Duration::from_millis(50),
+            idle: Duration::from_millis(200),
+            busy: Default::default(),
+        }),
         respawn_faults: respawn_faults.clone(),
     };
     Actor::spawn(None, RootSupervisor, args).await.unwrap();

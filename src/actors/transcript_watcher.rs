@@ -29,13 +29,14 @@ use crate::watch::{Answer, Pass, ScanRules, WatchState, scan};
 
 pub struct TranscriptWatcher;
 
+#[derive(Clone)]
 pub struct WatcherArgs {
     pub ingest: Arc<IngestService>,
     pub roots: Vec<PathBuf>,
     pub state_path: PathBuf,
     pub interval: Duration,
     pub idle: Duration,
-    /// A pass is running (owned by the root, so it outlives a restart of this actor).
+    /// A pass is running (shared by every instance the root starts, so it outlives a restart).
     pub busy: Arc<AtomicBool>,
 }
 

@@ -60,23 +60,13 @@ fn reference() -> (i64, i64, i64) {
     rows(&w)
 }
 
-#[test]
-fn issue_18_watcher_with_the_worker_killed_mid_file_ingests_every_record_once() {
-    let expected = reference();
-    assert!(expected.0 >= 10 && expected.2 >= 1, "{expected:?}");
-    assert_eq!(expected.0, expected.1, "one row per tool_use_id");
-
-    let mut w = TestWorker::start(&[("MEMD_EMBEDDINGS", "none")]);
-    let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("-home-dev-claude-reliability");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(FILE);
+/// Writes the fixture session to `path` a quarter at a time, as Claude Code would; once half is
+/// written and some of it stored, the worker is killed with SIGKILL and started again.
+fn write_killing_the_worker_halfway(w: &mut TestWorker, path: &Path) {
     let text = std::fs::read_to_string(fixture(FILE)).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    let quarter = lines.len().div_ceil(4);
-    let mut file = std::fs::File::create(&path).unwrap();
-    let mut child = watcher(&w, root.path());
-    for (i, chunk) in lines.chunks(quarter).enumerate() {
+    let mut file = std::fs::File::create(path).unwrap();
+    for (i, chunk) in lines.chunks(lines.len().div_ceil(4)).enumerate() {
         for l in chunk {
             writeln!(file, "{l}").unwrap();
         }
@@ -90,7 +80,20 @@ fn issue_18_watcher_with_the_worker_killed_mid_file_ingests_every_record_once() 
             w.spawn();
         }
     }
-    drop(file);
+}
+
+#[test]
+fn issue_18_watcher_with_the_worker_killed_mid_file_ingests_every_record_once() {
+    let expected = reference();
+    assert!(expected.0 >= 10 && expected.2 >= 1, "{expected:?}");
+    assert_eq!(expected.0, expected.1, "one row per tool_use_id");
+
+    let mut w = TestWorker::start(&[("MEMD_EMBEDDINGS", "none")]);
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("-home-dev-claude-reliability");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut child = watcher(&w, root.path());
+    write_killing_the_worker_halfway(&mut w, &dir.join(FILE));
     let done = wait_until(support::DEADLINE, || rows(&w) == expected);
     let _ = child.kill();
     let _ = child.wait();
@@ -155,25 +158,7 @@ fn issue_18_the_worker_s_own_watcher_killed_mid_file_ingests_every_record_once()
     let root = tempfile::tempdir().unwrap();
     let mut w = worker_watching(root.path());
     assert_eq!(w.status()["watcher"]["files_tracked"], 0, "{}", w.status()["watcher"]);
-    let path = root.path().join(FILE);
-    let text = std::fs::read_to_string(fixture(FILE)).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    let mut file = std::fs::File::create(&path).unwrap();
-    for (i, chunk) in lines.chunks(lines.len().div_ceil(4)).enumerate() {
-        for l in chunk {
-            writeln!(file, "{l}").unwrap();
-        }
-        file.flush().unwrap();
-        if i == 1 {
-            assert!(
-                wait_until(support::DEADLINE, || w.count("SELECT count(*) FROM tool_uses") > 0),
-                "the worker's watcher delivered nothing of the first half"
-            );
-            w.kill9();
-            w.spawn();
-        }
-    }
-    drop(file);
+    write_killing_the_worker_halfway(&mut w, &root.path().join(FILE));
     let done = wait_until(support::DEADLINE, || rows(&w) == expected);
     assert!(done, "stored {:?}, an uninterrupted run stored {expected:?}", rows(&w));
     let status = w.status();
