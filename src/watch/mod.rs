@@ -148,6 +148,11 @@ pub struct Pass {
     pub skipped: usize,
 }
 
+/// A file modified this little before the history line is not history: file system timestamps
+/// come from a coarser clock than [`crate::clock::now_ms`], so a file written just after the
+/// watcher started can carry an mtime a few milliseconds before it.
+const HISTORY_SLACK_MS: i64 = 2_000;
+
 /// How a pass treats what it finds.
 #[derive(Debug, Clone, Copy)]
 pub struct ScanRules {
@@ -176,7 +181,7 @@ pub fn scan(
         let key = file.display().to_string();
         let (size, mtime) = (meta.len(), mtime_ms(&meta));
         let mark = state.files.entry(key).or_insert_with(|| FileMark {
-            history: rules.history_before.is_some_and(|t| mtime < t),
+            history: rules.history_before.is_some_and(|t| mtime < t - HISTORY_SLACK_MS),
             ..FileMark::default()
         });
         let is_idle = rules.now_ms - mtime >= rules.idle.as_millis() as i64;
@@ -354,5 +359,29 @@ mod tests {
         scan(&[root], &mut fresh, &state_path, all, &mut take).unwrap();
         let tools: Vec<_> = calls.iter().filter_map(|b| b["tool_use_id"].as_str()).collect();
         assert_eq!(tools, ["toolu_1", "toolu_2"]);
+    }
+
+    #[test]
+    fn a_file_written_just_before_the_line_is_not_history() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("projects");
+        std::fs::create_dir_all(&root).unwrap();
+        let now = crate::clock::now_ms();
+        std::fs::write(root.join("s.jsonl"), turn(1, now - 7_200_000)).unwrap();
+        // The line drawn half a second after the file's mtime (a coarse file system clock).
+        let rules = ScanRules {
+            idle: Duration::from_secs(60),
+            now_ms: now,
+            history_before: Some(now + 500),
+        };
+        let mut state = WatchState::default();
+        let mut n = 0;
+        scan(&[root], &mut state, &dir.path().join("state.json"), rules, &mut |_| {
+            n += 1;
+            Answer::Acked
+        })
+        .unwrap();
+        assert!(n >= 2, "the whole file is delivered ({n})");
+        assert!(state.files.values().all(|m| !m.history));
     }
 }
