@@ -114,7 +114,8 @@ impl PassBook {
             return None;
         }
         let Some(marks) = self.marks.take() else {
-            // A pass of an earlier instance ended without handing its marks here: read them.
+            // A pass ended and its marks are not back yet, or it was an earlier instance's: read
+            // them from the file (saved after every file).
             self.marks = Some(WatchState::load(&self.state_path));
             self.busy.store(false, Ordering::Release);
             return None;
@@ -127,10 +128,10 @@ impl PassBook {
         Some((marks, rules))
     }
 
+    /// A pass's marks and outcome are back (its thread frees the `busy` flag itself).
     pub fn end_pass(&mut self, marks: WatchState, outcome: Result<Pass, String>, now: i64) {
         self.status.files_tracked = marks.files.len();
         self.marks = Some(marks);
-        self.busy.store(false, Ordering::Release);
         self.status.passes += 1;
         self.status.last_pass_at = Some(iso(now));
         match outcome {
@@ -210,10 +211,11 @@ impl Actor for TranscriptWatcher {
                     if let Err(why) = &outcome {
                         tracing::warn!(error = %why, "watcher pass stopped; retrying on the next one");
                     }
-                    if myself.cast(WatcherMsg::PassDone(Box::new(marks), outcome)).is_err() {
-                        // The actor that started this pass is gone; its successor reads the marks.
-                        busy.store(false, Ordering::Release);
-                    }
+                    // The marks go back first, then the flag is freed: an actor that stopped
+                    // meanwhile may accept the message and never handle it, so the flag cannot
+                    // wait for `end_pass` (its successor reads the marks from the file).
+                    let _ = myself.cast(WatcherMsg::PassDone(Box::new(marks), outcome));
+                    busy.store(false, Ordering::Release);
                 });
             }
             WatcherMsg::PassDone(marks, outcome) => state.passes.end_pass(*marks, outcome, now_ms()),
@@ -264,6 +266,8 @@ mod tests {
         };
         s.end_pass(marks, Ok(pass), 7_000);
         assert_eq!((s.status.passes, s.status.delivered, s.status.duplicates), (1, 3, 1));
+        assert!(s.begin_pass(7_500).is_none(), "the pass's thread has not freed the flag yet");
+        s.busy.store(false, Ordering::Release);
         let (marks, _) = s.begin_pass(8_000).expect("free again");
         s.end_pass(marks, Err("store overloaded".into()), 9_000);
         assert_eq!(s.status.last_error.as_deref(), Some("store overloaded"));
