@@ -5,7 +5,8 @@
 //! Zipf-distributed words (as in `benches/search.rs`), each with the spec's documents (narrative and
 //! two facts: 300,000 vectors in `vectors` and in the binary index `vectors_bin`). Document vectors
 //! are random unit vectors (embedding 300,000 texts takes hours here); the query is embedded by the
-//! real model when `MEMD_TEST_MODEL_DIR` holds it (else a random vector, said in the report).
+//! real model when `MEMD_TEST_MODEL_DIR` holds it (the encoder of `MEMD_EMBED_ENCODER`: the
+//! transformer, or `static`), else a random vector, said in the report.
 //!
 //! A one-shot report prints p50/p99 over 60 runs per query of: the keyword half, the vector half
 //! (query embedding + scope expansion + binary k-NN + exact re-ranking), and the whole hybrid
@@ -16,10 +17,12 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use memd::config::EncoderKind;
 use memd::retrieval::fusion::{Fusion, Near};
 use memd::retrieval::{Kind, RecordId, Scope, SearchRequest, finish, keyword_phase, search_with};
 use memd::vectors::documents::DocKind;
-use memd::vectors::embedder::{DIM, Embedder};
+use memd::vectors::embedder::DIM;
+use memd::vectors::encoder::Encoder;
 use memd::vectors::index::{ensure_vec_table, register_extension, to_blob, to_stored_blob};
 use memd::vectors::nearest::{VectorScope, nearest};
 use rusqlite::{Connection, OpenFlags, params};
@@ -165,6 +168,14 @@ fn database() -> Connection {
     conn
 }
 
+/// The encoder of `MEMD_EMBED_ENCODER` (the transformer unless `static`, as in the worker).
+fn encoder_kind() -> EncoderKind {
+    match std::env::var("MEMD_EMBED_ENCODER").as_deref() {
+        Ok("static") => EncoderKind::Static,
+        _ => EncoderKind::Transformer,
+    }
+}
+
 fn request(query: &str, project: Option<&str>) -> SearchRequest {
     SearchRequest::new(query, Scope::new(project.map(|p| vec![p.to_string()]), None))
 }
@@ -222,7 +233,7 @@ fn main() {
         .ok()
         .map(PathBuf::from)
         .filter(|d| d.join("model.safetensors").is_file());
-    let embedder = model.as_ref().map(|d| Embedder::load(d).expect("model"));
+    let embedder = model.as_ref().map(|d| Encoder::load(d, encoder_kind()).expect("model"));
     let mut rng = Rng(7);
     let random = std::cell::RefCell::new(move || rng.unit());
     let embed = |text: &str| -> Vec<f32> {
@@ -236,7 +247,7 @@ fn main() {
         observations(),
         observations() * 3,
         if embedder.is_some() {
-            "all-MiniLM-L6-v2"
+            encoder_kind().model_name()
         } else {
             "random (MEMD_TEST_MODEL_DIR unset)"
         }

@@ -10,7 +10,9 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::path::PathBuf;
 
-use memd::vectors::embedder::{DIM, Embedder, dot};
+use memd::config::EncoderKind;
+use memd::vectors::embedder::{DIM, dot};
+use memd::vectors::encoder::Encoder;
 
 const WINDOWS: usize = 4_050;
 const QUERIES: usize = 50;
@@ -59,8 +61,16 @@ fn windows() -> Vec<String> {
     out.into_iter().step_by(step).take(WINDOWS).collect()
 }
 
+/// The encoder of `MEMD_EMBED_ENCODER` (the transformer unless `static`, as in the worker).
+fn encoder_kind() -> EncoderKind {
+    match std::env::var("MEMD_EMBED_ENCODER").as_deref() {
+        Ok("static") => EncoderKind::Static,
+        _ => EncoderKind::Transformer,
+    }
+}
+
 fn embeddings(model: &std::path::Path) -> Vec<Vec<f32>> {
-    let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("vector-recall-{WINDOWS}.f32"));
+    let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("vector-recall-{WINDOWS}-{}.f32", encoder_kind().model_name()));
     if let Ok(b) = std::fs::read(&cache) {
         return b
             .chunks_exact(DIM * 4)
@@ -68,7 +78,7 @@ fn embeddings(model: &std::path::Path) -> Vec<Vec<f32>> {
             .collect();
     }
     let texts = windows();
-    let e = Embedder::load(model).expect("model");
+    let e = Encoder::load(model, encoder_kind()).expect("model");
     let mut out = Vec::with_capacity(texts.len());
     for chunk in texts.chunks(32) {
         out.extend(e.embed(chunk).expect("embed"));

@@ -14,8 +14,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group};
+use memd::config::EncoderKind;
 use memd::vectors::documents::DocKind;
-use memd::vectors::embedder::{DIM, Embedder};
+use memd::vectors::embedder::DIM;
+use memd::vectors::encoder::Encoder;
 use memd::vectors::index::{register_extension, to_stored_blob};
 use memd::vectors::nearest::{VectorScope, nearest};
 
@@ -119,19 +121,22 @@ fn report(conn: &rusqlite::Connection) {
         println!("MEMD_TEST_MODEL_DIR unset: embedding figures skipped");
         return;
     };
-    let before = rss_mb();
-    let e = Embedder::load(&dir).unwrap();
     let texts = sentences(64);
-    e.embed(&texts[..4]).unwrap();
-    println!("RSS: {before:.0} MB before the model, {:.0} MB with it loaded and warm", rss_mb());
-    for batch in [1usize, 16, 64] {
-        let t = Instant::now();
-        let mut n = 0;
-        while t.elapsed() < Duration::from_secs(5) {
-            e.embed(&texts[..batch]).unwrap();
-            n += batch;
+    for kind in [EncoderKind::Static, EncoderKind::Transformer] {
+        let before = rss_mb();
+        let e = Encoder::load(&dir, kind).unwrap();
+        e.embed(&texts[..4]).unwrap();
+        let name = kind.model_name();
+        println!("RSS: {before:.0} MB before {name}, {:.0} MB with it loaded and warm", rss_mb());
+        for batch in [1usize, 16, 64] {
+            let t = Instant::now();
+            let mut n = 0;
+            while t.elapsed() < Duration::from_secs(5) {
+                e.embed(&texts[..batch]).unwrap();
+                n += batch;
+            }
+            println!("{name}, batch {batch}: {:.0} sentences/s", n as f64 / t.elapsed().as_secs_f64());
         }
-        println!("embedding, batch {batch}: {:.0} sentences/s", n as f64 / t.elapsed().as_secs_f64());
     }
 }
 
@@ -306,10 +311,14 @@ fn bench_vectors(c: &mut Criterion) {
         b.iter(|| nearest(&conn, &q, &VectorScope::default(), 100).unwrap())
     });
     if let Some(model) = model_dir() {
-        let e = Embedder::load(&model).unwrap();
         let texts = sentences(16);
         g.throughput(Throughput::Elements(16));
-        g.bench_function("embed_batch_16", |b| b.iter(|| e.embed(&texts).unwrap()));
+        for kind in [EncoderKind::Static, EncoderKind::Transformer] {
+            let e = Encoder::load(&model, kind).unwrap();
+            g.bench_function(format!("embed_batch_16_{}", kind.model_name()), |b| {
+                b.iter(|| e.embed(&texts).unwrap())
+            });
+        }
     }
     g.finish();
 }

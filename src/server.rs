@@ -350,7 +350,7 @@ async fn vector_runtime(settings: &Settings, store: &Store, extension: bool) -> 
     if v.mode != EmbeddingsMode::Local {
         return None;
     }
-    let embed = EmbedService::new(v.model_dir.clone());
+    let embed = EmbedService::new(v.model_dir.clone(), v.encoder);
     if !embed.model_present() {
         tracing::warn!(dir = %v.model_dir.display(), "no embedding model: keyword search only (memd models install)");
     }
@@ -362,7 +362,7 @@ async fn vector_runtime(settings: &Settings, store: &Store, extension: bool) -> 
                 .ok()
                 .flatten()
                 .unwrap_or_default();
-            Some(Arc::new(ChromaClient::new(c, &db_id)))
+            Some(Arc::new(ChromaClient::new(c, &db_id, embed.model_name())))
         }
         None => None,
     };

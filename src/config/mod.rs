@@ -18,7 +18,7 @@ mod watch;
 pub use keys::{KEYS, Key, Kind};
 pub use raw::{RawSettings, parse_flag};
 pub use sections::{
-    ChromaSettings, ContextSettings, EMBED_MODEL_NAME, EmbeddingsMode, Fusion, HookSettings, HttpSettings, ProviderSettings,
+    ChromaSettings, ContextSettings, EMBED_MODEL_NAME, EmbeddingsMode, EncoderKind, Fusion, HookSettings, HttpSettings, ProviderSettings,
     RetentionSettings, Secret, VectorSettings,
 };
 pub use watch::WatchSettings;

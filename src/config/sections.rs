@@ -141,6 +141,25 @@ pub enum EmbeddingsMode {
     Off,
 }
 
+/// Which encoder turns text into vectors (`MEMD_EMBED_ENCODER`; docs/decisions.md "Static embeddings").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EncoderKind {
+    /// The token table distilled from the model: a lookup per token.
+    Static,
+    /// The full transformer.
+    Transformer,
+}
+
+impl EncoderKind {
+    /// The name recorded with every vector: a change re-embeds everything.
+    pub fn model_name(self) -> &'static str {
+        match self {
+            Self::Static => "all-MiniLM-L6-v2-static",
+            Self::Transformer => EMBED_MODEL_NAME,
+        }
+    }
+}
+
 /// A Chroma server to mirror the vectors into (`MEMD_CHROMA_*`).
 #[derive(Debug, Clone)]
 pub struct ChromaSettings {
@@ -189,6 +208,7 @@ impl Fusion {
 #[derive(Debug, Clone)]
 pub struct VectorSettings {
     pub mode: EmbeddingsMode,
+    pub encoder: EncoderKind,
     pub model_dir: PathBuf,
     pub chroma: Option<ChromaSettings>,
     /// First retry delay of the Chroma mirror after a failure (doubles up to 5 min).
@@ -225,8 +245,13 @@ impl VectorSettings {
             database: raw.text(&keys::CHROMA_DATABASE),
             token: Secret::new(&raw.text(&keys::CHROMA_TOKEN)),
         });
+        let encoder = match raw.choice(&keys::EMBED_ENCODER, w) {
+            "static" => EncoderKind::Static,
+            _ => EncoderKind::Transformer,
+        };
         Self {
             mode,
+            encoder,
             model_dir,
             chroma,
             chroma_retry_ms: raw.int(&keys::CHROMA_RETRY_MS, w),
@@ -247,7 +272,22 @@ mod tests {
         assert_eq!(s.mode, EmbeddingsMode::Local);
         assert_eq!(s.model_dir, PathBuf::from("/d/models/all-MiniLM-L6-v2"));
         assert!(s.chroma.is_none());
+        assert_eq!(s.encoder, EncoderKind::Transformer);
         assert!(w.is_empty());
+    }
+
+    #[test]
+    fn the_static_encoder_is_chosen_by_name_and_records_its_own_model_name() {
+        let raw = RawSettings::from_pairs([("MEMD_EMBED_ENCODER".to_string(), "Static".to_string())]);
+        let mut w = Vec::new();
+        let s = VectorSettings::resolve(Path::new("/d"), &raw, &mut w);
+        assert_eq!(s.encoder, EncoderKind::Static);
+        assert!(w.is_empty(), "{w:?}");
+        assert_ne!(EncoderKind::Static.model_name(), EncoderKind::Transformer.model_name());
+        let raw = RawSettings::from_pairs([("MEMD_EMBED_ENCODER".to_string(), "onnx".to_string())]);
+        let s = VectorSettings::resolve(Path::new("/d"), &raw, &mut w);
+        assert_eq!(s.encoder, EncoderKind::Transformer, "an unknown encoder is the default");
+        assert_eq!(w.len(), 1, "and says so");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::VectorError;
 use super::documents::{DocKind, Document};
-use super::embedder::{DIM, MODEL_NAME};
+use super::embedder::DIM;
 use super::nearest::{Neighbour, VectorScope};
 use crate::config::ChromaSettings;
 
@@ -22,6 +22,8 @@ pub struct ChromaClient {
     /// `memd-` + the first 12 hex characters of `meta.db_id`.
     pub collection_name: String,
     db_id: String,
+    /// The encoder's model name, on the collection and on every document.
+    model: &'static str,
     collection_id: Mutex<Option<String>>,
 }
 
@@ -75,12 +77,13 @@ fn kind_of_doc_type(t: &str) -> Option<DocKind> {
 }
 
 impl ChromaClient {
-    pub fn new(settings: &ChromaSettings, db_id: &str) -> Self {
+    pub fn new(settings: &ChromaSettings, db_id: &str, model: &'static str) -> Self {
         Self {
             http: crate::providers::http_client(TIMEOUT),
             settings: settings.clone(),
             collection_name: collection_name(db_id),
             db_id: db_id.to_string(),
+            model,
             collection_id: Mutex::new(None),
         }
     }
@@ -127,13 +130,13 @@ impl ChromaClient {
         if let Some(id) = self.collection_id.lock().map_err(err)?.clone() {
             return Ok((id, false));
         }
-        let metadata = json!({"hnsw:space": "cosine", "memd_db_id": self.db_id, "memd_embedding_model": MODEL_NAME, "memd_dim": DIM});
+        let metadata = json!({"hnsw:space": "cosine", "memd_db_id": self.db_id, "memd_embedding_model": self.model, "memd_dim": DIM});
         let create = json!({"name": self.collection_name, "get_or_create": true, "metadata": metadata});
         let url = format!("{}/collections", self.db_path());
         let mut got = self.send(reqwest::Method::POST, url.clone(), Some(create.clone())).await?;
         let mut rebuilt = false;
         let meta = &got["metadata"];
-        if meta["memd_embedding_model"] != json!(MODEL_NAME) || meta["memd_dim"] != json!(DIM) {
+        if meta["memd_embedding_model"] != json!(self.model) || meta["memd_dim"] != json!(DIM) {
             let id = got["id"].as_str().unwrap_or_default().to_string();
             tracing::warn!(collection = %self.collection_name, "chroma collection of another model; rebuilding it");
             self.send(
@@ -175,7 +178,11 @@ impl ChromaClient {
                 "ids": chunk.iter().map(|(d, _)| &d.doc_id).collect::<Vec<_>>(),
                 "embeddings": chunk.iter().map(|(_, v)| v).collect::<Vec<_>>(),
                 "documents": chunk.iter().map(|(d, _)| &d.text).collect::<Vec<_>>(),
-                "metadatas": chunk.iter().map(|(d, _)| &d.metadata).collect::<Vec<_>>(),
+                "metadatas": chunk.iter().map(|(d, _)| {
+                    let mut m = d.metadata.clone();
+                    m.insert("embedding_model".into(), json!(self.model));
+                    m
+                }).collect::<Vec<_>>(),
             });
             self.send(reqwest::Method::POST, url.clone(), Some(body)).await?;
         }

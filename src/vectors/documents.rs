@@ -140,7 +140,6 @@ impl RowMeta {
         text_field("merged_into_project", self.merged_into_project.as_deref().unwrap_or(""));
         text_field("platform_source", &self.platform_source);
         text_field("field_type", field);
-        text_field("embedding_model", super::embedder::MODEL_NAME);
         m.insert("created_at_epoch".into(), json!(self.created_at_epoch));
         if let Some(i) = fact_index {
             m.insert("fact_index".into(), json!(i));

@@ -111,13 +111,34 @@ impl Embedder {
     }
 }
 
+impl Embedder {
+    /// The tokenizer (the static embedder shares its vocabulary).
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.tokenizer
+    }
+
+    /// The mean of the last hidden states of each row of `ids` (all rows `width` long, no padding),
+    /// not normalised: the distillation of the static table reads the model this way.
+    pub fn hidden_means(&self, ids: Vec<u32>, width: usize) -> Result<Vec<Vec<f32>>, VectorError> {
+        let rows = ids.len() / width.max(1);
+        let run = || -> candle_core::Result<Vec<Vec<f32>>> {
+            let ids = Tensor::from_vec(ids, (rows, width), &self.device)?;
+            let types = ids.zeros_like()?;
+            let mask = ids.ones_like()?;
+            let hidden = self.model.forward(&ids, &types, Some(&mask))?;
+            hidden.mean(1)?.to_vec2::<f32>()
+        };
+        run().map_err(|e| VectorError::Embed(e.to_string()))
+    }
+}
+
 /// Cosine similarity of two L2-normalised vectors (their dot product).
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// The model directory of the tests (`MEMD_TEST_MODEL_DIR`, set by `.ci/run`), or None with a note.
@@ -138,11 +159,9 @@ mod tests {
         assert!(matches!(Embedder::load(dir.path()), Err(VectorError::Model(_))));
     }
 
-    #[test]
-    fn embeddings_match_reference_similarities() {
-        let Some(dir) = test_model_dir() else { return };
-        let e = Embedder::load(&dir).unwrap();
-        let texts: Vec<String> = [
+    /// Two paraphrase pairs and an unrelated sentence (the reference cosines index these).
+    pub(crate) fn sample_texts() -> Vec<String> {
+        [
             "A man is playing a guitar.",
             "Someone is strumming a guitar.",
             "The stock market fell sharply today.",
@@ -151,7 +170,14 @@ mod tests {
         ]
         .iter()
         .map(|s| s.to_string())
-        .collect();
+        .collect()
+    }
+
+    #[test]
+    fn embeddings_match_reference_similarities() {
+        let Some(dir) = test_model_dir() else { return };
+        let e = Embedder::load(&dir).unwrap();
+        let texts = sample_texts();
         let v = e.embed(&texts).unwrap();
         assert_eq!(v.len(), 5);
         for x in &v {

@@ -3,7 +3,9 @@
 //!
 //! | file | what it holds |
 //! |---|---|
+//! | [`encoder`] | the encoder `MEMD_EMBED_ENCODER` picks: transformer (default) or static table |
 //! | [`embedder`] | all-MiniLM-L6-v2 on candle: mean pooling, L2 normalisation |
+//! | [`static_embedder`] | the token table distilled from it (model2vec's recipe): a lookup per token |
 //! | [`service`] | the lazily loaded, shared embedder on a blocking thread |
 //! | [`documents`] | the document layout of §8.2: ids, texts, metadata per row |
 //! | [`index`] | `vectors` (f32) + the sqlite-vec binary index `vectors_bin`: writes, garbage, upgrade |
@@ -18,6 +20,7 @@
 pub mod chroma;
 pub mod documents;
 pub mod embedder;
+pub mod encoder;
 pub mod index;
 #[cfg(test)]
 mod index_tests;
@@ -27,6 +30,7 @@ pub mod nearest;
 pub mod query_cache;
 pub mod runtime;
 pub mod service;
+pub mod static_embedder;
 pub mod sync;
 pub mod sync_state;
 

@@ -7,19 +7,22 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::VectorError;
-use super::embedder::{Embedder, model_present};
+use super::embedder::model_present;
+use super::encoder::Encoder;
+use crate::config::EncoderKind;
 
 /// Texts per forward pass (spec: ≤ 64).
 pub const MAX_BATCH: usize = 64;
 
 enum Slot {
     NotLoaded,
-    Ready(Arc<Embedder>),
+    Ready(Arc<Encoder>),
     Failed(String),
 }
 
 pub struct EmbedService {
     dir: PathBuf,
+    kind: EncoderKind,
     slot: Mutex<Slot>,
     /// Serialises forward passes (two cores: parallel batches only thrash).
     run: Arc<Mutex<()>>,
@@ -38,7 +41,10 @@ pub struct Usage {
 
 impl std::fmt::Debug for EmbedService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EmbedService").field("dir", &self.dir).finish()
+        f.debug_struct("EmbedService")
+            .field("dir", &self.dir)
+            .field("kind", &self.kind)
+            .finish()
     }
 }
 
@@ -60,15 +66,21 @@ fn lower_pool_priority() {
 }
 
 impl EmbedService {
-    pub fn new(dir: PathBuf) -> Arc<Self> {
+    pub fn new(dir: PathBuf, kind: EncoderKind) -> Arc<Self> {
         lower_pool_priority();
         Arc::new(Self {
             dir,
+            kind,
             slot: Mutex::new(Slot::NotLoaded),
             run: Arc::new(Mutex::new(())),
             unrecorded: Mutex::new(Usage::default()),
             queries: Mutex::new(Default::default()),
         })
+    }
+
+    /// The name recorded with the vectors this service makes.
+    pub fn model_name(&self) -> &'static str {
+        self.kind.model_name()
     }
 
     /// The model files are in place (checked on every call: `memd models install` may add them later).
@@ -90,7 +102,7 @@ impl EmbedService {
     }
 
     /// Blocking: the loaded model, loading it on first use.
-    fn embedder(&self) -> Result<Arc<Embedder>, VectorError> {
+    fn embedder(&self) -> Result<Arc<Encoder>, VectorError> {
         let mut slot = self.slot.lock().map_err(|_| VectorError::Model("embedder lock poisoned".into()))?;
         match &*slot {
             Slot::Ready(e) => return Ok(e.clone()),
@@ -102,9 +114,9 @@ impl EmbedService {
             return Err(VectorError::NoModel(self.dir.display().to_string()));
         }
         let started = std::time::Instant::now();
-        match Embedder::load(&self.dir) {
+        match Encoder::load(&self.dir, self.kind) {
             Ok(e) => {
-                tracing::info!(dir = %self.dir.display(), load_ms = started.elapsed().as_millis() as u64, "embedding model loaded");
+                tracing::info!(dir = %self.dir.display(), model = self.kind.model_name(), load_ms = started.elapsed().as_millis() as u64, "embedding model loaded");
                 let e = Arc::new(e);
                 *slot = Slot::Ready(e.clone());
                 Ok(e)

@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use super::VectorError;
 use super::documents::{DocKind, Document, documents, row_ids_after};
-use super::embedder::MODEL_NAME;
 use super::index::{clear, collect_garbage, ensure_vec_table, replace_rows};
 use super::service::{EmbedService, Usage};
 use super::sync_state::{SQLITE_TARGET, clear_exception, exceptions, mark_failed, meta, reset_target, set_meta, watermark};
@@ -32,17 +31,17 @@ pub enum StepOutcome {
 
 /// At start: a change of embedding model clears the embedded store so everything is re-embedded;
 /// the binary index is built when missing.
-pub async fn check_model(store: &Store) -> Result<bool, VectorError> {
+pub async fn check_model(store: &Store, model: &'static str) -> Result<bool, VectorError> {
     let reset = store
-        .write(|c| {
+        .write(move |c| {
             let current = meta(c, "embedding_model")?;
-            let changed = current.as_deref().is_some_and(|m| m != MODEL_NAME);
+            let changed = current.as_deref().is_some_and(|m| m != model);
             if changed {
                 clear(c)?;
                 reset_target(c, SQLITE_TARGET)?;
             }
-            if current.as_deref() != Some(MODEL_NAME) {
-                set_meta(c, "embedding_model", MODEL_NAME)?;
+            if current.as_deref() != Some(model) {
+                set_meta(c, "embedding_model", model)?;
             }
             // A data dir from before the binary index gets it now, not at its next write.
             ensure_vec_table(c)?;
@@ -77,13 +76,13 @@ async fn embed_docs(embed: &Arc<EmbedService>, mut docs: Vec<Document>) -> Resul
 }
 
 /// Adds embedding work to today's `token_usage` as provider `embeddings` (docs/spec/storage.md §3.9).
-fn record_embeddings(c: &rusqlite::Connection, u: Usage, now: i64) -> Result<(), crate::store::StoreError> {
+fn record_embeddings(c: &rusqlite::Connection, model: &str, u: Usage, now: i64) -> Result<(), crate::store::StoreError> {
     if u.calls == 0 {
         return Ok(());
     }
     let delta = UsageDelta {
         provider: "embeddings".into(),
-        model: MODEL_NAME.into(),
+        model: model.into(),
         calls: u.calls as i64,
         input_tokens: u.tokens as i64,
         ..UsageDelta::default()
@@ -97,7 +96,8 @@ async fn flush_usage(store: &Store, embed: &Arc<EmbedService>) -> Result<(), Vec
     if u.calls == 0 {
         return Ok(());
     }
-    if let Err(e) = store.write(move |c| record_embeddings(c, u, now_ms())).await {
+    let model = embed.model_name();
+    if let Err(e) = store.write(move |c| record_embeddings(c, model, u, now_ms())).await {
         embed.restore_usage(u);
         return Err(e.into());
     }
@@ -155,10 +155,11 @@ async fn embed_rows(
     match embed_docs(embed, docs).await {
         Ok(embedded) => {
             let usage = embed.take_usage();
+            let model = embed.model_name();
             let written = store
                 .write(move |c| {
-                    record_embeddings(c, usage, now_ms())?;
-                    replace_rows(c, kind, &ids, &embedded, MODEL_NAME)?;
+                    record_embeddings(c, model, usage, now_ms())?;
+                    replace_rows(c, kind, &ids, &embedded, model)?;
                     // The store holds vectors now (a Chroma target, when named, is kept).
                     c.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('vector_target', 'sqlite')", [])?;
                     match advance_to {

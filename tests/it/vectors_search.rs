@@ -61,16 +61,7 @@ fn a_query_sharing_no_word_finds_the_observation_in_the_top_three() {
         let v = &w.status()["vectors"];
         v["state"] == "ok" && v["backfill"]["done"] == 13
     }));
-    let res = search(&w, "how do we stop the daemon cleanly");
-    assert_eq!(res["degraded"], json!([]));
-    let ids: Vec<i64> = res["observations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|o| o["id"].as_i64())
-        .collect();
-    let pos = ids.iter().position(|id| *id == target);
-    assert!(pos.is_some_and(|p| p < 3), "target #{target} at {pos:?} in {ids:?}");
+    assert_found_in_top_three(&w, target);
 
     let sem = w
         .post(
@@ -98,4 +89,53 @@ fn a_broken_vector_side_degrades_to_keyword_results() {
     assert_eq!(res["observations"].as_array().unwrap().len(), 1, "{res}");
     let text = w.get("/api/search?query=coupon%20checkout").text();
     assert!(text.contains("(semantic ranking unavailable:"), "{text}");
+}
+
+/// `MEMD_EMBED_ENCODER=static`: the worker distils (or reads) the table beside the model, switching
+/// to it re-embeds every document under its own model name, and the query sharing no word with the
+/// narrative still finds it.
+#[test]
+fn switching_to_the_static_encoder_re_embeds_everything_and_still_finds_by_meaning() {
+    let Some(model) = model_dir() else { return };
+    let mut w = TestWorker::start(&[("MEMD_EMBED_MODEL_DIR", &model)]);
+    let target = seed(&w);
+    let embedded = |w: &TestWorker, model: &str| {
+        let v = &w.status()["vectors"];
+        v["state"] == "ok" && v["model"] == model && v["backfill"]["done"] == 13
+    };
+    assert!(wait_until(Duration::from_secs(120), || embedded(&w, "all-MiniLM-L6-v2")));
+    let docs = w.count("SELECT count(*) FROM vectors");
+    assert_eq!(w.count("SELECT count(*) FROM vectors WHERE model = 'all-MiniLM-L6-v2'"), docs);
+    w.stop();
+    w.env.push(("MEMD_EMBED_ENCODER".into(), "static".into()));
+    w.spawn();
+    assert!(
+        wait_until(Duration::from_secs(300), || embedded(&w, "all-MiniLM-L6-v2-static")),
+        "{}",
+        w.status()["vectors"]
+    );
+    assert_eq!(
+        w.count("SELECT count(*) FROM vectors WHERE model = 'all-MiniLM-L6-v2-static'"),
+        docs
+    );
+    assert_eq!(
+        w.count("SELECT count(*) FROM vectors"),
+        docs,
+        "nothing left of the transformer's vectors"
+    );
+    assert_found_in_top_three(&w, target);
+}
+
+/// The query sharing no word with the target finds it among the first three, undegraded.
+fn assert_found_in_top_three(w: &TestWorker, target: i64) {
+    let res = search(w, "how do we stop the daemon cleanly");
+    assert_eq!(res["degraded"], json!([]));
+    let ids: Vec<i64> = res["observations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|o| o["id"].as_i64())
+        .collect();
+    let pos = ids.iter().position(|id| *id == target);
+    assert!(pos.is_some_and(|p| p < 3), "target #{target} at {pos:?} in {ids:?}");
 }
