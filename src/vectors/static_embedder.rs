@@ -57,6 +57,9 @@ impl StaticEmbedder {
     /// cores; concurrent processes wait on a lock file for the first one's table). A directory that
     /// cannot be written gets an in-memory table and a warning.
     pub fn load_or_distill(dir: &Path) -> Result<Self, VectorError> {
+        if !super::embedder::model_present(dir) {
+            return Err(VectorError::NoModel(dir.display().to_string()));
+        }
         let table = dir.join(TABLE_FILE);
         if let Some(e) = Self::load(dir, &table)? {
             return Ok(e);
@@ -208,7 +211,11 @@ mod tests {
     #[test]
     fn a_missing_model_is_an_error_not_a_panic() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(StaticEmbedder::load_or_distill(dir.path()).is_err());
+        assert!(matches!(StaticEmbedder::load_or_distill(dir.path()), Err(VectorError::NoModel(_))));
+        assert!(
+            !dir.path().join(".memd-static.lock").exists(),
+            "nothing is written beside a missing model"
+        );
     }
 
     #[test]
