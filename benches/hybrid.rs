@@ -17,7 +17,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use memd::config::EncoderKind;
+use memd::config::{EncoderKind, RawSettings};
 use memd::retrieval::fusion::{Fusion, Near};
 use memd::retrieval::{Kind, RecordId, Scope, SearchRequest, finish, keyword_phase, search_with};
 use memd::vectors::documents::DocKind;
@@ -168,12 +168,9 @@ fn database() -> Connection {
     conn
 }
 
-/// The encoder of `MEMD_EMBED_ENCODER` (the transformer unless `static`, as in the worker).
+/// The encoder of `MEMD_EMBED_ENCODER`, read by the worker's rule.
 fn encoder_kind() -> EncoderKind {
-    match std::env::var("MEMD_EMBED_ENCODER").as_deref() {
-        Ok("static") => EncoderKind::Static,
-        _ => EncoderKind::Transformer,
-    }
+    EncoderKind::resolve(&RawSettings::from_pairs(std::env::vars()), &mut Vec::new())
 }
 
 fn request(query: &str, project: Option<&str>) -> SearchRequest {

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::path::PathBuf;
 
-use memd::config::EncoderKind;
+use memd::config::{EncoderKind, RawSettings};
 use memd::vectors::embedder::{DIM, dot};
 use memd::vectors::encoder::Encoder;
 
@@ -61,12 +61,9 @@ fn windows() -> Vec<String> {
     out.into_iter().step_by(step).take(WINDOWS).collect()
 }
 
-/// The encoder of `MEMD_EMBED_ENCODER` (the transformer unless `static`, as in the worker).
+/// The encoder of `MEMD_EMBED_ENCODER`, read by the worker's rule.
 fn encoder_kind() -> EncoderKind {
-    match std::env::var("MEMD_EMBED_ENCODER").as_deref() {
-        Ok("static") => EncoderKind::Static,
-        _ => EncoderKind::Transformer,
-    }
+    EncoderKind::resolve(&RawSettings::from_pairs(std::env::vars()), &mut Vec::new())
 }
 
 fn embeddings(model: &std::path::Path) -> Vec<Vec<f32>> {

@@ -141,7 +141,8 @@ pub enum EmbeddingsMode {
     Off,
 }
 
-/// Which encoder turns text into vectors (`MEMD_EMBED_ENCODER`; docs/decisions.md "Static embeddings").
+/// Which encoder turns text into vectors (`MEMD_EMBED_ENCODER`; docs/decisions.md "A static encoder
+/// beside the transformer").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EncoderKind {
     /// The token table distilled from the model: a lookup per token.
@@ -151,6 +152,14 @@ pub enum EncoderKind {
 }
 
 impl EncoderKind {
+    /// `MEMD_EMBED_ENCODER` by the settings table's rule (an unknown word warns and is the default).
+    pub fn resolve(raw: &RawSettings, w: &mut Vec<String>) -> Self {
+        match raw.choice(&keys::EMBED_ENCODER, w) {
+            "static" => Self::Static,
+            _ => Self::Transformer,
+        }
+    }
+
     /// The name recorded with every vector: a change re-embeds everything.
     pub fn model_name(self) -> &'static str {
         match self {
@@ -245,10 +254,7 @@ impl VectorSettings {
             database: raw.text(&keys::CHROMA_DATABASE),
             token: Secret::new(&raw.text(&keys::CHROMA_TOKEN)),
         });
-        let encoder = match raw.choice(&keys::EMBED_ENCODER, w) {
-            "static" => EncoderKind::Static,
-            _ => EncoderKind::Transformer,
-        };
+        let encoder = EncoderKind::resolve(raw, w);
         Self {
             mode,
             encoder,

@@ -2,7 +2,7 @@
 //! all-MiniLM-L6-v2; a text's vector is the sum of its tokens' vectors, L2-normalised. Embedding is
 //! a table lookup per token — microseconds where the transformer takes 15–25 ms per query here.
 //!
-//! Distillation (the model2vec recipe, docs/decisions.md "Static embeddings"): every vocabulary
+//! Distillation (the model2vec recipe, docs/decisions.md "A static encoder beside the transformer"): every vocabulary
 //! token goes through the transformer between the separator tokens and its three output states are
 //! averaged; the table is centred (PCA without reduction is a centring plus a rotation, and a
 //! rotation changes no cosine), and each row is weighted by SIF with token frequencies estimated
@@ -31,14 +31,14 @@ const SIF: f64 = 1e-3;
 
 /// A loaded table with the tokenizer it indexes.
 pub struct StaticEmbedder {
+    /// Vocabulary × [`DIM`], row-major.
     rows: Vec<f16>,
-    vocab: usize,
     tokenizer: Tokenizer,
 }
 
 impl std::fmt::Debug for StaticEmbedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "StaticEmbedder({} tokens)", self.vocab)
+        write!(f, "StaticEmbedder({} tokens)", self.rows.len() / DIM)
     }
 }
 
@@ -53,8 +53,8 @@ fn source_len(dir: &Path) -> u64 {
 
 impl StaticEmbedder {
     /// Loads `dir/memd-static-v1.bin`, distilling it from the transformer in `dir` first when it is
-    /// missing or was made from other weights. Blocking (a distillation takes a minute or so on two
-    /// cores; concurrent processes wait on a lock file for the first one's table). A directory that
+    /// missing or was made from other weights. Blocking (a distillation takes 25–35 s in a release build
+    /// on two cores; concurrent processes wait on a lock file for the first one's table). A directory that
     /// cannot be written gets an in-memory table and a warning.
     pub fn load_or_distill(dir: &Path) -> Result<Self, VectorError> {
         if !super::embedder::model_present(dir) {
@@ -85,18 +85,19 @@ impl StaticEmbedder {
         Ok(e)
     }
 
-    fn tokenizer(dir: &Path) -> Result<Tokenizer, VectorError> {
-        let path = dir.join("tokenizer.json");
-        let mut t = Tokenizer::from_file(&path).map_err(|e| model_err(&path, e))?;
+    /// `t` reading whole texts: no padding, no truncation (the table has no length limit).
+    fn unbounded(mut t: Tokenizer, path: &Path) -> Result<Tokenizer, VectorError> {
         t.with_padding(None);
-        t.with_truncation(None).map_err(|e| model_err(&path, e))?;
+        t.with_truncation(None).map_err(|e| model_err(path, e))?;
         Ok(t)
     }
 
     /// The table at `path` if it exists and matches the model in `dir`.
     fn load(dir: &Path, path: &Path) -> Result<Option<Self>, VectorError> {
         let Ok(bytes) = std::fs::read(path) else { return Ok(None) };
-        let tokenizer = Self::tokenizer(dir)?;
+        let tok_path = dir.join("tokenizer.json");
+        let tokenizer = Tokenizer::from_file(&tok_path).map_err(|e| model_err(&tok_path, e))?;
+        let tokenizer = Self::unbounded(tokenizer, &tok_path)?;
         let vocab = tokenizer.get_vocab_size(true);
         let header = 8 + 4 + 4 + 8;
         let fits = bytes.len() == header + vocab * DIM * 2
@@ -109,14 +110,14 @@ impl StaticEmbedder {
             return Ok(None);
         }
         let rows = bytes[header..].chunks_exact(2).map(|b| f16::from_le_bytes([b[0], b[1]])).collect();
-        Ok(Some(Self { rows, vocab, tokenizer }))
+        Ok(Some(Self { rows, tokenizer }))
     }
 
     fn save(&self, path: &Path, source: u64) -> std::io::Result<()> {
         let tmp: PathBuf = path.with_extension("partial");
         let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
         out.write_all(MAGIC)?;
-        out.write_all(&(self.vocab as u32).to_le_bytes())?;
+        out.write_all(&((self.rows.len() / DIM) as u32).to_le_bytes())?;
         out.write_all(&(DIM as u32).to_le_bytes())?;
         out.write_all(&source.to_le_bytes())?;
         for v in &self.rows {
@@ -130,12 +131,15 @@ impl StaticEmbedder {
         let started = std::time::Instant::now();
         let model = Embedder::load(dir)?;
         let rows = distill(&model)?;
-        let tokenizer = Self::tokenizer(dir)?;
-        let vocab = rows.len() / DIM;
-        tracing::info!(tokens = vocab, secs = started.elapsed().as_secs(), "static table distilled");
+        // The transformer's tokenizer, already parsed, without its 128-token cut.
+        let tokenizer = Self::unbounded(model.tokenizer().clone(), &dir.join("tokenizer.json"))?;
+        tracing::info!(
+            tokens = rows.len() / DIM,
+            secs = started.elapsed().as_secs(),
+            "static table distilled"
+        );
         Ok(Self {
             rows: rows.into_iter().map(f16::from_f32).collect(),
-            vocab,
             tokenizer,
         })
     }
