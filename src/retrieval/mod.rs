@@ -17,6 +17,7 @@
 //! | [`words`] | stopwords and the light English stemmer |
 //! | [`query`] | user query parsing and FTS5 expression building (§4.2–§4.4) |
 //! | [`search_sql`] | per-kind keyword candidate queries with filters |
+//! | [`search_prune`] | exact pruning of a natural-mode ranking: only rows matching two words, when a bound proves it |
 //! | [`fusion`] | hybrid ranking: keyword and vector lists fused by RRF (k = 60) |
 //! | [`search_types`] | the request, result page and ranked-match types of a search |
 //! | [`search`] | search execution: AND tier, natural fill, paging, totals |
@@ -46,6 +47,7 @@ pub mod render;
 pub mod requests;
 pub mod scope;
 pub mod search;
+pub mod search_prune;
 pub mod search_render;
 pub mod search_sql;
 pub mod search_types;

@@ -177,6 +177,26 @@ fn join(parts: impl Iterator<Item = String>, sep: &str) -> Option<String> {
 pub struct Natural {
     pub words: Option<String>,
     pub trigrams: Option<String>,
+    /// The forms of `words`, one group per query word (what [`super::search_prune`] counts).
+    pub groups: Vec<Vec<Form>>,
+}
+
+/// One FTS5 phrase of a natural-mode expression: a lowercase token, whole or as a prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Form {
+    pub token: String,
+    pub prefix: bool,
+}
+
+impl Form {
+    /// The form as FTS5 syntax: `"token"` or `"token"*`.
+    pub fn expr(&self) -> String {
+        if self.prefix {
+            format!("{}*", quote(&self.token))
+        } else {
+            quote(&self.token)
+        }
+    }
 }
 
 /// Builds the natural-mode expressions of free text.
@@ -209,17 +229,25 @@ pub fn natural(text: &str) -> Natural {
     words.truncate(NATURAL_WORDS_MAX);
     windows.truncate(NATURAL_WINDOWS_MAX);
     let mut forms: Vec<String> = Vec::new();
+    let mut groups: Vec<Vec<Form>> = Vec::new();
     for w in &words {
         let prefixes: Vec<String> = prefix_forms(w).into_iter().filter(|p| p.chars().count() >= 3).collect();
+        let mut group = Vec::new();
         if !prefixes.iter().any(|p| w.starts_with(p.as_str())) {
-            forms.push(quote(w));
+            group.push(Form {
+                token: w.clone(),
+                prefix: false,
+            });
         }
-        forms.extend(prefixes.iter().map(|p| format!("{}*", quote(p))));
+        group.extend(prefixes.into_iter().map(|token| Form { token, prefix: true }));
+        forms.extend(group.iter().map(Form::expr));
+        groups.push(group);
     }
     forms.dedup();
     Natural {
         words: join(forms.into_iter(), " OR "),
         trigrams: join(windows.iter().map(|w| quote(w)), " OR "),
+        groups,
     }
 }
 

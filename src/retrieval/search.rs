@@ -106,11 +106,13 @@ pub fn keyword_phase(conn: &Connection, req: &SearchRequest) -> Result<KeywordPh
         words: parsed.words_expr(),
         trigrams: parsed.trigram_expr(),
         likes: parsed.like_patterns(),
+        groups: Vec::new(),
     };
     let nat = natural(&req.query);
     let fill = [
         MatchSpec {
             words: nat.words.clone(),
+            groups: nat.groups.clone(),
             ..MatchSpec::default()
         },
         MatchSpec {

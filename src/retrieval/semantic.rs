@@ -54,6 +54,7 @@ pub fn semantic_context_with(
     for m in [
         MatchSpec {
             words: nat.words,
+            groups: nat.groups,
             ..MatchSpec::default()
         },
         MatchSpec {

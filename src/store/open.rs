@@ -31,6 +31,11 @@ pub fn open_reader(path: &Path) -> Result<Connection, StoreError> {
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
     )?;
+    // Search reads term document counts through temp fts5vocab views (retrieval::search_prune);
+    // they must exist before query_only forbids creating them. Without them search still works.
+    if let Err(e) = crate::retrieval::search_prune::create_vocabularies(&conn) {
+        tracing::debug!(error = %e, "no vocabulary views on this reader");
+    }
     conn.execute_batch(
         "PRAGMA foreign_keys=ON; PRAGMA busy_timeout=5000; PRAGMA cache_size=-8000; PRAGMA query_only=ON; PRAGMA mmap_size=268435456;",
     )?;

@@ -87,3 +87,26 @@ fn fts_only_counts_match_the_joined_counts() {
     assert!(expected > 100 && expected < 300, "{expected}");
     assert_eq!((fast, joined), (expected as usize, expected as usize));
 }
+
+#[test]
+fn tiers_of_one_index_count_as_one_expression_and_agree_with_the_joined_count() {
+    let conn = database();
+    let exact = words("\"deadlock\" AND \"pool\"");
+    let fill = words("\"story\"* OR \"again\"");
+    let tri = MatchSpec {
+        trigrams: Some("\"unrel\"".into()),
+        ..MatchSpec::default()
+    };
+    let scoped = Filters {
+        scope: Scope::new(Some(vec!["p".into()]), None),
+        ..Filters::default()
+    };
+    let fast = count(&conn, Kind::Observation, &[&exact, &fill, &tri], &Filters::default()).expect("fast");
+    let joined = count(&conn, Kind::Observation, &[&exact, &fill, &tri], &scoped).expect("joined");
+    // Every row has "story" in its narrative: all 300 count, once each.
+    assert_eq!((fast, joined), (300, 300));
+    let fast = count(&conn, Kind::Observation, &[&exact, &words("\"again\"")], &Filters::default()).expect("fast");
+    let joined = count(&conn, Kind::Observation, &[&exact, &words("\"again\"")], &scoped).expect("joined");
+    assert_eq!(fast, joined);
+    assert!(fast > 100 && fast < 300, "{fast}");
+}
