@@ -19,13 +19,14 @@ use std::time::{Duration, Instant};
 
 use memd::config::{EncoderKind, RawSettings};
 use memd::retrieval::fusion::{Fusion, Near};
+use memd::retrieval::search_sql::{Filters, MatchSpec, candidates};
 use memd::retrieval::{Kind, RecordId, Scope, SearchRequest, finish, keyword_phase, search_with};
 use memd::vectors::documents::DocKind;
 use memd::vectors::embedder::DIM;
 use memd::vectors::encoder::Encoder;
 use memd::vectors::index::{ensure_vec_table, register_extension, to_blob, to_stored_blob};
 use memd::vectors::nearest::{VectorScope, nearest};
-use rusqlite::{Connection, OpenFlags, params};
+use rusqlite::{Connection, params};
 
 /// Observations generated: 100,000, or `HYBRID_OBSERVATIONS` (issue 15 also asks for 10,000).
 fn observations() -> i64 {
@@ -161,11 +162,8 @@ fn database() -> Connection {
     }
     // A database kept from an earlier run gets the migrations added since.
     memd::store::migrations::migrate(&mut Connection::open(&path).expect("open rw"), T0).expect("migrate");
-    let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY).expect("open ro");
-    // As the worker's read pool: memory-mapped reads.
-    conn.execute_batch("PRAGMA mmap_size=268435456; PRAGMA cache_size=-8000;")
-        .expect("pragma");
-    conn
+    // As the worker's read pool opens its connections (memory-mapped, query-only, vocabulary views).
+    memd::store::open::open_reader(&path).expect("open reader")
 }
 
 /// The encoder of `MEMD_EMBED_ENCODER`, read by the worker's rule.
@@ -273,6 +271,44 @@ fn main() {
             percentiles(e).0,
             percentiles(b).0,
             percentiles(x).0
+        );
+    }
+    {
+        // The sentence's natural-mode fill ranked with the exact pruning (retrieval::search_prune)
+        // and without it (every OR match scored by bm25), side by side.
+        let nat = memd::retrieval::query::natural("what did we decide about retrying the flaky upload?");
+        let pruned = MatchSpec {
+            words: nat.words.clone(),
+            groups: nat.groups.clone(),
+            ..MatchSpec::default()
+        };
+        let full = MatchSpec {
+            groups: Vec::new(),
+            ..pruned.clone()
+        };
+        let (mut p, mut f) = (Vec::new(), Vec::new());
+        for _ in 0..30 {
+            for (m, out) in [(&pruned, &mut p), (&full, &mut f)] {
+                let t = Instant::now();
+                let got = candidates(&conn, Kind::Observation, m, &Filters::default(), 100).expect("fill");
+                out.push(t.elapsed());
+                assert!(got.len() >= 100.min(observations() as usize / 100));
+            }
+        }
+        let proven = memd::retrieval::search_prune::ranked_pruned(
+            &conn,
+            "observations_fts",
+            "10.0, 5.0, 3.0, 3.0, 1.0",
+            nat.words.as_deref().unwrap_or_default(),
+            &nat.groups,
+            100,
+        )
+        .expect("prune")
+        .is_some();
+        println!(
+            "parts: sentence fill top 100, pruned p50 {:.1} ms (bound proven: {proven}) | every match ranked p50 {:.1} ms",
+            percentiles(p).0,
+            percentiles(f).0
         );
     }
     for (label, query, project) in [

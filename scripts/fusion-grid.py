@@ -7,7 +7,7 @@ Asks a running worker that holds the raw path of the benchmark (load it once wit
 vector similarities), then replays weighted RRF  sum w/(k + rank)  over a grid of vector weight,
 k and similarity floor, and prints recall@1/@5/MRR over all questions and paraphrase recall@5.
 
-Usage: scripts/fusion-grid.py <DATA> [datasets/transcripts]
+Usage: scripts/fusion-grid.py <DATA> [datasets/transcripts [lists.json]]
 """
 import glob, itertools, json, sys, urllib.parse, urllib.request
 
@@ -44,6 +44,11 @@ for q in questions:
         r = call("GET", "/api/search?" + urllib.parse.urlencode(params))
         entry[mode] = [(x["id"], x.get("similarity")) for x in r["ranked"]]
     lists.append(entry)
+
+
+if len(sys.argv) > 3:
+    # A third argument: the lists are also written there (for offline analysis of other fusions).
+    json.dump([dict(q, rel=sorted(q["rel"])) for q in lists], open(sys.argv[3], "w"))
 
 
 def scores(ranked, rel):
