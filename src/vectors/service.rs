@@ -88,17 +88,18 @@ impl EmbedService {
         model_present(&self.dir)
     }
 
-    /// The model failed to load (status shows the reason).
+    /// The model failed to load (status shows the reason). Never waits: while a load holds the
+    /// slot (a static table's distillation takes about a minute) there is no error yet.
     pub fn load_error(&self) -> Option<String> {
-        match &*self.slot.lock().ok()? {
+        match &*self.slot.try_lock().ok()? {
             Slot::Failed(e) => Some(e.clone()),
             _ => None,
         }
     }
 
-    /// True once the model is in memory.
+    /// True once the model is in memory. Never waits: false while it is loading.
     pub fn loaded(&self) -> bool {
-        matches!(self.slot.lock().map(|s| matches!(&*s, Slot::Ready(_))), Ok(true))
+        matches!(self.slot.try_lock().map(|s| matches!(&*s, Slot::Ready(_))), Ok(true))
     }
 
     /// Blocking: the loaded model, loading it on first use.
@@ -186,5 +187,26 @@ impl EmbedService {
         tokio::task::spawn_blocking(move || me.embed_blocking(&texts))
             .await
             .map_err(|e| VectorError::Embed(format!("embedding task: {e}")))?
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (stop 24): `GET /api/status` waited 51 s for a static table's distillation,
+    /// because the status read the model slot with a blocking lock the load was holding.
+    #[test]
+    fn status_reads_never_wait_for_a_model_that_is_loading() {
+        let svc = EmbedService::new(PathBuf::from("/nonexistent"), EncoderKind::Static);
+        let loading = svc.slot.lock().expect("slot");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = svc.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send((reader.loaded(), reader.load_error()));
+        });
+        let got = rx.recv_timeout(std::time::Duration::from_secs(10));
+        drop(loading);
+        assert_eq!(got.expect("the status reads returned while the slot was held"), (false, None));
     }
 }
