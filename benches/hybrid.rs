@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use memd::config::{EncoderKind, RawSettings};
 use memd::retrieval::fusion::{Fusion, Near};
-use memd::retrieval::search_sql::{Filters, MatchSpec, candidates};
+use memd::retrieval::search_sql::{Filters, MatchSpec, candidates, spec};
 use memd::retrieval::{Kind, RecordId, Scope, SearchRequest, finish, keyword_phase, search_with};
 use memd::vectors::documents::DocKind;
 use memd::vectors::embedder::DIM;
@@ -295,10 +295,11 @@ fn main() {
                 assert!(got.len() >= 100.min(observations() as usize / 100));
             }
         }
+        let s = spec(Kind::Observation);
         let proven = memd::retrieval::search_prune::ranked_pruned(
             &conn,
-            "observations_fts",
-            "10.0, 5.0, 3.0, 3.0, 1.0",
+            s.fts,
+            s.weights,
             nat.words.as_deref().unwrap_or_default(),
             &nat.groups,
             100,

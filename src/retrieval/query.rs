@@ -228,7 +228,6 @@ pub fn natural(text: &str) -> Natural {
     words.sort_by(|a, b| b.chars().count().cmp(&a.chars().count()).then_with(|| a.cmp(b)));
     words.truncate(NATURAL_WORDS_MAX);
     windows.truncate(NATURAL_WINDOWS_MAX);
-    let mut forms: Vec<String> = Vec::new();
     let mut groups: Vec<Vec<Form>> = Vec::new();
     for w in &words {
         let prefixes: Vec<String> = prefix_forms(w).into_iter().filter(|p| p.chars().count() >= 3).collect();
@@ -240,9 +239,9 @@ pub fn natural(text: &str) -> Natural {
             });
         }
         group.extend(prefixes.into_iter().map(|token| Form { token, prefix: true }));
-        forms.extend(group.iter().map(Form::expr));
         groups.push(group);
     }
+    let mut forms: Vec<String> = groups.iter().flatten().map(Form::expr).collect();
     forms.dedup();
     Natural {
         words: join(forms.into_iter(), " OR "),

@@ -15,6 +15,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use super::RetrievalError;
 use super::query::Form;
+use crate::store::open::vocabulary;
 
 /// FTS5's bm25 constants (fts5_aux.c).
 const K1: f64 = 1.2;
@@ -116,28 +117,10 @@ fn varint(b: &[u8]) -> Option<u64> {
     None
 }
 
-/// The connection's view of `fts`'s vocabulary with document counts (a temp table: the schema
-/// holds nothing for it).
-fn vocabulary(fts: &str) -> String {
-    format!("temp.{fts}_vocab_rows")
-}
-
-/// Creates the vocabulary views of the word indexes on `conn` (a reader calls this before
-/// `query_only` forbids it; a connection without them ranks without pruning).
-pub fn create_vocabularies(conn: &Connection) -> rusqlite::Result<()> {
-    for fts in ["observations_fts", "session_summaries_fts", "user_prompts_fts"] {
-        conn.execute_batch(&format!(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS {} USING fts5vocab(main, '{fts}', 'row')",
-            vocabulary(fts)
-        ))?;
-    }
-    Ok(())
-}
-
 /// Whether `conn` has (or could create) the vocabulary view of `fts`.
 fn has_vocabulary(conn: &Connection, fts: &str) -> bool {
     let exists = |c: &Connection| c.prepare_cached(&format!("SELECT 1 FROM {} LIMIT 0", vocabulary(fts))).is_ok();
-    exists(conn) || (create_vocabularies(conn).is_ok() && exists(conn))
+    exists(conn) || (crate::store::open::create_vocabularies(conn).is_ok() && exists(conn))
 }
 
 /// A lower bound of the rows form `f` matches: None when it matches none, 1 when its count cannot

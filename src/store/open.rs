@@ -33,13 +33,31 @@ pub fn open_reader(path: &Path) -> Result<Connection, StoreError> {
     )?;
     // Search reads term document counts through temp fts5vocab views (retrieval::search_prune);
     // they must exist before query_only forbids creating them. Without them search still works.
-    if let Err(e) = crate::retrieval::search_prune::create_vocabularies(&conn) {
+    if let Err(e) = create_vocabularies(&conn) {
         tracing::debug!(error = %e, "no vocabulary views on this reader");
     }
     conn.execute_batch(
         "PRAGMA foreign_keys=ON; PRAGMA busy_timeout=5000; PRAGMA cache_size=-8000; PRAGMA query_only=ON; PRAGMA mmap_size=268435456;",
     )?;
     Ok(conn)
+}
+
+/// The connection's view of word index `fts`'s vocabulary with document counts (a temp table:
+/// the schema holds nothing for it).
+pub fn vocabulary(fts: &str) -> String {
+    format!("temp.{fts}_vocab_rows")
+}
+
+/// Creates the vocabulary views of the word indexes on `conn` (a reader does before `query_only`
+/// forbids it; a connection without them ranks without pruning).
+pub fn create_vocabularies(conn: &Connection) -> rusqlite::Result<()> {
+    for fts in ["observations_fts", "session_summaries_fts", "user_prompts_fts"] {
+        conn.execute_batch(&format!(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS {} USING fts5vocab(main, '{fts}', 'row')",
+            vocabulary(fts)
+        ))?;
+    }
+    Ok(())
 }
 
 /// Arms the 2,000 ms statement guard for the next read (called before each pooled use).

@@ -5,7 +5,7 @@ use rusqlite::{Connection, params};
 use super::*;
 use crate::retrieval::query::natural;
 use crate::retrieval::record_kind::Kind;
-use crate::retrieval::search_sql::{Filters, MatchSpec, candidates};
+use crate::retrieval::search_sql::{Filters, MatchSpec, candidates, spec};
 
 /// 3,000 observations of filler words in which `upload`, `retry` and `flaky` each appear in about
 /// a tenth of the texts and `deadlock` in a few: many rows match one query word, fewer two.
@@ -80,11 +80,13 @@ fn a_pruned_ranking_equals_the_full_ranking() {
             let a = candidates(&conn, Kind::Observation, &with, &Filters::default(), limit).expect("pruned");
             let b = candidates(&conn, Kind::Observation, &without, &Filters::default(), limit).expect("full");
             assert_eq!(a, b, "{q} limit {limit}");
-            let (Some(expr), fts) = (nat.words.as_deref(), "observations_fts") else {
-                continue;
-            };
-            let w = "10.0, 5.0, 3.0, 3.0, 1.0";
-            pruned += usize::from(ranked_pruned(&conn, fts, w, expr, &nat.groups, limit).expect("prune").is_some());
+            let Some(expr) = nat.words.as_deref() else { continue };
+            let s = spec(Kind::Observation);
+            pruned += usize::from(
+                ranked_pruned(&conn, s.fts, s.weights, expr, &nat.groups, limit)
+                    .expect("prune")
+                    .is_some(),
+            );
         }
     }
     assert!(pruned >= 5, "the bound proved {pruned} rankings: the test must exercise pruning");
@@ -93,24 +95,18 @@ fn a_pruned_ranking_equals_the_full_ranking() {
 #[test]
 fn the_bound_refuses_what_it_cannot_prove() {
     let (_dir, conn) = reader();
-    let w = "10.0, 5.0, 3.0, 3.0, 1.0";
+    let (fts, w) = (spec(Kind::Observation).fts, spec(Kind::Observation).weights);
     // One word with hits: nothing matches two words, so nothing is pruned.
     let nat = natural("upload nothingelse");
     let expr = nat.words.clone().expect("words");
-    assert_eq!(
-        ranked_pruned(&conn, "observations_fts", w, &expr, &nat.groups, 10).expect("ok"),
-        None
-    );
+    assert_eq!(ranked_pruned(&conn, fts, w, &expr, &nat.groups, 10).expect("ok"), None);
     // More rows asked than match two words: the one-word rows are needed.
     let nat = natural("deadlock upload");
     let expr = nat.words.clone().expect("words");
-    assert_eq!(
-        ranked_pruned(&conn, "observations_fts", w, &expr, &nat.groups, 2000).expect("ok"),
-        None
-    );
+    assert_eq!(ranked_pruned(&conn, fts, w, &expr, &nat.groups, 2000).expect("ok"), None);
     // A form repeated across groups: the expression's phrases are not the groups' forms.
     let dup = vec![nat.groups[0].clone(), nat.groups[0].clone()];
-    assert_eq!(ranked_pruned(&conn, "observations_fts", w, &expr, &dup, 1).expect("ok"), None);
+    assert_eq!(ranked_pruned(&conn, fts, w, &expr, &dup, 1).expect("ok"), None);
 }
 
 #[test]
