@@ -108,24 +108,18 @@ impl PassBook {
         }
     }
 
-    /// The marks and rules for a pass starting at `now`, or None when one is running.
-    pub fn begin_pass(&mut self, now: i64) -> Option<(WatchState, ScanRules)> {
+    /// What a pass starting at `now` needs, or None when one is running.
+    pub fn begin_pass(&mut self, now: i64) -> Option<PassStart> {
         if self.busy.swap(true, Ordering::AcqRel) {
             return None;
         }
-        let Some(marks) = self.marks.take() else {
-            // A pass ended and its marks are not back yet, or it was an earlier instance's: read
-            // them from the file (saved after every file).
-            self.marks = Some(WatchState::load(&self.state_path));
-            self.busy.store(false, Ordering::Release);
-            return None;
-        };
-        let rules = ScanRules {
+        Some(PassStart {
+            // None when a pass ended and its marks are not back yet, or it was an earlier
+            // instance's: the pass reads them from the file (saved after every file).
+            marks: self.marks.take(),
             idle: self.idle,
-            now_ms: now,
-            history_before: marks.since_ms,
-        };
-        Some((marks, rules))
+            now,
+        })
     }
 
     /// A pass's marks and outcome are back (its thread frees the `busy` flag itself).
@@ -143,6 +137,27 @@ impl PassBook {
             }
             Err(why) => self.status.last_error = Some(why),
         }
+    }
+}
+
+/// The start of a pass: its marks, when the book holds them, and its clock.
+pub struct PassStart {
+    marks: Option<WatchState>,
+    idle: Duration,
+    now: i64,
+}
+
+impl PassStart {
+    /// The pass's marks and rules, reading the marks from `path` when the book had none (file I/O:
+    /// called on the pass's blocking thread, never in the handler).
+    pub fn resolve(self, path: &std::path::Path) -> (WatchState, ScanRules) {
+        let marks = self.marks.unwrap_or_else(|| WatchState::load(path));
+        let rules = ScanRules {
+            idle: self.idle,
+            now_ms: self.now,
+            history_before: marks.since_ms,
+        };
+        (marks, rules)
     }
 }
 
@@ -199,13 +214,14 @@ impl Actor for TranscriptWatcher {
         match msg {
             WatcherMsg::Tick => {
                 let book = &mut state.passes;
-                let Some((mut marks, rules)) = book.begin_pass(now_ms()) else {
+                let Some(start) = book.begin_pass(now_ms()) else {
                     return Ok(());
                 };
                 let (roots, path, busy) = (book.roots.clone(), book.state_path.clone(), book.busy.clone());
                 let ingest = state.ingest.clone();
                 let rt = tokio::runtime::Handle::current();
                 tokio::task::spawn_blocking(move || {
+                    let (mut marks, rules) = start.resolve(&path);
                     let mut send = |call: &Call| rt.block_on(deliver(&ingest, call));
                     let outcome = scan(&roots, &mut marks, &path, rules, &mut send).map_err(|e| e.to_string());
                     if let Err(why) = &outcome {
@@ -255,7 +271,8 @@ mod tests {
     fn passes_never_overlap_and_count_what_they_did() {
         let dir = tempfile::tempdir().unwrap();
         let mut s = state(dir.path());
-        let (marks, rules) = s.begin_pass(5_000).expect("the first pass starts");
+        let path = s.state_path.clone();
+        let (marks, rules) = s.begin_pass(5_000).expect("the first pass starts").resolve(&path);
         assert_eq!(rules.history_before, Some(1_000));
         assert!(s.begin_pass(6_000).is_none(), "a second pass waits for the first");
         let pass = Pass {
@@ -268,7 +285,7 @@ mod tests {
         assert_eq!((s.status.passes, s.status.delivered, s.status.duplicates), (1, 3, 1));
         assert!(s.begin_pass(7_500).is_none(), "the pass's thread has not freed the flag yet");
         s.busy.store(false, Ordering::Release);
-        let (marks, _) = s.begin_pass(8_000).expect("free again");
+        let (marks, _) = s.begin_pass(8_000).expect("free again").resolve(&path);
         s.end_pass(marks, Err("store overloaded".into()), 9_000);
         assert_eq!(s.status.last_error.as_deref(), Some("store overloaded"));
         assert_eq!(s.status.delivered, 3);
@@ -278,10 +295,17 @@ mod tests {
     fn a_pass_of_a_dead_instance_frees_the_flag_and_the_marks_are_read_again() {
         let dir = tempfile::tempdir().unwrap();
         let mut s = state(dir.path());
-        let (_lost, _) = s.begin_pass(5_000).unwrap();
+        let path = s.state_path.clone();
+        let (_lost, _) = s.begin_pass(5_000).unwrap().resolve(&path);
         // The pass's actor died; its thread cleared the flag without handing the marks back.
         s.busy.store(false, Ordering::Release);
-        assert!(s.begin_pass(6_000).is_none(), "this tick reloads the marks");
-        assert!(s.begin_pass(7_000).is_some());
+        let start = s.begin_pass(6_000).expect("the next tick starts a pass");
+        assert!(start.marks.is_none(), "the handler reads no file");
+        let (marks, rules) = start.resolve(&path);
+        assert_eq!(
+            (marks.since_ms, rules.history_before),
+            (Some(1_000), Some(1_000)),
+            "read from the file"
+        );
     }
 }

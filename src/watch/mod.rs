@@ -11,7 +11,9 @@
 //!   session store each record once;
 //! - `<data>/watch-state.json` keeps, per file, its size and mtime when last read and the ids
 //!   the worker acknowledged; it is written (temp file + rename) after every file, so a killed
-//!   watcher or worker resumes where the acknowledgements stopped;
+//!   watcher or worker resumes where the acknowledgements stopped; a finished file keeps the time
+//!   of its last event instead of its ids, and a deleted file's mark is dropped, so the state
+//!   stays the size of the live files;
 //! - a file still being written (modified within `idle`) delivers everything but its trailing
 //!   turn end and session end, which the converter synthesises at end of file; once idle, those
 //!   follow;
@@ -47,8 +49,13 @@ pub struct FileMark {
     pub mtime_ms: i64,
     /// Its trailing turn end and session end were delivered (the file was idle).
     pub complete: bool,
-    /// Ids of the events the worker acknowledged.
+    /// Ids of the events the worker acknowledged since the file was last complete.
     pub delivered: BTreeSet<String>,
+    /// When the file was last complete, the time of its last settled event: everything up to it
+    /// was delivered, so its ids are dropped (a file resumed later is read from after this time;
+    /// the ids of a long session would otherwise grow the state file for as long as it is kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivered_through_ms: Option<i64>,
     /// First seen already modified before the watcher started ([`ScanRules::history_before`]).
     #[serde(default)]
     pub history: bool,
@@ -64,6 +71,21 @@ pub struct WatchState {
 }
 
 impl WatchState {
+    /// Drops the marks of files that are gone (Claude Code deletes old transcripts) while the root
+    /// that held them is still there; `listed` are the files found this pass. Returns how many.
+    pub fn forget_missing(&mut self, roots: &[PathBuf], listed: &[PathBuf]) -> usize {
+        let listed: BTreeSet<String> = listed.iter().map(|p| p.display().to_string()).collect();
+        let present_roots: Vec<&PathBuf> = roots.iter().filter(|r| r.is_dir()).collect();
+        let before = self.files.len();
+        self.files.retain(|key, _| {
+            let path = Path::new(key);
+            listed.contains(key)
+                || !present_roots.iter().any(|r| path.starts_with(r))
+                || !matches!(std::fs::symlink_metadata(path), Err(e) if e.kind() == std::io::ErrorKind::NotFound)
+        });
+        before - self.files.len()
+    }
+
     /// The saved state (missing or unreadable: empty, so everything is offered again, and the
     /// worker's dedupe keeps that exactly-once).
     pub fn load(path: &Path) -> Self {
@@ -176,7 +198,11 @@ pub fn scan(
     deliver: &mut dyn FnMut(&Call) -> Answer,
 ) -> Result<Pass, WatchError> {
     let mut pass = Pass::default();
-    for file in session_files(roots) {
+    let files = session_files(roots);
+    if state.forget_missing(roots, &files) > 0 {
+        state.save(state_path)?;
+    }
+    for file in files {
         let Ok(meta) = std::fs::metadata(&file) else { continue };
         let key = file.display().to_string();
         let (size, mtime) = (meta.len(), mtime_ms(&meta));
@@ -203,7 +229,9 @@ pub fn scan(
             i64::MIN
         };
         let mut failure = None;
-        for e in settled(&session.events, is_idle).iter().filter(|e| e.at_ms >= since) {
+        let through = mark.delivered_through_ms.unwrap_or(i64::MIN);
+        let events = settled(&session.events, is_idle);
+        for e in events.iter().filter(|e| e.at_ms >= since && e.at_ms > through) {
             let id = event_id(e);
             if mark.delivered.contains(&id) {
                 continue;
@@ -224,6 +252,11 @@ pub fn scan(
         }
         if failure.is_none() {
             (mark.size, mark.mtime_ms, mark.complete) = (size, mtime, is_idle);
+            if is_idle {
+                let last = events.iter().map(|e| e.at_ms).max().unwrap_or(i64::MIN);
+                mark.delivered_through_ms = Some(last.max(through));
+                mark.delivered.clear();
+            }
         }
         state.save(state_path)?;
         if let Some(why) = failure {
@@ -359,6 +392,81 @@ mod tests {
         scan(&[root], &mut fresh, &state_path, all, &mut take).unwrap();
         let tools: Vec<_> = calls.iter().filter_map(|b| b["tool_use_id"].as_str()).collect();
         assert_eq!(tools, ["toolu_1", "toolu_2"]);
+    }
+
+    fn set_mtime(file: &Path, ago: Duration) {
+        let f = std::fs::File::options().write(true).open(file).unwrap();
+        f.set_modified(SystemTime::now() - ago).unwrap();
+    }
+
+    #[test]
+    fn a_complete_file_keeps_a_time_not_its_ids_and_a_resumed_one_delivers_only_what_is_new() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, state_path) = (dir.path().join("projects"), dir.path().join("state.json"));
+        std::fs::create_dir_all(&root).unwrap();
+        let file = root.join("s-hist.jsonl");
+        let now = crate::clock::now_ms();
+        std::fs::write(&file, turn(1, now - 7_200_000)).unwrap();
+        set_mtime(&file, Duration::from_secs(3600));
+        let rules = ScanRules {
+            idle: Duration::from_secs(60),
+            now_ms: now,
+            history_before: None,
+        };
+        let mut state = WatchState::default();
+        let mut tools: Vec<String> = Vec::new();
+        let mut take = |c: &Call| {
+            tools.extend(c.body["tool_use_id"].as_str().map(str::to_string));
+            Answer::Acked
+        };
+        let first = scan(std::slice::from_ref(&root), &mut state, &state_path, rules, &mut take).unwrap();
+        assert!(first.delivered >= 3, "prompt, tool use and the synthetic ends: {first:?}");
+        let mark = &state.files[&file.display().to_string()];
+        assert!(mark.complete && mark.delivered.is_empty(), "a complete file keeps no ids: {mark:?}");
+        assert!(mark.delivered_through_ms.is_some_and(|t| t >= now - 7_200_000));
+        assert_eq!(WatchState::load(&state_path), state, "what is saved is the compact mark");
+
+        // The session is resumed: only the new turn goes out, nothing of the first again.
+        let mut f = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+        std::io::Write::write_all(&mut f, turn(2, now - 1_000).as_bytes()).unwrap();
+        drop(f);
+        let second = scan(std::slice::from_ref(&root), &mut state, &state_path, rules, &mut take).unwrap();
+        assert_eq!(tools, ["toolu_1", "toolu_2"]);
+        assert_eq!(second.duplicates, 0);
+        assert!(
+            !state.files[&file.display().to_string()].delivered.is_empty(),
+            "a live file keeps its ids"
+        );
+    }
+
+    #[test]
+    fn marks_of_deleted_files_are_forgotten_while_their_root_remains() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, state_path) = (dir.path().join("projects"), dir.path().join("state.json"));
+        std::fs::create_dir_all(root.join("p")).unwrap();
+        let (kept, gone) = (root.join("p/kept.jsonl"), root.join("p/gone.jsonl"));
+        std::fs::write(&kept, turn(1, 1_000)).unwrap();
+        std::fs::write(&gone, turn(2, 2_000)).unwrap();
+        let mut state = WatchState::default();
+        let unmounted = dir.path().join("unmounted/s.jsonl");
+        state.files.insert(unmounted.display().to_string(), FileMark::default());
+        let rules = ScanRules {
+            idle: Duration::from_secs(60),
+            now_ms: crate::clock::now_ms(),
+            history_before: None,
+        };
+        let roots = [root.clone(), dir.path().join("unmounted")];
+        scan(&roots, &mut state, &state_path, rules, &mut |_| Answer::Acked).unwrap();
+        assert_eq!(state.files.len(), 3);
+        std::fs::remove_file(&gone).unwrap();
+        scan(&roots, &mut state, &state_path, rules, &mut |_| Answer::Acked).unwrap();
+        let keys: Vec<&String> = state.files.keys().collect();
+        assert_eq!(
+            keys,
+            [&kept.display().to_string(), &unmounted.display().to_string()],
+            "a root that is not there forgets nothing"
+        );
+        assert_eq!(WatchState::load(&state_path), state);
     }
 
     #[test]
