@@ -16,10 +16,12 @@ pub(crate) use path::normalize;
 
 /// Tools whose successful calls are read evidence.
 pub(crate) const READ_TOOLS: &[&str] = &["Read", "read_file", "NotebookRead"];
-/// Tools whose successful calls are write evidence (`apply_patch` via its patch text).
-pub(crate) const WRITE_TOOLS: &[&str] = &["Edit", "MultiEdit", "Write", "NotebookEdit", "write_file", "apply_patch"];
-/// Path fields read from a tool input (and from each `edits[]` item of write tools).
-const PATH_FIELDS: &[&str] = &["file_path", "filePath", "notebook_path", "notebookPath"];
+/// Tools whose successful calls are write evidence (`apply_patch` via its patch text; `replace`
+/// and `write_file` are Gemini CLI's edit and write).
+pub(crate) const WRITE_TOOLS: &[&str] = &["Edit", "MultiEdit", "Write", "NotebookEdit", "write_file", "replace", "apply_patch"];
+/// Path fields read from a tool input (and from each `edits[]` item of write tools;
+/// `absolute_path`: Gemini CLI's `read_file` before it took `file_path`).
+const PATH_FIELDS: &[&str] = &["file_path", "filePath", "notebook_path", "notebookPath", "absolute_path"];
 
 /// Normalised, de-duplicated file evidence of one batch, in event order.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

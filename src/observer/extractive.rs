@@ -20,8 +20,24 @@ use super::evidence::{self, Evidence, WRITE_TOOLS};
 use super::types::{ObservationDraft, SummaryDraft, ToolEvent};
 use describe::{cut, display_name, is_interrupted, join_tool, result_line};
 
-/// Tools of group R when successful.
-const READ_GROUP: &[&str] = &["Read", "read_file", "NotebookRead", "Glob", "Grep", "LS", "WebFetch", "WebSearch"];
+/// Tools of group R when successful: reads and searches, Claude Code's and Gemini CLI's
+/// (`read_file` … `google_web_search`).
+const READ_GROUP: &[&str] = &[
+    "Read",
+    "read_file",
+    "NotebookRead",
+    "Glob",
+    "Grep",
+    "LS",
+    "WebFetch",
+    "WebSearch",
+    "read_many_files",
+    "glob",
+    "grep_search",
+    "list_directory",
+    "web_fetch",
+    "google_web_search",
+];
 const MAX_FACTS: usize = 10;
 const FACT_MAX: usize = 300;
 const TITLE_MAX: usize = 200;

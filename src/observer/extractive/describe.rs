@@ -9,7 +9,8 @@ use crate::observer::evidence::{self, PatchOp, READ_TOOLS, WRITE_TOOLS};
 use crate::observer::types::ToolEvent;
 
 /// Shell tools (group X; `<arg>` from `description` / `command`).
-const SHELL: &[&str] = &["Bash", "PowerShell", "BashOutput", "shell", "exec_command"];
+/// Shell tools: Claude Code's, Codex's and Gemini CLI's (`run_shell_command`).
+const SHELL: &[&str] = &["Bash", "PowerShell", "BashOutput", "shell", "exec_command", "run_shell_command"];
 
 /// `s` cut to at most `max` chars (Unicode scalar values); when cut, the last
 /// kept char is `…`.
@@ -76,14 +77,15 @@ pub(super) fn arg(e: &ToolEvent, root: &str) -> String {
         return a;
     }
     match name {
-        "Grep" => {
+        "Grep" | "grep_search" => {
             let path = path_arg(e, root).unwrap_or_else(|| ".".to_owned());
             format!("\"{}\" in {path}", text(&["pattern"]))
         }
-        "Glob" => text(&["pattern"]),
+        "Glob" | "glob" => text(&["pattern"]),
         "WebFetch" => text(&["url"]),
-        "WebSearch" => text(&["query"]),
-        "LS" => path_arg(e, root).unwrap_or_default(),
+        "web_fetch" => text(&["prompt", "url"]),
+        "WebSearch" | "google_web_search" => text(&["query"]),
+        "LS" | "list_directory" => path_arg(e, root).unwrap_or_default(),
         "apply_patch" => evidence::event_paths(e, root).join(", "),
         n if READ_TOOLS.contains(&n) || WRITE_TOOLS.contains(&n) => evidence::event_paths(e, root).into_iter().next().unwrap_or_default(),
         _ => generic_arg(input),
@@ -94,10 +96,11 @@ pub(super) fn arg(e: &ToolEvent, root: &str) -> String {
 pub(super) fn search_term(e: &ToolEvent, root: &str) -> Option<String> {
     let input = &e.tool_input;
     let term = match e.tool_name.as_str() {
-        "Grep" | "Glob" => str_field(input, &["pattern"]).map(str::to_owned),
-        "WebSearch" => str_field(input, &["query"]).map(str::to_owned),
+        "Grep" | "Glob" | "grep_search" | "glob" => str_field(input, &["pattern"]).map(str::to_owned),
+        "WebSearch" | "google_web_search" => str_field(input, &["query"]).map(str::to_owned),
         "WebFetch" => str_field(input, &["url"]).map(str::to_owned),
-        "LS" => path_arg(e, root),
+        "web_fetch" => str_field(input, &["prompt", "url"]).map(str::to_owned),
+        "LS" | "list_directory" => path_arg(e, root),
         _ => None,
     }?;
     let term = term.trim();
@@ -223,7 +226,7 @@ fn shell_arg(input: &Value) -> Option<String> {
 
 /// `path` field of a search tool, normalised like evidence paths.
 fn path_arg(e: &ToolEvent, root: &str) -> Option<String> {
-    let p = str_field(&e.tool_input, &["path"])?;
+    let p = str_field(&e.tool_input, &["path", "dir_path"])?;
     evidence::normalize(p, evidence::event_base(e, root), root)
 }
 
@@ -249,10 +252,11 @@ pub(super) fn write_fact(e: &ToolEvent, root: &str) -> (String, bool) {
     let p = paths.first().map_or("?", String::as_str);
     let name = e.tool_name.as_str();
     match name {
-        "Edit" => {
+        // Gemini CLI's edit tool is `replace` (file_path, old_string, new_string).
+        "Edit" | "replace" => {
             let old = line_count(str_field(input, &["old_string", "oldString"]).unwrap_or(""));
             let new = line_count(str_field(input, &["new_string", "newString"]).unwrap_or(""));
-            let fact = format!("Edit {p}: replaced {old} line(s) with {new} line(s)");
+            let fact = format!("{name} {p}: replaced {old} line(s) with {new} line(s)");
             (fact, false)
         }
         "MultiEdit" => {

@@ -108,3 +108,57 @@ fn summary_fields() {
     let only_completed = summarize(None, &[], "Done.").unwrap_or_default();
     assert_eq!((only_completed.request, only_completed.completed.as_deref()), (None, Some("Done.")));
 }
+
+/// Gemini CLI's tools (`run_shell_command`, `read_file`, `replace`, `write_file`, `grep_search`,
+/// `list_directory`) give the titles, types and file evidence Claude Code's give.
+#[test]
+fn gemini_tools_read_as_claude_codes() {
+    let batch = |shell: &str, read: &str, grep: &str, ls: &str, edit: &str, write: &str| {
+        vec![
+            ok(
+                shell,
+                json!({"command": "cargo test"}),
+                json!({"output": "test result: ok. 3 passed; 0 failed"}),
+            ),
+            ok(
+                read,
+                json!({"file_path": "/r/src/lib.rs"}),
+                json!({"output": "pub fn parse_all() {}\n"}),
+            ),
+            ok(
+                grep,
+                json!({"pattern": "parse_all", "path": "/r/src"}),
+                json!({"output": "src/lib.rs:1"}),
+            ),
+            ok(ls, json!({"path": "/r/docs"}), json!({"output": "a.md"})),
+            ok(
+                edit,
+                json!({"file_path": "/r/src/main.rs", "old_string": "x", "new_string": "fn run_all() {}"}),
+                json!({"output": "ok"}),
+            ),
+            ok(
+                write,
+                json!({"file_path": "/r/notes.md", "content": "a\nb"}),
+                json!({"output": "ok"}),
+            ),
+        ]
+    };
+    let shape = |obs: Vec<crate::observer::types::ObservationDraft>| -> Vec<_> {
+        obs.into_iter()
+            .map(|o| (o.obs_type, o.title, o.files_read, o.files_modified))
+            .collect()
+    };
+    let claude = shape(run(&batch("Bash", "Read", "Grep", "LS", "Edit", "Write")));
+    let gemini = shape(run(&batch(
+        "run_shell_command",
+        "read_file",
+        "grep_search",
+        "list_directory",
+        "replace",
+        "write_file",
+    )));
+    assert_eq!(gemini, claude);
+    let modified: Vec<&String> = gemini.iter().flat_map(|o| &o.3).collect();
+    assert_eq!(modified, ["src/main.rs", "notes.md"], "{gemini:?}");
+    assert!(gemini.iter().any(|o| o.2 == ["src/lib.rs"]), "the read is recorded: {gemini:?}");
+}
