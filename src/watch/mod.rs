@@ -338,21 +338,23 @@ mod tests {
             + "\n"
     }
 
-    #[test]
-    fn history_before_the_first_run_is_not_delivered_but_what_follows_is() {
+    /// A root holding one session file with a turn two hours old, last modified an hour ago:
+    /// the directory, the root, the state path, the file and now.
+    fn an_hour_idle_session() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf, i64) {
         let dir = tempfile::tempdir().unwrap();
         let (root, state_path) = (dir.path().join("projects"), dir.path().join("state.json"));
         std::fs::create_dir_all(&root).unwrap();
         let file = root.join("s-hist.jsonl");
         let now = crate::clock::now_ms();
         std::fs::write(&file, turn(1, now - 7_200_000)).unwrap();
-        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
-        std::fs::File::options()
-            .write(true)
-            .open(&file)
-            .unwrap()
-            .set_modified(hour_ago)
-            .unwrap();
+        let f = std::fs::File::options().write(true).open(&file).unwrap();
+        f.set_modified(SystemTime::now() - Duration::from_secs(3600)).unwrap();
+        (dir, root, state_path, file, now)
+    }
+
+    #[test]
+    fn history_before_the_first_run_is_not_delivered_but_what_follows_is() {
+        let (_dir, root, state_path, file, now) = an_hour_idle_session();
         let rules = ScanRules {
             idle: Duration::from_secs(60),
             now_ms: now,
@@ -394,20 +396,9 @@ mod tests {
         assert_eq!(tools, ["toolu_1", "toolu_2"]);
     }
 
-    fn set_mtime(file: &Path, ago: Duration) {
-        let f = std::fs::File::options().write(true).open(file).unwrap();
-        f.set_modified(SystemTime::now() - ago).unwrap();
-    }
-
     #[test]
     fn a_complete_file_keeps_a_time_not_its_ids_and_a_resumed_one_delivers_only_what_is_new() {
-        let dir = tempfile::tempdir().unwrap();
-        let (root, state_path) = (dir.path().join("projects"), dir.path().join("state.json"));
-        std::fs::create_dir_all(&root).unwrap();
-        let file = root.join("s-hist.jsonl");
-        let now = crate::clock::now_ms();
-        std::fs::write(&file, turn(1, now - 7_200_000)).unwrap();
-        set_mtime(&file, Duration::from_secs(3600));
+        let (_dir, root, state_path, file, now) = an_hour_idle_session();
         let rules = ScanRules {
             idle: Duration::from_secs(60),
             now_ms: now,
