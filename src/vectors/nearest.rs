@@ -93,7 +93,9 @@ impl VectorScope {
             sql.push_str(&format!(" AND {col} IN ({})", vec!["?"; values.len()].join(",")));
             params.extend(values.into_iter().map(SqlValue::Text));
         };
-        if !self.kinds.is_empty() {
+        // Every kind named is no constraint: every document is of one of them, and a vec0
+        // metadata test costs the scan (the 100,000-row bench: docs/measurements.md).
+        if !self.kinds.is_empty() && !DocKind::ALL.iter().all(|k| self.kinds.contains(k)) {
             any_of("doc_kind", self.kinds.iter().map(|k| k.as_str().to_string()).collect(), &mut sql);
         }
         if !self.projects.is_empty() {
@@ -213,4 +215,27 @@ pub fn brute_force(conn: &Connection, query: &[f32], scope: &VectorScope, limit:
     all.sort_by(|a, b| a.distance.total_cmp(&b.distance));
     all.truncate(limit);
     Ok(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scope_of_every_kind_puts_no_kind_test_in_the_scan() {
+        let every = VectorScope {
+            kinds: DocKind::ALL.to_vec(),
+            ..VectorScope::default()
+        };
+        assert_eq!(every.constraints(), (String::new(), Vec::new()));
+        let two = VectorScope {
+            kinds: vec![DocKind::Observation, DocKind::Prompt],
+            projects: vec!["p".into()],
+            ..VectorScope::default()
+        };
+        let (sql, params) = two.constraints();
+        assert_eq!(sql, " AND doc_kind IN (?,?) AND project IN (?)");
+        assert_eq!(params.len(), 3);
+        assert!(every.admits(DocKind::Summary, "p", "claude", 0) && !two.admits(DocKind::Summary, "p", "claude", 0));
+    }
 }
