@@ -8,7 +8,7 @@
 
 use std::process::{Command, Stdio};
 
-use crate::support::fake_gemini::{FakeGemini, PROBE};
+use crate::support::fake_gemini::{FakeGemini, PROBE, PROBE_DESCRIPTION};
 use crate::support::{self, TestWorker, fixture_env, memd_in, wait_until};
 
 #[test]
@@ -83,7 +83,8 @@ fn issue_18_gemini_sessions_with_memd_installed() {
     run("what did we do last time");
     let first = fake.requests()[before]["contents"].to_string();
     assert!(
-        first.contains(PROBE),
-        "the second session's first request carries memd's context with the first session's observation"
+        first.contains(&format!("Ran {PROBE_DESCRIPTION}")),
+        "the second session's first request carries memd's context with the first session's observation, \
+         titled as a shell call (Gemini's run_shell_command read as Claude Code's Bash): {first}"
     );
 }

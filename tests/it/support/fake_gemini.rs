@@ -9,6 +9,9 @@ use serde_json::{Value, json};
 use super::fake_server::FakeServer;
 
 pub const PROBE: &str = "echo memd-gemini-probe";
+/// The call's `description` (Gemini's shell tool takes one, as Claude Code's Bash does): memd
+/// titles a described shell call by it ("Ran print the memd gemini probe").
+pub const PROBE_DESCRIPTION: &str = "print the memd gemini probe";
 
 /// The fake API: `url()` for `GOOGLE_GEMINI_BASE_URL`.
 pub struct FakeGemini(pub FakeServer);
@@ -48,7 +51,9 @@ fn answer(body: &Value) -> Value {
     let answered = parts.clone().any(|p| p.get("functionResponse").is_some());
     let offered = body["tools"].to_string().contains("run_shell_command");
     let part = match (answered, offered) {
-        (false, true) => json!({"functionCall": {"name": "run_shell_command", "args": {"command": PROBE, "description": "probe"}}}),
+        (false, true) => {
+            json!({"functionCall": {"name": "run_shell_command", "args": {"command": PROBE, "description": PROBE_DESCRIPTION}}})
+        }
         _ => json!({"text": "All done."}),
     };
     json!({"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
