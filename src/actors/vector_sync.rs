@@ -48,6 +48,9 @@ pub struct VectorSyncStatus {
     pub state: String,
     pub model: String,
     pub model_loaded: bool,
+    /// The model is being loaded (a static table's first distillation takes a minute or more;
+    /// searches meanwhile answer keyword-only).
+    pub model_loading: bool,
     /// `sqlite` or `chroma` (where semantic queries go); None when vectors are off.
     pub store: Option<String>,
     /// `sqlite-vec` or `brute-force`; set by the status room.
@@ -179,6 +182,7 @@ impl VectorSyncState {
             state: state.into(),
             model: self.args.embed.model_name().into(),
             model_loaded: self.args.embed.loaded(),
+            model_loading: self.args.embed.loading(),
             store: Some("sqlite".into()),
             index: None,
             backfill: self.progress,

@@ -62,10 +62,15 @@ fn vectors_lines(d: &StatusDoc) -> String {
         "disabled" => "└─ vectors: off (MEMD_EMBEDDINGS=none): keyword search only\n".to_string(),
         "no_model" => "└─ vectors: no_model — keyword search only (memd models install)\n".to_string(),
         state => format!(
-            "└─ VectorSync: {state} store {} index {} {}{}\n",
+            "└─ VectorSync: {state} store {} index {} {}{}{}\n",
             opt(v.store.as_deref()),
             opt(v.index.as_deref()),
             super::reindex::progress_bar(v.backfill.done, v.backfill.total),
+            if v.model_loading {
+                " (loading the model: searches are keyword-only until it is ready)"
+            } else {
+                ""
+            },
             last_error(v.last_error.as_deref())
         ),
     };
@@ -185,4 +190,23 @@ pub fn render(d: &StatusDoc) -> String {
         let _ = writeln!(o, "warning: {w}");
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_model_being_loaded_is_said_on_the_vector_line() {
+        let mut d = StatusDoc::default();
+        d.vectors.state = "backfilling".into();
+        d.vectors.backfill.total = 10;
+        assert!(!vectors_lines(&d).contains("loading"));
+        d.vectors.model_loading = true;
+        let line = vectors_lines(&d);
+        assert!(
+            line.starts_with("└─ VectorSync: backfilling") && line.contains("loading the model"),
+            "{line}"
+        );
+    }
 }

@@ -4,6 +4,7 @@
 //! one batch at a time (a mutex), so no actor or request handler stalls on the CPU-bound work.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::VectorError;
@@ -24,6 +25,9 @@ pub struct EmbedService {
     dir: PathBuf,
     kind: EncoderKind,
     slot: Mutex<Slot>,
+    /// A load holds the slot now (the transformer takes a second or two, a static table's first
+    /// distillation a minute or more).
+    loading: AtomicBool,
     /// Serialises forward passes (two cores: parallel batches only thrash).
     run: Arc<Mutex<()>>,
     /// Forward passes and tokens not yet added to `token_usage` (the sync records them).
@@ -72,6 +76,7 @@ impl EmbedService {
             dir,
             kind,
             slot: Mutex::new(Slot::NotLoaded),
+            loading: AtomicBool::new(false),
             run: Arc::new(Mutex::new(())),
             unrecorded: Mutex::new(Usage::default()),
             queries: Mutex::new(Default::default()),
@@ -102,6 +107,11 @@ impl EmbedService {
         matches!(self.slot.try_lock().map(|s| matches!(&*s, Slot::Ready(_))), Ok(true))
     }
 
+    /// True while the model is being loaded (status: a search meanwhile answers keyword-only).
+    pub fn loading(&self) -> bool {
+        self.loading.load(Ordering::Acquire)
+    }
+
     /// Blocking: the loaded model, loading it on first use.
     fn embedder(&self) -> Result<Arc<Encoder>, VectorError> {
         let mut slot = self.slot.lock().map_err(|_| VectorError::Model("embedder lock poisoned".into()))?;
@@ -115,7 +125,10 @@ impl EmbedService {
             return Err(VectorError::NoModel(self.dir.display().to_string()));
         }
         let started = std::time::Instant::now();
-        match Encoder::load(&self.dir, self.kind) {
+        self.loading.store(true, Ordering::Release);
+        let loaded = Encoder::load(&self.dir, self.kind);
+        self.loading.store(false, Ordering::Release);
+        match loaded {
             Ok(e) => {
                 tracing::info!(dir = %self.dir.display(), model = self.kind.model_name(), load_ms = started.elapsed().as_millis() as u64, "embedding model loaded");
                 let e = Arc::new(e);
@@ -208,5 +221,22 @@ mod tests {
         let got = rx.recv_timeout(std::time::Duration::from_secs(10));
         drop(loading);
         assert_eq!(got.expect("the status reads returned while the slot was held"), (false, None));
+    }
+
+    /// A load that ended, here by failing at once on broken model files, leaves no loading state.
+    #[test]
+    fn a_failed_load_leaves_no_loading_state_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("model.safetensors"), b"not a model").unwrap();
+        std::fs::write(dir.path().join("tokenizer.json"), b"{}").unwrap();
+        std::fs::write(dir.path().join("config.json"), b"{}").unwrap();
+        let svc = EmbedService::new(dir.path().to_path_buf(), EncoderKind::Transformer);
+        assert!(!svc.loading());
+        assert!(
+            svc.embed_blocking(&["x".into()]).is_err(),
+            "a broken model is an error, not a panic"
+        );
+        assert!(!svc.loading(), "the status would say loading forever");
+        assert!(svc.load_error().is_some());
     }
 }
