@@ -8,7 +8,7 @@
 
 use std::process::{Command, Stdio};
 
-use crate::support::fake_gemini::{FakeGemini, PROBE, PROBE_DESCRIPTION};
+use crate::support::fake_gemini::{FakeGemini, PROBE_DESCRIPTION};
 use crate::support::{self, TestWorker, fixture_env, memd_in, wait_until};
 
 #[test]
