@@ -9,16 +9,16 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
+use super::tool_names::as_claude_tool;
 use super::types::{ObservationDraft, ToolEvent};
 
 mod path;
 pub(crate) use path::normalize;
 
-/// Tools whose successful calls are read evidence.
-pub(crate) const READ_TOOLS: &[&str] = &["Read", "read_file", "NotebookRead"];
-/// Tools whose successful calls are write evidence (`apply_patch` via its patch text; `replace`
-/// and `write_file` are Gemini CLI's edit and write).
-pub(crate) const WRITE_TOOLS: &[&str] = &["Edit", "MultiEdit", "Write", "NotebookEdit", "write_file", "replace", "apply_patch"];
+/// Tools whose successful calls are read evidence (by their Claude Code name, `tool_names`).
+pub(crate) const READ_TOOLS: &[&str] = &["Read", "NotebookRead"];
+/// Tools whose successful calls are write evidence (`apply_patch` via its patch text).
+pub(crate) const WRITE_TOOLS: &[&str] = &["Edit", "MultiEdit", "Write", "NotebookEdit", "apply_patch"];
 /// Path fields read from a tool input (and from each `edits[]` item of write tools;
 /// `absolute_path`: Gemini CLI's `read_file` before it took `file_path`).
 const PATH_FIELDS: &[&str] = &["file_path", "filePath", "notebook_path", "notebookPath", "absolute_path"];
@@ -46,7 +46,7 @@ pub fn collect<'a>(events: impl IntoIterator<Item = &'a ToolEvent>, project_root
     let mut ev = Evidence::default();
     let (mut seen_read, mut seen_mod) = (HashSet::new(), HashSet::new());
     for event in events.into_iter().filter(|e| !e.is_error) {
-        let name = event.tool_name.as_str();
+        let name = as_claude_tool(&event.tool_name);
         let (list, seen) = if READ_TOOLS.contains(&name) {
             (&mut ev.read, &mut seen_read)
         } else if WRITE_TOOLS.contains(&name) {
@@ -88,7 +88,7 @@ pub fn correct(draft: &mut ObservationDraft, evidence: &Evidence, project_root: 
 /// Normalised file paths named by one read- or write-tool event (any other
 /// tool yields nothing), whether or not the call succeeded, in field order.
 pub(crate) fn event_paths(event: &ToolEvent, project_root: &str) -> Vec<String> {
-    let name = event.tool_name.as_str();
+    let name = as_claude_tool(&event.tool_name);
     let input = &event.tool_input;
     let mut raw = Vec::new();
     if name == "apply_patch" {
@@ -96,7 +96,8 @@ pub(crate) fn event_paths(event: &ToolEvent, project_root: &str) -> Vec<String> 
             raw.extend(patch_headers(&text).into_iter().map(|(_, p)| p));
         }
     } else if READ_TOOLS.contains(&name) {
-        path_fields(input, name == "read_file", &mut raw);
+        // Gemini CLI's `read_file` has also named its file `path`.
+        path_fields(input, event.tool_name == "read_file", &mut raw);
     } else if WRITE_TOOLS.contains(&name) {
         path_fields(input, true, &mut raw);
         if let Some(edits) = input.get("edits").and_then(Value::as_array) {

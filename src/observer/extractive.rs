@@ -17,14 +17,14 @@ pub(crate) mod salient;
 pub(crate) mod symbols;
 
 use super::evidence::{self, Evidence, WRITE_TOOLS};
+use super::tool_names::as_claude_tool;
 use super::types::{ObservationDraft, SummaryDraft, ToolEvent};
 use describe::{cut, display_name, is_interrupted, join_tool, result_line};
 
-/// Tools of group R when successful: reads and searches, Claude Code's and Gemini CLI's
-/// (`read_file` … `google_web_search`).
+/// Tools of group R when successful: reads and searches, by their Claude Code name
+/// (`tool_names`), and Gemini CLI's `read_many_files`, which has no Claude Code twin.
 const READ_GROUP: &[&str] = &[
     "Read",
-    "read_file",
     "NotebookRead",
     "Glob",
     "Grep",
@@ -32,11 +32,6 @@ const READ_GROUP: &[&str] = &[
     "WebFetch",
     "WebSearch",
     "read_many_files",
-    "glob",
-    "grep_search",
-    "list_directory",
-    "web_fetch",
-    "google_web_search",
 ];
 const MAX_FACTS: usize = 10;
 const FACT_MAX: usize = 300;
@@ -59,7 +54,7 @@ struct Built {
 pub fn observe(events: &[ToolEvent], project_root: &str, type_ids: &[&str], concept_ids: &[&str]) -> Vec<ObservationDraft> {
     let (mut w, mut f, mut x, mut r) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for e in events {
-        let name = e.tool_name.as_str();
+        let name = as_claude_tool(&e.tool_name);
         if e.is_error {
             f.push(e);
         } else if WRITE_TOOLS.contains(&name) {

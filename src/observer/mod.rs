@@ -17,6 +17,7 @@
 //! | [`evidence`] | file evidence from the events, and correction of what the observer claims |
 //! | [`extractive`] | the deterministic observer |
 //! | [`fallback`] | the extractive observer over a whole claimed batch (bounded, re-redacted) |
+//! | [`tool_names`] | other hosts' tool names read as Claude Code's |
 
 pub mod bounds;
 pub mod evidence;
@@ -25,5 +26,6 @@ pub mod fallback;
 pub mod job;
 pub mod prompt;
 pub mod setup;
+pub(crate) mod tool_names;
 pub mod types;
 pub mod xml;

@@ -6,11 +6,15 @@
 use serde_json::Value;
 
 use crate::observer::evidence::{self, PatchOp, READ_TOOLS, WRITE_TOOLS};
+use crate::observer::tool_names::as_claude_tool;
 use crate::observer::types::ToolEvent;
 
-/// Shell tools (group X; `<arg>` from `description` / `command`).
-/// Shell tools: Claude Code's, Codex's and Gemini CLI's (`run_shell_command`).
-const SHELL: &[&str] = &["Bash", "PowerShell", "BashOutput", "shell", "exec_command", "run_shell_command"];
+/// What a fetch is known by: Claude Code's `url`, else Gemini CLI's `prompt` (its URLs are in it).
+const FETCH_FIELDS: &[&str] = &["url", "prompt"];
+
+/// Shell tools by their Claude Code name (`tool_names`; group X, `<arg>` from `description` /
+/// `command`).
+const SHELL: &[&str] = &["Bash", "PowerShell", "BashOutput"];
 
 /// `s` cut to at most `max` chars (Unicode scalar values); when cut, the last
 /// kept char is `…`.
@@ -57,7 +61,7 @@ pub(super) fn join_tool(e: &ToolEvent, root: &str) -> String {
 /// What group X shows for a call: the shell `<arg>`, or `<tool> <arg>` for a
 /// tool that is not a shell.
 pub(super) fn command_label(e: &ToolEvent, root: &str) -> String {
-    if SHELL.contains(&e.tool_name.as_str()) {
+    if SHELL.contains(&as_claude_tool(&e.tool_name)) {
         let a = arg(e, root);
         if !a.is_empty() {
             return a;
@@ -69,7 +73,7 @@ pub(super) fn command_label(e: &ToolEvent, root: &str) -> String {
 /// The `<arg>` of a tool call (§16).
 pub(super) fn arg(e: &ToolEvent, root: &str) -> String {
     let input = &e.tool_input;
-    let name = e.tool_name.as_str();
+    let name = as_claude_tool(&e.tool_name);
     let text = |keys: &[&str]| str_field(input, keys).unwrap_or_default().trim().to_owned();
     if SHELL.contains(&name)
         && let Some(a) = shell_arg(input)
@@ -77,15 +81,14 @@ pub(super) fn arg(e: &ToolEvent, root: &str) -> String {
         return a;
     }
     match name {
-        "Grep" | "grep_search" => {
+        "Grep" => {
             let path = path_arg(e, root).unwrap_or_else(|| ".".to_owned());
             format!("\"{}\" in {path}", text(&["pattern"]))
         }
-        "Glob" | "glob" => text(&["pattern"]),
-        "WebFetch" => text(&["url"]),
-        "web_fetch" => text(&["prompt", "url"]),
-        "WebSearch" | "google_web_search" => text(&["query"]),
-        "LS" | "list_directory" => path_arg(e, root).unwrap_or_default(),
+        "Glob" => text(&["pattern"]),
+        "WebFetch" => text(FETCH_FIELDS),
+        "WebSearch" => text(&["query"]),
+        "LS" => path_arg(e, root).unwrap_or_default(),
         "apply_patch" => evidence::event_paths(e, root).join(", "),
         n if READ_TOOLS.contains(&n) || WRITE_TOOLS.contains(&n) => evidence::event_paths(e, root).into_iter().next().unwrap_or_default(),
         _ => generic_arg(input),
@@ -95,12 +98,11 @@ pub(super) fn arg(e: &ToolEvent, root: &str) -> String {
 /// Search term for an R title `Searched for "<term>"` (None for file reads).
 pub(super) fn search_term(e: &ToolEvent, root: &str) -> Option<String> {
     let input = &e.tool_input;
-    let term = match e.tool_name.as_str() {
-        "Grep" | "Glob" | "grep_search" | "glob" => str_field(input, &["pattern"]).map(str::to_owned),
-        "WebSearch" | "google_web_search" => str_field(input, &["query"]).map(str::to_owned),
-        "WebFetch" => str_field(input, &["url"]).map(str::to_owned),
-        "web_fetch" => str_field(input, &["prompt", "url"]).map(str::to_owned),
-        "LS" | "list_directory" => path_arg(e, root),
+    let term = match as_claude_tool(&e.tool_name) {
+        "Grep" | "Glob" => str_field(input, &["pattern"]).map(str::to_owned),
+        "WebSearch" => str_field(input, &["query"]).map(str::to_owned),
+        "WebFetch" => str_field(input, FETCH_FIELDS).map(str::to_owned),
+        "LS" => path_arg(e, root),
         _ => None,
     }?;
     let term = term.trim();
@@ -250,10 +252,10 @@ pub(super) fn write_fact(e: &ToolEvent, root: &str) -> (String, bool) {
     let input = &e.tool_input;
     let paths = evidence::event_paths(e, root);
     let p = paths.first().map_or("?", String::as_str);
+    // Facts name the host's own tool; the arm is the Claude Code tool it stands for.
     let name = e.tool_name.as_str();
-    match name {
-        // Gemini CLI's edit tool is `replace` (file_path, old_string, new_string).
-        "Edit" | "replace" => {
+    match as_claude_tool(name) {
+        "Edit" => {
             let old = line_count(str_field(input, &["old_string", "oldString"]).unwrap_or(""));
             let new = line_count(str_field(input, &["new_string", "newString"]).unwrap_or(""));
             let fact = format!("{name} {p}: replaced {old} line(s) with {new} line(s)");
