@@ -5,6 +5,8 @@
 //! Σ idf(p)·(k1 + 1) over `g`'s forms `p` (bm25's term part is below that for any frequency), so
 //! when the `limit`-th best row among those matching two words or more already beats every such
 //! bound, ranking only those rows gives the same list. Otherwise the caller ranks every match.
+//! Those rows are ranked by one expression of disjoint cases that FTS5 scores exactly as the OR
+//! (up to [`DISJOINT_MAX`] groups), else as the OR's rows found among the pairs'.
 //!
 //! The bound uses upper estimates only: the index's row count from its averages record and, per
 //! form, the largest document count of a vocabulary term it matches (the form's own count is at
@@ -21,6 +23,11 @@ use crate::store::open::vocabulary;
 const K1: f64 = 1.2;
 /// Pair expressions grow with the square of the words; past this many the full ranking is cheaper.
 const MAX_GROUPS: usize = 6;
+/// Up to this many groups with hits the rows of two words or more are ranked as disjoint cases
+/// ([`disjoint`]); above it, as the OR's rows found among the pairs' ([`pairs`]). Each group is
+/// written once per case, and FTS5 scans every phrase's rows for its idf, so the disjoint form
+/// costs more idf scans as groups grow (docs/measurements.md).
+const DISJOINT_MAX: usize = 4;
 
 /// The rows of `expr` (the OR of every form of `groups`) scored by bm25 in score order, up to the
 /// `limit`-th and every row tied with it — or None when pruning cannot prove that list equals the
@@ -58,12 +65,19 @@ pub fn ranked_pruned(
         return Ok(None);
     }
     let single_best = live.iter().map(|(_, b)| *b).fold(0.0, f64::max);
-    let quorum = pairs(&live.iter().map(|(g, _)| *g).collect::<Vec<_>>());
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT rowid, bm25({fts}, {weights}) FROM {fts} WHERE {fts} MATCH ?1
-         AND +rowid IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?2) ORDER BY 2"
-    ))?;
-    let scored = super::search_sql::top_scored(stmt.query([expr, quorum.as_str()])?, limit)?;
+    let live: Vec<&Vec<Form>> = live.iter().map(|(g, _)| *g).collect();
+    let scored = if live.len() <= DISJOINT_MAX {
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT rowid, bm25({fts}, {weights}) FROM {fts} WHERE {fts} MATCH ?1 ORDER BY 2"
+        ))?;
+        super::search_sql::top_scored(stmt.query([disjoint(&live)])?, limit)?
+    } else {
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT rowid, bm25({fts}, {weights}) FROM {fts} WHERE {fts} MATCH ?1
+             AND +rowid IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?2) ORDER BY 2"
+        ))?;
+        super::search_sql::top_scored(stmt.query([expr, pairs(&live).as_str()])?, limit)?
+    };
     // bm25 is negated by FTS5: the better row has the lower score.
     let proven = scored.len() >= limit && -scored[limit - 1].1 > single_best;
     Ok(proven.then_some(scored))
@@ -84,14 +98,37 @@ fn idf(rows: u64, n: u64) -> f64 {
 
 /// `(g1) AND (g2) OR …` over every pair of groups: the rows matching two words or more.
 fn pairs(groups: &[&Vec<Form>]) -> String {
-    let any = |g: &Vec<Form>| g.iter().map(Form::expr).collect::<Vec<_>>().join(" OR ");
     let mut out = Vec::new();
     for (i, a) in groups.iter().enumerate() {
         for b in &groups[i + 1..] {
-            out.push(format!("(({}) AND ({}))", any(a), any(b)));
+            out.push(format!("({} AND {})", any(a), any(b)));
         }
     }
     out.join(" OR ")
+}
+
+/// The rows matching two groups or more as disjoint cases, one per first group matched:
+/// `(g1 AND (g2 OR … OR gn)) OR ((g2 AND (g3 OR …)) NOT g1) OR …`. A row matches exactly one
+/// case, and FTS5 reports a phrase's hits only where its subtree matches, so bm25 over this
+/// expression counts each form of the row once, in the groups' order: the score the OR of the
+/// forms gives (a test compares them row by row), without ranking every OR match.
+fn disjoint(groups: &[&Vec<Form>]) -> String {
+    let or = |gs: &[&Vec<Form>]| gs.iter().map(|g| any(g)).collect::<Vec<_>>().join(" OR ");
+    let mut out = Vec::new();
+    for i in 0..groups.len().saturating_sub(1) {
+        let case = format!("({} AND ({}))", any(groups[i]), or(&groups[i + 1..]));
+        out.push(if i == 0 {
+            case
+        } else {
+            format!("({case} NOT ({}))", or(&groups[..i]))
+        });
+    }
+    out.join(" OR ")
+}
+
+/// One group as an FTS5 expression: the OR of its forms, parenthesised.
+fn any(g: &[Form]) -> String {
+    format!("({})", g.iter().map(Form::expr).collect::<Vec<_>>().join(" OR "))
 }
 
 /// The row count of the FTS5 index: the first varint of its averages record (`_data` id 1).

@@ -64,6 +64,7 @@ fn a_pruned_ranking_equals_the_full_ranking() {
         "retrying uploads",
         "deadlock upload flaky",
         "deadlock only",
+        "kato miran deadlock flaky upload",
         "nothing matches here",
     ] {
         let nat = natural(q);
@@ -115,4 +116,41 @@ fn varints_read_as_sqlite_writes_them() {
     assert_eq!(varint(&[0x86, 0x8D, 0x20]), Some(100_000));
     assert_eq!(varint(&[0x81]), None);
     assert!((idf(100, 100) - 1e-6).abs() < 1e-12, "a phrase in every row is floored");
+}
+
+/// bm25 of every row of `expr`, by rowid.
+fn scores(conn: &Connection, expr: &str) -> std::collections::BTreeMap<i64, f64> {
+    let s = spec(Kind::Observation);
+    let sql = format!("SELECT rowid, bm25({0}, {1}) FROM {0} WHERE {0} MATCH ?1", s.fts, s.weights);
+    let mut stmt = conn.prepare(&sql).expect("prepare");
+    stmt.query_map([expr], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("rows")
+}
+
+#[test]
+fn the_disjoint_cases_score_each_row_as_the_or_of_the_forms_does() {
+    let (_dir, conn) = reader();
+    for q in [
+        "retrying the flaky upload",
+        "deadlock upload flaky",
+        "flaky upload",
+        "deadlock retried flaky uploads",
+    ] {
+        let nat = natural(q);
+        let groups: Vec<&Vec<Form>> = nat.groups.iter().collect();
+        let full = scores(&conn, nat.words.as_deref().expect("words"));
+        let cases = scores(&conn, &disjoint(&groups));
+        let quorum = scores(&conn, &pairs(&groups));
+        assert!(cases.len() > 10, "{q}: {} rows match two words", cases.len());
+        assert_eq!(
+            cases.keys().collect::<Vec<_>>(),
+            quorum.keys().collect::<Vec<_>>(),
+            "{q}: the rows of two words or more"
+        );
+        for (row, score) in &cases {
+            assert_eq!(Some(score), full.get(row), "{q}: row {row}");
+        }
+    }
 }
