@@ -13,6 +13,7 @@ pseudo-relevance feedback (the query moved towards its top 3 fused results, "prf
 
 Needs numpy and tokenizers (`pip install numpy tokenizers`).
 Usage: scripts/static-variants.py <DATA> <MODEL_DIR> <lists.json> [datasets/transcripts]
+(scripts/static-fit.py loads this file for its definitions.)
 """
 import glob, itertools, json, sqlite3, struct, sys
 
@@ -175,18 +176,17 @@ def measure(ranked_lists):
 
 
 keyword_only = measure([[r for r, _ in e["keyword"]] for e in LISTS])["all"]
-for name, table, whole, prf in [("piece", TABLE, False, False), ("word", TABLE, True, False),
-                                ("abtt2", without_top(2), False, False), ("prf", TABLE, False, True)]:
+
+
+def nearest_lists(table, whole=False):
+    """Document and query vectors of `table`, and each question's nearest rows in its project."""
     E = np.array([embed(e, table, whole) for e in encodings])
     D, Q = E[: len(docs)], E[len(docs) :]
-    vec = [nearest(D, qv, q["project"]) for q, qv in zip(questions, Q)]
-    if prf:  # the query moved towards the mean of its top 3 fused results' documents
-        for i, (q, qv, entry) in enumerate(zip(questions, Q, LISTS)):
-            top = set(fuse(entry["keyword"], vec[i])[:3])
-            picked = D[[r in top for r in ROW] & (PROJECT == q["project"])]
-            if len(picked):
-                moved = qv + 0.3 * picked.mean(0)
-                vec[i] = nearest(D, moved / np.linalg.norm(moved), q["project"])
+    return D, Q, [nearest(D, qv, q["project"]) for q, qv in zip(questions, Q)]
+
+
+def report(name, vec):
+    """Prints hybrid at the default fusion, vector-only, and the fusion grid, for one variant."""
     hybrid = measure([fuse(e["keyword"], v) for e, v in zip(LISTS, vec)])
     vector_only = measure([[r for r, _ in v] for v in vec])
     cells = []
@@ -198,4 +198,22 @@ for name, table, whole, prf in [("piece", TABLE, False, False), ("word", TABLE, 
     print(f"{name:6} hybrid all r@1/r@5/MRR {hybrid['all']} paraphrase r@5 {hybrid['paraphrase'][1]} | "
           f"vector-only r@5 {vector_only['all'][1]} paraphrase {vector_only['paraphrase'][1]} | "
           f"grid cells beating keyword: {len(cells)}/20, paraphrase r@5 {min(cells, default=0)}-{max(cells, default=0)}, "
-          f"{margin} of them >= 0.464")
+          f"{margin} of them >= 0.464", flush=True)
+
+
+def variants():
+    for name, table, whole, prf in [("piece", TABLE, False, False), ("word", TABLE, True, False),
+                                    ("abtt2", without_top(2), False, False), ("prf", TABLE, False, True)]:
+        D, Q, vec = nearest_lists(table, whole)
+        if prf:  # the query moved towards the mean of its top 3 fused results' documents
+            for i, (q, qv, entry) in enumerate(zip(questions, Q, LISTS)):
+                top = set(fuse(entry["keyword"], vec[i])[:3])
+                picked = D[[r in top for r in ROW] & (PROJECT == q["project"])]
+                if len(picked):
+                    moved = qv + 0.3 * picked.mean(0)
+                    vec[i] = nearest(D, moved / np.linalg.norm(moved), q["project"])
+        report(name, vec)
+
+
+if __name__ == "__main__":  # scripts/static-fit.py loads the definitions above and runs its own
+    variants()
