@@ -67,10 +67,7 @@ pub fn ranked_pruned(
     let single_best = live.iter().map(|(_, b)| *b).fold(0.0, f64::max);
     let live: Vec<&Vec<Form>> = live.iter().map(|(g, _)| *g).collect();
     let scored = if live.len() <= DISJOINT_MAX {
-        let mut stmt = conn.prepare_cached(&format!(
-            "SELECT rowid, bm25({fts}, {weights}) FROM {fts} WHERE {fts} MATCH ?1 ORDER BY 2"
-        ))?;
-        super::search_sql::top_scored(stmt.query([disjoint(&live)])?, limit)?
+        super::search_sql::ranked_all(conn, fts, weights, &disjoint(&live), limit)?
     } else {
         let mut stmt = conn.prepare_cached(&format!(
             "SELECT rowid, bm25({fts}, {weights}) FROM {fts} WHERE {fts} MATCH ?1

@@ -258,7 +258,7 @@ fn ranked_in_fts(
 }
 
 /// Every match of `expr` scored by bm25, read in score order up to the `limit`-th and its ties.
-fn ranked_all(conn: &Connection, fts: &str, weights: &str, expr: &str, limit: usize) -> Result<Vec<(i64, f64)>, RetrievalError> {
+pub(super) fn ranked_all(conn: &Connection, fts: &str, weights: &str, expr: &str, limit: usize) -> Result<Vec<(i64, f64)>, RetrievalError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT rowid, bm25({fts}, {weights}) FROM {fts} WHERE {fts} MATCH ?1 ORDER BY 2"
     ))?;
