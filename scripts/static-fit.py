@@ -76,7 +76,9 @@ rows, cols, vals = [], [], []
 for i, s in enumerate(ids):
     total = sum(v.WEIGHT[t] for t in s)
     for t in s:
-        rows.append(i), cols.append(col[t]), vals.append(v.WEIGHT[t] / total)
+        rows.append(i)
+        cols.append(col[t])
+        vals.append(v.WEIGHT[t] / total)
 A = sp.csr_matrix((vals, (rows, cols)), shape=(len(ids), len(seen)), dtype=np.float64)
 gram, rhs = (A.T @ A).toarray(), A.T @ U
 H = v.TABLE / v.WEIGHT[:, None] + v.MEAN  # each token's own transformer output
