@@ -1,15 +1,19 @@
-//! The in-process sentence embedder: all-MiniLM-L6-v2 (BERT, 6 layers, 384 dims) on candle.
+//! The in-process sentence embedder: all-MiniLM-L6-v2 (BERT, 6 layers, 384 dims) run by memd's own
+//! CPU forward pass (the `memd-bert` crate).
 //!
-//! Mean pooling over the attention mask, then L2 normalisation — the same vectors as
-//! sentence-transformers. Loading and inference are CPU-bound and blocking: callers run them on a
-//! blocking thread ([`super::service::EmbedService`] does).
+//! Mean pooling over the text's tokens, then L2 normalisation — the same vectors as
+//! sentence-transformers. Each text runs at its own length (nothing is padded); a batch's texts
+//! run in groups whose token rows are stacked, the groups side by side on rayon's pool (low
+//! priority, [`super::service`]), a single text (a search query) on the calling thread. Loading and inference are CPU-bound and blocking: callers run
+//! them on a blocking thread ([`super::service::EmbedService`] does).
 
 use std::path::{Path, PathBuf};
 
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use rayon::prelude::*;
+use tokenizers::{Tokenizer, TruncationParams};
+
+use memd_bert::BertWeights;
+use memd_bert::forward::hidden_states_of_texts;
 
 use super::VectorError;
 
@@ -31,9 +35,8 @@ pub fn model_present(dir: &Path) -> bool {
 
 /// A loaded model with its tokenizer.
 pub struct Embedder {
-    model: BertModel,
+    weights: BertWeights,
     tokenizer: Tokenizer,
-    device: Device,
 }
 
 impl std::fmt::Debug for Embedder {
@@ -50,65 +53,97 @@ impl Embedder {
     /// Loads the model from `dir` (`model.safetensors`, `tokenizer.json`, `config.json`). Blocking.
     pub fn load(dir: &Path) -> Result<Self, VectorError> {
         let path = |f: &str| -> PathBuf { dir.join(f) };
-        let config_text = std::fs::read_to_string(path("config.json")).map_err(|e| model_err(dir, e))?;
-        let config: Config = serde_json::from_str(&config_text).map_err(|e| model_err(dir, e))?;
         let mut tokenizer = Tokenizer::from_file(path("tokenizer.json")).map_err(|e| model_err(dir, e))?;
-        tokenizer.with_padding(Some(PaddingParams {
-            strategy: PaddingStrategy::BatchLongest,
-            ..Default::default()
-        }));
+        tokenizer.with_padding(None);
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length: MAX_TOKENS,
                 ..Default::default()
             }))
             .map_err(|e| model_err(dir, e))?;
-        let weights = std::fs::read(path("model.safetensors")).map_err(|e| model_err(dir, e))?;
-        let device = Device::Cpu;
-        let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device).map_err(|e| model_err(dir, e))?;
-        let model = BertModel::load(vb, &config).map_err(|e| model_err(dir, e))?;
-        Ok(Self { model, tokenizer, device })
+        let weights = BertWeights::load(dir).map_err(|e| model_err(dir, e))?;
+        if weights.config.hidden_size != DIM {
+            return Err(model_err(
+                dir,
+                format!("hidden size {}, memd stores {DIM}", weights.config.hidden_size),
+            ));
+        }
+        Ok(Self { weights, tokenizer })
     }
 
-    /// Embeds `texts` in one forward pass: one L2-normalised vector of [`DIM`] floats per text.
+    /// Embeds `texts`: one L2-normalised vector of [`DIM`] floats per text.
     pub fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, VectorError> {
         self.embed_counted(texts).map(|(v, _)| v)
     }
 
-    /// Like [`Embedder::embed`], also returning the number of real (unpadded) tokens it read.
+    /// Like [`Embedder::embed`], also returning the number of tokens it read.
     pub fn embed_counted(&self, texts: &[String]) -> Result<(Vec<Vec<f32>>, u64), VectorError> {
-        if texts.is_empty() {
-            return Ok((Vec::new(), 0));
-        }
         let inputs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let enc = self
             .tokenizer
             .encode_batch(inputs, true)
             .map_err(|e| VectorError::Embed(e.to_string()))?;
-        let rows = enc.len();
-        let width = enc.first().map(|e| e.get_ids().len()).unwrap_or(0).max(1);
-        let mut ids = Vec::with_capacity(rows * width);
-        let mut mask = Vec::with_capacity(rows * width);
-        for e in &enc {
-            ids.extend(e.get_ids().iter().copied().chain(std::iter::repeat(0)).take(width));
-            mask.extend(e.get_attention_mask().iter().copied().chain(std::iter::repeat(0)).take(width));
+        let ids: Vec<&[u32]> = enc.iter().map(|e| e.get_ids()).collect();
+        let tokens: u64 = ids.iter().map(|i| i.len() as u64).sum();
+        let mut vectors = self.mean_states(&ids)?;
+        for v in &mut vectors {
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+            v.iter_mut().for_each(|x| *x /= norm);
         }
-        let tokens: u64 = mask.iter().map(|m| u64::from(*m)).sum();
-        let run = || -> candle_core::Result<Vec<Vec<f32>>> {
-            let ids = Tensor::from_vec(ids, (rows, width), &self.device)?;
-            let mask = Tensor::from_vec(mask, (rows, width), &self.device)?;
-            let types = ids.zeros_like()?;
-            let hidden = self.model.forward(&ids, &types, Some(&mask))?;
-            // Mean pooling over real tokens.
-            let mask_f = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
-            let summed = hidden.broadcast_mul(&mask_f)?.sum(1)?;
-            let counts = mask_f.sum(1)?.clamp(1e-9f32, f32::MAX)?;
-            let mean = summed.broadcast_div(&counts)?;
-            let norm = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12f32, f32::MAX)?;
-            mean.broadcast_div(&norm)?.to_vec2::<f32>()
-        };
-        run().map(|v| (v, tokens)).map_err(|e| VectorError::Embed(e.to_string()))
+        Ok((vectors, tokens))
     }
+
+    /// The mean of each text's last hidden states, not normalised. Texts run in groups of
+    /// consecutive texts (see [`groups`]); the groups side by side on rayon's pool, a single
+    /// group (a search query) on the calling thread.
+    fn mean_states(&self, ids: &[&[u32]]) -> Result<Vec<Vec<f32>>, VectorError> {
+        let run = |g: &std::ops::Range<usize>| -> Result<Vec<Vec<f32>>, VectorError> {
+            let states = hidden_states_of_texts(&self.weights, &ids[g.clone()]).map_err(|e| VectorError::Embed(e.to_string()))?;
+            Ok(states.iter().map(|s| mean_rows(s)).collect())
+        };
+        let groups = groups(ids, GROUP_ROWS);
+        match groups.as_slice() {
+            [one] => run(one),
+            _ => Ok(groups.par_iter().map(run).collect::<Result<Vec<_>, _>>()?.concat()),
+        }
+    }
+}
+
+/// Token rows a group of texts may stack (the weights are read once per group instead of once per
+/// text). Small on purpose: the dense kernel keeps its input rows in L1, and a group of 128 rows
+/// made batches slower, not faster (`cargo bench --bench vectors`, 16 short sentences: 221/s
+/// against 284/s one text at a time and 293/s at 24; docs/decisions.md).
+const GROUP_ROWS: usize = 24;
+
+/// Consecutive ranges of `ids` holding at most `max_rows` tokens each (a longer text alone), and
+/// at least two ranges when there are two texts or more (two cores).
+fn groups(ids: &[&[u32]], max_rows: usize) -> Vec<std::ops::Range<usize>> {
+    let total: usize = ids.iter().map(|i| i.len()).sum();
+    let cap = if ids.len() > 1 { max_rows.min(total.div_ceil(2)) } else { max_rows }.max(1);
+    let mut out = Vec::new();
+    let (mut start, mut rows) = (0, 0);
+    for (i, t) in ids.iter().enumerate() {
+        if i > start && rows + t.len() > cap {
+            out.push(start..i);
+            (start, rows) = (i, 0);
+        }
+        rows += t.len();
+    }
+    if start < ids.len() || out.is_empty() {
+        out.push(start..ids.len());
+    }
+    out
+}
+
+/// The mean of the `DIM`-wide rows of `states` (zeros for none).
+fn mean_rows(states: &[f32]) -> Vec<f32> {
+    let mut mean = vec![0f32; DIM];
+    for row in states.chunks_exact(DIM) {
+        mean.iter_mut().zip(row).for_each(|(m, v)| *m += v);
+    }
+    let n = (states.len() / DIM).max(1) as f32;
+    mean.iter_mut().for_each(|m| *m /= n);
+    mean
 }
 
 impl Embedder {
@@ -120,15 +155,8 @@ impl Embedder {
     /// The mean of the last hidden states of each row of `ids` (all rows `width` long, no padding),
     /// not normalised: the distillation of the static table reads the model this way.
     pub fn hidden_means(&self, ids: Vec<u32>, width: usize) -> Result<Vec<Vec<f32>>, VectorError> {
-        let rows = ids.len() / width.max(1);
-        let run = || -> candle_core::Result<Vec<Vec<f32>>> {
-            let ids = Tensor::from_vec(ids, (rows, width), &self.device)?;
-            let types = ids.zeros_like()?;
-            let mask = ids.ones_like()?;
-            let hidden = self.model.forward(&ids, &types, Some(&mask))?;
-            hidden.mean(1)?.to_vec2::<f32>()
-        };
-        run().map_err(|e| VectorError::Embed(e.to_string()))
+        let rows: Vec<&[u32]> = ids.chunks(width.max(1)).collect();
+        self.mean_states(&rows)
     }
 }
 
@@ -150,6 +178,19 @@ pub(crate) mod tests {
                 None
             }
         }
+    }
+
+    #[test]
+    fn groups_cover_every_text_in_order_within_the_row_cap() {
+        let t = |n: usize| vec![0u32; n];
+        let texts = [t(10), t(50), t(70), t(200), t(5), t(5)];
+        let ids: Vec<&[u32]> = texts.iter().map(|v| v.as_slice()).collect();
+        let g = groups(&ids, 128);
+        assert_eq!(g, vec![0..2, 2..3, 3..4, 4..6]);
+        // Two short texts still make two groups (two cores); one text is one group.
+        assert_eq!(groups(&ids[4..], 128), vec![0..1, 1..2]);
+        assert_eq!(groups(&ids[..1], 128), vec![0..1]);
+        assert_eq!(groups(&[], 128), vec![0..0]);
     }
 
     #[test]
@@ -193,7 +234,7 @@ pub(crate) mod tests {
         assert!(dot(&alone[0], &v[2]) > 0.9999);
         for (a, b, want) in reference_similarities() {
             let got = sim(a, b);
-            assert!((got - want).abs() < 0.005, "pair {a},{b}: {got} vs reference {want}");
+            assert!((got - want).abs() < 0.0005, "pair {a},{b}: {got} vs reference {want}");
         }
     }
 

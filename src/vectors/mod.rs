@@ -4,7 +4,7 @@
 //! | file | what it holds |
 //! |---|---|
 //! | [`encoder`] | the encoder `MEMD_EMBED_ENCODER` picks: transformer (default) or static table |
-//! | [`embedder`] | all-MiniLM-L6-v2 on candle: mean pooling, L2 normalisation |
+//! | [`embedder`] | all-MiniLM-L6-v2 on the `memd-bert` forward pass: mean pooling, L2 normalisation |
 //! | [`static_embedder`] | the token table distilled from it (model2vec's recipe): a lookup per token |
 //! | [`service`] | the lazily loaded, shared embedder on a blocking thread |
 //! | [`documents`] | the document layout of §8.2: ids, texts, metadata per row |
