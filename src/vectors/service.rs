@@ -28,7 +28,8 @@ pub struct EmbedService {
     /// A load holds the slot now (the transformer takes a second or two, a static table's first
     /// distillation a minute or more).
     loading: AtomicBool,
-    /// Serialises forward passes (two cores: parallel batches only thrash).
+    /// Serialises batches (two cores: parallel batches only thrash); a search query does not
+    /// take it.
     run: Arc<Mutex<()>>,
     /// Forward passes and tokens not yet added to `token_usage` (the sync records them).
     unrecorded: Mutex<Usage>,
@@ -143,9 +144,9 @@ impl EmbedService {
         }
     }
 
-    /// Blocking: embeds `texts` in batches of [`MAX_BATCH`]. Texts are batched in length order
-    /// (a batch is padded to its longest text, so one long document among short ones would make
-    /// every row of its batch pay for its length); the vectors come back in the input order.
+    /// Blocking: embeds `texts` in batches of [`MAX_BATCH`], in length order (a batch's texts run
+    /// side by side on the pool, so similar lengths keep its threads equally busy); the vectors
+    /// come back in the input order.
     pub fn embed_blocking(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, VectorError> {
         let embedder = self.embedder()?;
         let mut order: Vec<usize> = (0..texts.len()).collect();
@@ -186,7 +187,18 @@ impl EmbedService {
         if let Some(v) = self.queries.lock().ok().and_then(|c| c.get(text)) {
             return Ok(v);
         }
-        let mut v = self.embed(vec![text.to_owned()]).await?;
+        let me = self.clone();
+        let texts = vec![text.to_owned()];
+        // Not behind the backfill's turn (`run`): a query would wait for a whole batch, and it is
+        // one short text on this blocking thread at normal priority, while a batch's texts run
+        // on the low-priority pool.
+        let mut v = tokio::task::spawn_blocking(move || {
+            let (v, tokens) = me.embedder()?.embed_counted(&texts)?;
+            me.add_usage(Usage { calls: 1, tokens });
+            Ok::<_, VectorError>(v)
+        })
+        .await
+        .map_err(|e| VectorError::Embed(format!("embedding task: {e}")))??;
         let v = Arc::new(v.pop().ok_or_else(|| VectorError::Embed("no vector".into()))?);
         if let Ok(mut c) = self.queries.lock() {
             c.put(text, v.clone());
@@ -221,6 +233,30 @@ mod tests {
         let got = rx.recv_timeout(std::time::Duration::from_secs(10));
         drop(loading);
         assert_eq!(got.expect("the status reads returned while the slot was held"), (false, None));
+    }
+
+    /// A search query is embedded while a backfill batch holds the turn: it used to wait for the
+    /// batch (seconds), and the search's 800 ms budget then dropped its vector half.
+    #[tokio::test]
+    async fn a_query_does_not_wait_for_a_backfill_batch() {
+        let Some(dir) = crate::vectors::embedder::tests::test_model_dir() else {
+            return;
+        };
+        let svc = EmbedService::new(dir, EncoderKind::Transformer);
+        let (held_tx, held_rx) = std::sync::mpsc::channel();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let run = svc.run.clone();
+        let holder = std::thread::spawn(move || {
+            let _batch = run.lock().expect("turn");
+            held_tx.send(()).expect("held");
+            let _ = release_rx.recv();
+        });
+        held_rx.recv().expect("the batch holds the turn");
+        let got = tokio::time::timeout(std::time::Duration::from_secs(60), svc.embed_query("how do we stop the daemon")).await;
+        release_tx.send(()).expect("release");
+        holder.join().expect("holder");
+        let v = got.expect("the query waited for the batch").expect("embedded");
+        assert_eq!(v.len(), crate::vectors::embedder::DIM);
     }
 
     /// A load that ended, here by failing at once on broken model files, leaves no loading state.
