@@ -146,15 +146,23 @@ impl EmbedService {
 
     /// Blocking: embeds `texts` in batches of [`MAX_BATCH`], in length order (a batch's texts run
     /// side by side on the pool, so similar lengths keep its threads equally busy); the vectors
-    /// come back in the input order.
+    /// come back in the input order. Each batch takes the turn (`run`).
     pub fn embed_blocking(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, VectorError> {
+        self.embed_batches(texts, true)
+    }
+
+    fn embed_batches(&self, texts: &[String], take_turn: bool) -> Result<Vec<Vec<f32>>, VectorError> {
         let embedder = self.embedder()?;
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| texts[i].len());
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
         for chunk in order.chunks(MAX_BATCH) {
             let batch: Vec<String> = chunk.iter().map(|&i| texts[i].clone()).collect();
-            let _turn = self.run.lock().map_err(|_| VectorError::Embed("embedder lock poisoned".into()))?;
+            let _turn = if take_turn {
+                Some(self.run.lock().map_err(|_| VectorError::Embed("embedder lock poisoned".into()))?)
+            } else {
+                None
+            };
             let (vectors, tokens) = embedder.embed_counted(&batch)?;
             for (&i, v) in chunk.iter().zip(vectors) {
                 out[i] = v;
@@ -187,18 +195,11 @@ impl EmbedService {
         if let Some(v) = self.queries.lock().ok().and_then(|c| c.get(text)) {
             return Ok(v);
         }
-        let me = self.clone();
         let texts = vec![text.to_owned()];
-        // Not behind the backfill's turn (`run`): a query would wait for a whole batch, and it is
-        // one short text on this blocking thread at normal priority, while a batch's texts run
-        // on the low-priority pool.
-        let mut v = tokio::task::spawn_blocking(move || {
-            let (v, tokens) = me.embedder()?.embed_counted(&texts)?;
-            me.add_usage(Usage { calls: 1, tokens });
-            Ok::<_, VectorError>(v)
-        })
-        .await
-        .map_err(|e| VectorError::Embed(format!("embedding task: {e}")))??;
+        // Not behind the backfill's turn: a query would wait for a whole batch, and it is one
+        // short text on its blocking thread at normal priority, while a batch's texts run on the
+        // low-priority pool.
+        let mut v = self.on_blocking_thread(move |me| me.embed_batches(&texts, false)).await?;
         let v = Arc::new(v.pop().ok_or_else(|| VectorError::Embed("no vector".into()))?);
         if let Ok(mut c) = self.queries.lock() {
             c.put(text, v.clone());
@@ -208,8 +209,15 @@ impl EmbedService {
 
     /// Embeds `texts` on a blocking thread.
     pub async fn embed(self: &Arc<Self>, texts: Vec<String>) -> Result<Vec<Vec<f32>>, VectorError> {
+        self.on_blocking_thread(move |me| me.embed_blocking(&texts)).await
+    }
+
+    async fn on_blocking_thread<T: Send + 'static>(
+        self: &Arc<Self>,
+        work: impl FnOnce(&Self) -> Result<T, VectorError> + Send + 'static,
+    ) -> Result<T, VectorError> {
         let me = self.clone();
-        tokio::task::spawn_blocking(move || me.embed_blocking(&texts))
+        tokio::task::spawn_blocking(move || work(&me))
             .await
             .map_err(|e| VectorError::Embed(format!("embedding task: {e}")))?
     }
