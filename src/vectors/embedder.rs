@@ -4,8 +4,9 @@
 //! Mean pooling over the text's tokens, then L2 normalisation — the same vectors as
 //! sentence-transformers. Each text runs at its own length (nothing is padded); a batch's texts
 //! run in groups whose token rows are stacked, the groups side by side on rayon's pool (low
-//! priority, [`super::service`]), a single text (a search query) on the calling thread. Loading and inference are CPU-bound and blocking: callers run
-//! them on a blocking thread ([`super::service::EmbedService`] does).
+//! priority, [`super::service`]), a single text (a search query) on the calling thread. Loading
+//! and inference are CPU-bound and blocking: callers run them on a blocking thread
+//! ([`super::service::EmbedService`] does).
 
 use std::path::{Path, PathBuf};
 
@@ -169,10 +170,14 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 pub(crate) mod tests {
     use super::*;
 
-    /// The model directory of the tests (`MEMD_TEST_MODEL_DIR`, set by `.ci/run`), or None with a note.
+    /// The model directory of the tests (`MEMD_TEST_MODEL_DIR`, set by `.ci/run`), or None with a
+    /// note — a failure under `MEMD_REQUIRE_FIXTURES=1` (CI), as the integration tests' fixtures.
     pub(crate) fn test_model_dir() -> Option<PathBuf> {
         match std::env::var("MEMD_TEST_MODEL_DIR") {
             Ok(d) if model_present(Path::new(&d)) => Some(PathBuf::from(d)),
+            _ if std::env::var("MEMD_REQUIRE_FIXTURES").is_ok_and(|v| v == "1") => {
+                panic!("MEMD_TEST_MODEL_DIR does not hold the all-MiniLM-L6-v2 files; MEMD_REQUIRE_FIXTURES=1 makes that a failure")
+            }
             _ => {
                 eprintln!("skipped: MEMD_TEST_MODEL_DIR does not hold the all-MiniLM-L6-v2 files");
                 None
