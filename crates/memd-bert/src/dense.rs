@@ -70,10 +70,6 @@ impl Linear {
         Self::new(&weight, bias, inp)
     }
 
-    pub fn outputs(&self) -> usize {
-        self.out
-    }
-
     /// `rows` input rows (`x`, `rows × inp`) → `rows × out` outputs, replacing `y`'s contents.
     pub fn forward(&self, x: &[f32], rows: usize, y: &mut Vec<f32>) {
         assert_eq!(x.len(), rows * self.inp, "input of the wrong size");
@@ -176,8 +172,22 @@ mod avx2 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Deterministic numbers in [-0.5, 0.5) (the tests' weights and inputs).
+    pub(crate) struct Numbers(pub u64);
+
+    impl Numbers {
+        pub(crate) fn take(&mut self, n: usize) -> Vec<f32> {
+            (0..n)
+                .map(|_| {
+                    self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    ((self.0 >> 40) as f32 / (1u64 << 24) as f32) - 0.5
+                })
+                .collect()
+        }
+    }
 
     fn naive(l: &Linear, x: &[f32], rows: usize) -> Vec<f32> {
         let mut y = vec![0f32; rows * l.out];
@@ -197,15 +207,11 @@ mod tests {
     /// multiple of a panel) agrees with a plain f64 loop, on the fast kernel and the portable one.
     #[test]
     fn the_kernels_agree_with_a_plain_loop() {
-        let mut seed = 7u64;
-        let mut next = move || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((seed >> 40) as f32 / (1u64 << 24) as f32) - 0.5
-        };
+        let mut r = Numbers(7);
         for (inp, out, rows) in [(16, 7, 5), (384, 1152, 12), (40, 3, 1), (24, 8, 9), (12, 40, 31), (5, 17, 3)] {
-            let w: Vec<f32> = (0..inp * out).map(|_| next()).collect();
-            let l = Linear::new(&w, (0..out).map(|_| next()).collect(), inp).unwrap();
-            let x: Vec<f32> = (0..rows * inp).map(|_| next()).collect();
+            let w = r.take(inp * out);
+            let l = Linear::new(&w, r.take(out), inp).unwrap();
+            let x = r.take(rows * inp);
             let want = naive(&l, &x, rows);
             let mut fast = Vec::new();
             l.forward(&x, rows, &mut fast);

@@ -1,5 +1,6 @@
-//! The BERT encoder's forward pass on the CPU, for one text at a time: its token ids in, the last
-//! hidden states out. No padding and no mask (a text is run at its own length), no tensor library:
+//! The BERT encoder's forward pass on the CPU: token ids in, the last hidden states out, for one
+//! text or several stacked. No padding and no mask (each text runs at its own length, attention
+//! stays within it), no tensor library:
 //! the dense layers are [`crate::dense::Linear`], the rest (embeddings, attention, layer norm,
 //! GELU) are plain loops over a few small buffers. Same arithmetic as Hugging Face's `BertModel`
 //! (post-norm layers, exact-erf GELU), in f32 arithmetic over f16 weights.
@@ -201,20 +202,16 @@ mod tests {
     use super::*;
 
     use crate::dense::Linear;
+    use crate::dense::tests::Numbers;
     use crate::weights::{BertConfig, Layer};
 
-    /// Deterministic numbers in [-0.5, 0.5).
-    struct Numbers(u64);
+    /// The model's parts from the tests' numbers.
+    trait Parts {
+        fn norm(&mut self, h: usize) -> Norm;
+        fn linear(&mut self, out: usize, inp: usize) -> Linear;
+    }
 
-    impl Numbers {
-        fn take(&mut self, n: usize) -> Vec<f32> {
-            (0..n)
-                .map(|_| {
-                    self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    ((self.0 >> 40) as f32 / (1u64 << 24) as f32) - 0.5
-                })
-                .collect()
-        }
+    impl Parts for Numbers {
         fn norm(&mut self, h: usize) -> Norm {
             Norm {
                 gamma: self.take(h).iter().map(|g| 1.0 + g).collect(),

@@ -1,6 +1,6 @@
 //! memd's CPU forward pass of a BERT encoder (all-MiniLM-L6-v2 and its kind), for sentence
-//! embeddings: one text at a time, at its own length, with f16 weights and f32 arithmetic, and no
-//! tensor library.
+//! embeddings: each text at its own length (several may be stacked into one pass), with f16
+//! weights and f32 arithmetic, and no tensor library.
 //!
 //! | file | what it holds |
 //! |---|---|
