@@ -5,8 +5,10 @@
 //! - nearest-neighbour query p50 over 100,000 documents in sqlite-vec (vectors are synthetic random
 //!   unit vectors: embedding 100,000 texts would take ~30 min here) — with and without a project scope;
 //! - RSS of this process before and after loading the model, and of a worker after its backfill;
-//! - ingest throughput (acknowledged observations/s, 8 clients, median of 3 alternating rounds) of a worker with vectors enabled vs
-//!   `MEMD_EMBEDDINGS=none` (embedding runs after the acknowledgement).
+//! - ingest throughput (acknowledged observations/s, 8 clients) and acknowledgement p50/p99 of a worker
+//!   with vectors enabled, its backfill busy through the round, vs `MEMD_EMBEDDINGS=none`: 7 pairs of
+//!   rounds in alternating order, the median of the pairs' ratios (embedding runs after the
+//!   acknowledgement).
 //!
 //! Run: `MEMD_TEST_MODEL_DIR=<dir> cargo bench --bench vectors`.
 
@@ -211,32 +213,39 @@ impl Worker {
             / 1024.0
     }
 
-    /// Posts `total` observations from 8 clients; acknowledged observations per second.
-    fn ingest(&self, total: usize, round: usize) -> f64 {
+    /// Posts `total` observations from 8 clients: acknowledged observations per second, and each
+    /// request's time to its acknowledgement.
+    fn ingest(&self, total: usize, round: usize) -> (f64, Vec<Duration>) {
         let next = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let t0 = Instant::now();
-        std::thread::scope(|s| {
-            for c in 0..8 {
-                let next = next.clone();
-                s.spawn(move || {
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        if i >= total {
-                            return;
+        let latencies = std::thread::scope(|s| {
+            let clients: Vec<_> = (0..8)
+                .map(|c| {
+                    let next = next.clone();
+                    s.spawn(move || {
+                        let mut took = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            if i >= total {
+                                return took;
+                            }
+                            let body = serde_json::json!({
+                                "contentSessionId": format!("bench-{round}-{c}"), "tool_name": "Bash",
+                                "tool_input": {"command": format!("cargo test case_{round}_{i}"), "description": format!("run test case {i} of suite {c}")},
+                                "tool_response": {"stdout": format!("test case_{i} ... ok ({} ms)", i * 7 % 1000), "stderr": ""},
+                                "tool_use_id": format!("toolu_{round}_{c}_{i}"), "cwd": "/home/dev/shop",
+                            })
+                            .to_string();
+                            let t = Instant::now();
+                            assert_eq!(self.call("POST", "/api/sessions/observations", Some(&body)).status, 200);
+                            took.push(t.elapsed());
                         }
-                        let body = serde_json::json!({
-                            "contentSessionId": format!("bench-{round}-{c}"), "tool_name": "Bash",
-                            "tool_input": {"command": format!("cargo test case_{round}_{i}"), "description": format!("run test case {i} of suite {c}")},
-                            "tool_response": {"stdout": format!("test case_{i} ... ok ({} ms)", i * 7 % 1000), "stderr": ""},
-                            "tool_use_id": format!("toolu_{round}_{c}_{i}"), "cwd": "/home/dev/shop",
-                        })
-                        .to_string();
-                        assert_eq!(self.call("POST", "/api/sessions/observations", Some(&body)).status, 200);
-                    }
-                });
-            }
+                    })
+                })
+                .collect();
+            clients.into_iter().flat_map(|c| c.join().unwrap()).collect::<Vec<_>>()
         });
-        total as f64 / t0.elapsed().as_secs_f64()
+        (total as f64 / t0.elapsed().as_secs_f64(), latencies)
     }
 }
 
@@ -262,36 +271,63 @@ fn drain(w: &Worker) -> Option<f64> {
     None
 }
 
-/// Ingest rate with vectors off and on: three alternating rounds of 1,500 observations each, the
-/// worker with vectors drained (stored and embedded) before every round, medians reported.
+fn percentile_ms(v: &mut [Duration], q: f64) -> f64 {
+    v.sort();
+    v[((v.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1000.0
+}
+
+/// Ingest with vectors off and on: `PAIRS` pairs of rounds of 1,500 observations, the order within
+/// a pair alternating (off-on, on-off, …) so that a drift of the machine falls on both sides. The
+/// vectors-on worker embeds the round's observations while it ingests them (its backfill, on both
+/// cores at nice 10, is busy for the whole round and ~30 s after) and is drained before the next
+/// round of either worker, so the vectors-off rounds never share the machine with an embedding.
+/// Reported: the median of the pairs' rate ratios, and acknowledgement p50/p99 over all rounds.
 fn ingest_report() {
+    const PAIRS: usize = 7;
     let Some(model) = model_dir() else { return };
     let model = model.to_string_lossy().to_string();
     let off = Worker::start(&[("MEMD_EMBEDDINGS", "none")]);
     let on = Worker::start(&[("MEMD_EMBED_MODEL_DIR", &model)]);
-    let (mut rates_off, mut rates_on) = (Vec::new(), Vec::new());
-    for round in 0..3 {
-        rates_off.push(off.ingest(1_500, round));
-        std::thread::sleep(Duration::from_secs(2));
-        rates_on.push(on.ingest(1_500, round));
-        let took = drain(&on).unwrap_or(f64::NAN);
-        println!(
-            "  round: {:.0} obs/s off, {:.0} obs/s on; embedded after ingest in {took:.1} s",
-            rates_off.last().unwrap(),
-            rates_on.last().unwrap()
-        );
+    let (mut lat_off, mut lat_on, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..PAIRS {
+        let run_off = |lat: &mut Vec<Duration>| {
+            let (rate, l) = off.ingest(1_500, round);
+            lat.extend(l);
+            rate
+        };
+        let run_on = |lat: &mut Vec<Duration>| {
+            let (rate, l) = on.ingest(1_500, round);
+            lat.extend(l);
+            let took = drain(&on).unwrap_or(f64::NAN);
+            (rate, took)
+        };
+        let (rate_off, (rate_on, took)) = if round % 2 == 0 {
+            let r = run_off(&mut lat_off);
+            (r, run_on(&mut lat_on))
+        } else {
+            let r = run_on(&mut lat_on);
+            (run_off(&mut lat_off), r)
+        };
+        ratios.push(rate_on / rate_off);
+        println!("  round {round}: {rate_off:.0} obs/s off, {rate_on:.0} obs/s on; embedded after ingest in {took:.1} s");
     }
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let (rate_off, rate_on) = (median(rates_off), median(rates_on));
+    ratios.sort_by(f64::total_cmp);
     println!(
-        "ingest, 3 rounds of 1,500 observations from 8 clients: median {rate_off:.0} obs/s with vectors off, {rate_on:.0} obs/s with vectors on ({:+.1} %)",
-        (rate_on / rate_off - 1.0) * 100.0
+        "ingest, {PAIRS} alternating pairs of rounds of 1,500 observations from 8 clients: vectors on / off, median {:+.1} % (pairs {:+.1} … {:+.1} %)",
+        (ratios[PAIRS / 2] - 1.0) * 100.0,
+        (ratios[0] - 1.0) * 100.0,
+        (ratios[PAIRS - 1] - 1.0) * 100.0
     );
     println!(
-        "worker RSS with the model loaded, after embedding 4,500 observations: {:.0} MB",
+        "acknowledgement p50 / p99: {:.2} / {:.2} ms with vectors off, {:.2} / {:.2} ms with vectors on",
+        percentile_ms(&mut lat_off, 0.5),
+        percentile_ms(&mut lat_off, 0.99),
+        percentile_ms(&mut lat_on, 0.5),
+        percentile_ms(&mut lat_on, 0.99)
+    );
+    println!(
+        "worker RSS with the model loaded, after embedding {} observations: {:.0} MB",
+        PAIRS * 1_500,
         on.rss_mb()
     );
 }
