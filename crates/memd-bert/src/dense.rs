@@ -7,7 +7,8 @@
 //! up to 6 input rows × 16 outputs in registers and walks `k`, one broadcast input times two
 //! vectors of weights per row — no horizontal sums, nothing packed or allocated per call. Rows go
 //! in blocks of 24, each block reading every panel once: for the dozen tokens of a search query
-//! the weights are read from memory once per layer. Other CPUs run the portable loop.
+//! the weights are read from memory once per layer. Blocks, and the tiles of a block, are the
+//! fewest and most even the rows allow (each tile walks the whole panel). Other CPUs run the portable loop.
 
 use half::f16;
 
@@ -114,28 +115,41 @@ mod avx2 {
     pub(super) unsafe fn forward(l: &Linear, x: &[f32], rows: usize, y: &mut [f32]) {
         let panels = l.out.div_ceil(PANEL);
         let mut r0 = 0;
-        while r0 < rows {
-            let end = (r0 + ROW_BLOCK).min(rows);
+        for block in even_parts(rows, ROW_BLOCK) {
+            let end = r0 + block;
             for p in 0..panels {
                 let mut r = r0;
-                while r + 6 <= end {
-                    unsafe { tile::<6>(l, x, r, p, y) };
-                    r += 6;
-                }
-                if r + 4 <= end {
-                    unsafe { tile::<4>(l, x, r, p, y) };
-                    r += 4;
-                }
-                if r + 2 <= end {
-                    unsafe { tile::<2>(l, x, r, p, y) };
-                    r += 2;
-                }
-                if r < end {
-                    unsafe { tile::<1>(l, x, r, p, y) };
+                for rows in tile_rows(end - r0) {
+                    // SAFETY: rows r..r + rows lie within this block (the tiles sum to its rows).
+                    unsafe {
+                        match rows {
+                            6 => tile::<6>(l, x, r, p, y),
+                            5 => tile::<5>(l, x, r, p, y),
+                            4 => tile::<4>(l, x, r, p, y),
+                            3 => tile::<3>(l, x, r, p, y),
+                            2 => tile::<2>(l, x, r, p, y),
+                            _ => tile::<1>(l, x, r, p, y),
+                        }
+                    }
+                    r += rows;
                 }
             }
             r0 = end;
         }
+    }
+
+    /// A block's rows as the fewest tiles of at most 6 rows, as even as possible: each tile reads
+    /// the whole panel, and a tile of one or two rows waits on its FMA chains (4 cycles each)
+    /// instead of filling both FMA units, so 15 rows run as 5 + 5 + 5, not 6 + 6 + 2 + 1
+    /// (measured: 15 tokens 6.1–7.9 → 4.9–5.0 ms, docs/decisions.md).
+    pub(super) fn tile_rows(rows: usize) -> impl Iterator<Item = usize> {
+        even_parts(rows, 6)
+    }
+
+    /// `n` split into the fewest parts of at most `max`, their sizes differing by one at most.
+    fn even_parts(n: usize, max: usize) -> impl Iterator<Item = usize> {
+        let parts = n.div_ceil(max);
+        (0..parts).map(move |t| n / parts + usize::from(t < n % parts))
     }
 
     /// Panel `p`'s outputs of input rows `r..r + R`.
@@ -208,7 +222,17 @@ pub(crate) mod tests {
     #[test]
     fn the_kernels_agree_with_a_plain_loop() {
         let mut r = Numbers(7);
-        for (inp, out, rows) in [(16, 7, 5), (384, 1152, 12), (40, 3, 1), (24, 8, 9), (12, 40, 31), (5, 17, 3)] {
+        for (inp, out, rows) in [
+            (16, 7, 5),
+            (384, 1152, 12),
+            (40, 3, 1),
+            (24, 8, 9),
+            (12, 40, 31),
+            (5, 17, 3),
+            (7, 9, 2),
+            (33, 20, 14),
+            (64, 16, 15),
+        ] {
             let w = r.take(inp * out);
             let l = Linear::new(&w, r.take(out), inp).unwrap();
             let x = r.take(rows * inp);
@@ -221,6 +245,23 @@ pub(crate) mod tests {
                 assert!((fast[i] - w).abs() < 1e-4, "fast {inp}x{out} at {i}: {} vs {w}", fast[i]);
                 assert!((portable[i] - w).abs() < 1e-4, "portable {inp}x{out} at {i}");
             }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn a_block_is_the_fewest_even_tiles() {
+        let tile_rows = |rows| super::avx2::tile_rows(rows).collect::<Vec<_>>();
+        assert_eq!(tile_rows(15), vec![5, 5, 5]);
+        assert_eq!(tile_rows(13), vec![5, 4, 4]);
+        assert_eq!(tile_rows(12), vec![6, 6]);
+        assert_eq!(tile_rows(1), vec![1]);
+        assert_eq!(tile_rows(0), Vec::<usize>::new());
+        for rows in 1..=24 {
+            let t = tile_rows(rows);
+            assert_eq!(t.iter().sum::<usize>(), rows);
+            assert_eq!(t.len(), rows.div_ceil(6));
+            assert!(t.iter().all(|&r| (1..=6).contains(&r)));
         }
     }
 
