@@ -8,7 +8,8 @@
 //! vectors of weights per row — no horizontal sums, nothing packed or allocated per call. Rows go
 //! in blocks of 24, each block reading every panel once: for the dozen tokens of a search query
 //! the weights are read from memory once per layer. Blocks, and the tiles of a block, are the
-//! fewest and most even the rows allow (each tile walks the whole panel). Other CPUs run the portable loop.
+//! fewest and most even the rows allow (each tile walks the whole panel). Other CPUs run the
+//! portable loop.
 
 use half::f16;
 
