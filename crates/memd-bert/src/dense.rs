@@ -17,6 +17,11 @@ use half::f16;
 const PANEL: usize = 16;
 /// Input rows per block (the weights are streamed once per block).
 const ROW_BLOCK: usize = 24;
+/// Input rows per register tile at most. A block's rows are cut into the fewest tiles, as even as
+/// possible: each tile walks the whole panel, and a tile of one or two rows waits on its FMA
+/// chains (4 cycles each) instead of filling both FMA units, so 15 rows run as 5 + 5 + 5, not
+/// 6 + 6 + 2 + 1 (measured: 15 tokens 6.1–7.9 → 4.9–5.0 ms, docs/decisions.md).
+const TILE_ROWS: usize = 6;
 
 /// A dense layer: `out` outputs from `inp` inputs.
 pub struct Linear {
@@ -107,7 +112,7 @@ impl Linear {
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::{Linear, PANEL, ROW_BLOCK};
+    use super::{Linear, PANEL, ROW_BLOCK, TILE_ROWS};
     use std::arch::x86_64::*;
 
     /// The blocked kernel. Safety: AVX2, FMA and F16C present, `x.len() == rows × inp`,
@@ -117,13 +122,12 @@ mod avx2 {
         let panels = l.out.div_ceil(PANEL);
         let mut r0 = 0;
         for block in even_parts(rows, ROW_BLOCK) {
-            let end = r0 + block;
             for p in 0..panels {
                 let mut r = r0;
-                for rows in tile_rows(end - r0) {
-                    // SAFETY: rows r..r + rows lie within this block (the tiles sum to its rows).
+                for height in even_parts(block, TILE_ROWS) {
+                    // SAFETY: rows r..r + height lie within this block (the tiles sum to its rows).
                     unsafe {
-                        match rows {
+                        match height {
                             6 => tile::<6>(l, x, r, p, y),
                             5 => tile::<5>(l, x, r, p, y),
                             4 => tile::<4>(l, x, r, p, y),
@@ -132,23 +136,16 @@ mod avx2 {
                             _ => tile::<1>(l, x, r, p, y),
                         }
                     }
-                    r += rows;
+                    r += height;
                 }
             }
-            r0 = end;
+            r0 += block;
         }
     }
 
-    /// A block's rows as the fewest tiles of at most 6 rows, as even as possible: each tile reads
-    /// the whole panel, and a tile of one or two rows waits on its FMA chains (4 cycles each)
-    /// instead of filling both FMA units, so 15 rows run as 5 + 5 + 5, not 6 + 6 + 2 + 1
-    /// (measured: 15 tokens 6.1–7.9 → 4.9–5.0 ms, docs/decisions.md).
-    pub(super) fn tile_rows(rows: usize) -> impl Iterator<Item = usize> {
-        even_parts(rows, 6)
-    }
-
-    /// `n` split into the fewest parts of at most `max`, their sizes differing by one at most.
-    fn even_parts(n: usize, max: usize) -> impl Iterator<Item = usize> {
+    /// `n` split into the fewest parts of at most `max`, their sizes differing by one at most: the
+    /// blocks of the rows, and the tiles of a block.
+    pub(super) fn even_parts(n: usize, max: usize) -> impl Iterator<Item = usize> {
         let parts = n.div_ceil(max);
         (0..parts).map(move |t| n / parts + usize::from(t < n % parts))
     }
@@ -252,7 +249,7 @@ pub(crate) mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn a_block_is_the_fewest_even_tiles() {
-        let tile_rows = |rows| super::avx2::tile_rows(rows).collect::<Vec<_>>();
+        let tile_rows = |rows| super::avx2::even_parts(rows, TILE_ROWS).collect::<Vec<_>>();
         assert_eq!(tile_rows(15), vec![5, 5, 5]);
         assert_eq!(tile_rows(13), vec![5, 4, 4]);
         assert_eq!(tile_rows(12), vec![6, 6]);

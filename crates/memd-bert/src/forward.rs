@@ -156,13 +156,9 @@ fn weighted_sum<'a, const D: usize>(p: &[f32], values: impl Fn(usize) -> &'a [f3
 #[inline(always)]
 fn softmax(s: &mut [f32]) {
     let max = s.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let mut sum = 0.0;
-    for v in s.iter_mut() {
-        *v = exp_le_zero(*v - max);
-    }
-    for v in s.iter() {
-        sum += *v;
-    }
+    // The exponentials in a loop of their own, so that it vectorises.
+    s.iter_mut().for_each(|v| *v = exp_le_zero(*v - max));
+    let sum: f32 = s.iter().sum();
     s.iter_mut().for_each(|v| *v /= sum);
 }
 
