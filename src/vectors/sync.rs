@@ -17,7 +17,9 @@ use crate::store::batch::{UsageDelta, record_usage};
 
 /// Rows taken per step.
 pub const ROWS_PER_STEP: usize = 64;
-/// Texts per forward pass of the sync: small, so a search query waits at most one short pass.
+/// Texts per embedding call of the sync. Chosen small when a search query waited for the sync's
+/// call; a query no longer takes the batches' turn, and 64 texts a call measured the same backfill
+/// (docs/measurements.md), so 16 stays.
 const SYNC_CHUNK: usize = 16;
 
 /// What a step did.
@@ -62,7 +64,8 @@ pub async fn reindex(store: &Store) -> Result<(), VectorError> {
     Ok(())
 }
 
-/// Embeds a step's documents in length order (each pass is padded to its longest text).
+/// Embeds a step's documents in length order (a call's texts run side by side on the pool, so
+/// similar lengths keep its threads equally busy).
 async fn embed_docs(embed: &Arc<EmbedService>, mut docs: Vec<Document>) -> Result<Vec<(Document, Vec<f32>)>, VectorError> {
     docs.sort_by_key(|d| d.text.len());
     let mut out = Vec::with_capacity(docs.len());
