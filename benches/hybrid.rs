@@ -9,7 +9,9 @@
 //! transformer, or `static`), else a random vector, said in the report.
 //!
 //! A one-shot report prints p50/p99 over 60 runs per query of: the keyword half, the vector half
-//! (query embedding + scope expansion + binary k-NN + exact re-ranking), and the whole hybrid
+//! (query embedding + scope expansion + binary k-NN from the in-memory code index, as the worker
+//! queries once it is built + exact re-ranking; `HYBRID_SQLITE_VEC=1` takes the k-NN from
+//! sqlite-vec's `vectors_bin` instead, as a query before the build does), and the whole hybrid
 //! search as `GET /api/search` runs it: both halves side by side (two read connections, as the
 //! route uses two pool connections), then fusion and paging. `HYBRID_KNN_ONLY=1` times only the
 //! binary k-NN (for profiling). Run: `MEMD_TEST_MODEL_DIR=<dir> cargo bench --bench hybrid`.
@@ -21,6 +23,7 @@ use memd::config::{EncoderKind, RawSettings};
 use memd::retrieval::fusion::{Fusion, Near};
 use memd::retrieval::search_sql::{Filters, MatchSpec, candidates, spec};
 use memd::retrieval::{Kind, RecordId, Scope, SearchRequest, finish, keyword_phase, search_with};
+use memd::vectors::codes::CodeIndex;
 use memd::vectors::documents::DocKind;
 use memd::vectors::embedder::DIM;
 use memd::vectors::encoder::Encoder;
@@ -182,7 +185,7 @@ fn percentiles(mut v: Vec<Duration>) -> (f64, f64) {
 }
 
 /// The vector half as the route runs it: embed, expand the scope, k-NN, collapse to rows.
-fn vector_half(conn: &Connection, embed: &dyn Fn(&str) -> Vec<f32>, req: &SearchRequest) -> Vec<Near> {
+fn vector_half(conn: &Connection, codes: Option<&CodeIndex>, embed: &dyn Fn(&str) -> Vec<f32>, req: &SearchRequest) -> Vec<Near> {
     let q = embed(&req.query);
     let scope = VectorScope {
         kinds: vec![DocKind::Observation, DocKind::Summary, DocKind::Prompt],
@@ -191,7 +194,7 @@ fn vector_half(conn: &Connection, embed: &dyn Fn(&str) -> Vec<f32>, req: &Search
     }
     .with_merged_projects(conn)
     .expect("scope");
-    let (found, _) = nearest(conn, &q, &scope, 100).expect("nearest");
+    let (found, _) = nearest(conn, codes, &q, &scope, 100).expect("nearest");
     let mut rows: Vec<Near> = Vec::new();
     for n in found {
         let rid = RecordId {
@@ -237,27 +240,40 @@ fn main() {
             None => (random.borrow_mut())(),
         }
     };
+    let index = CodeIndex::default();
+    let t = Instant::now();
+    index.catch_up(&conn).expect("code index");
+    let built_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let sqlite_vec = std::env::var("HYBRID_SQLITE_VEC").is_ok_and(|v| v == "1");
+    let codes = (!sqlite_vec).then_some(&index);
     println!(
-        "hybrid search over {} observations / {} vectors; query embedding: {}",
+        "hybrid search over {} observations / {} vectors; query embedding: {}; k-NN from {} (code index built in {built_ms:.0} ms)",
         observations(),
         observations() * 3,
         if embedder.is_some() {
             encoder_kind().model_name()
         } else {
             "random (MEMD_TEST_MODEL_DIR unset)"
-        }
+        },
+        if sqlite_vec { "sqlite-vec" } else { "the code index" }
     );
     {
         let q = "what did we decide about retrying the flaky upload?";
-        let (mut e, mut b, mut x) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut e, mut b, mut x, mut c, mut y) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..30 {
             let t = Instant::now();
             let v = embed(q);
             e.push(t.elapsed());
             let t = Instant::now();
             let scope = VectorScope::default();
-            nearest(&conn, &v, &scope, 100).expect("nearest");
+            nearest(&conn, None, &v, &scope, 100).expect("nearest");
             b.push(t.elapsed());
+            let t = Instant::now();
+            nearest(&conn, Some(&index), &v, &scope, 100).expect("nearest");
+            c.push(t.elapsed());
+            let t = Instant::now();
+            assert_eq!(index.search(&conn, &v, &scope, 400).expect("codes").len(), 400);
+            y.push(t.elapsed());
             let t = Instant::now();
             let mut st = conn
                 .prepare_cached("SELECT doc_id FROM vectors_bin WHERE embedding MATCH vec_quantize_binary(?1) AND k = 400")
@@ -267,10 +283,12 @@ fn main() {
             x.push(t.elapsed());
         }
         println!(
-            "parts: query embedding p50 {:.1} ms | nearest 100 (binary k=400 + exact re-rank) p50 {:.1} ms | binary k=400 alone p50 {:.1} ms",
+            "parts: query embedding p50 {:.1} ms | nearest 100 (binary k=400 + exact re-rank): sqlite-vec p50 {:.1} ms, code index p50 {:.1} ms | binary k=400 alone: sqlite-vec p50 {:.1} ms, code index p50 {:.1} ms",
             percentiles(e).0,
             percentiles(b).0,
-            percentiles(x).0
+            percentiles(c).0,
+            percentiles(x).0,
+            percentiles(y).0
         );
     }
     {
@@ -332,7 +350,7 @@ fn main() {
             let t = Instant::now();
             let (rows, phase) = std::thread::scope(|sc| {
                 let keyword = sc.spawn(|| keyword_phase(&side.lock().expect("side"), &req).expect("keyword half"));
-                let rows = vector_half(&conn, embed, &req);
+                let rows = vector_half(&conn, codes, embed, &req);
                 (rows, keyword.join().expect("keyword thread"))
             });
             finish(&conn, &req, phase, Some(&rows), &Fusion::default()).expect("hybrid");
@@ -343,7 +361,7 @@ fn main() {
             search_with(&conn, &req, None, &Fusion::default()).expect("keyword");
             kw.push(t.elapsed());
             let t = Instant::now();
-            vector_half(&conn, &embed, &req);
+            vector_half(&conn, codes, &embed, &req);
             vh.push(t.elapsed());
             all.push(hybrid(&embed));
             warm.push(hybrid(&cached));

@@ -112,7 +112,7 @@ fn report(conn: &rusqlite::Connection) {
             .iter()
             .map(|q| {
                 let t = Instant::now();
-                let (found, _) = nearest(conn, q, &scope, 100).unwrap();
+                let (found, _) = nearest(conn, None, q, &scope, 100).unwrap();
                 assert!(!found.is_empty());
                 t.elapsed()
             })
@@ -344,7 +344,7 @@ fn bench_vectors(c: &mut Criterion) {
     let mut seed = 7u64;
     let q = random_unit(&mut seed);
     g.bench_function("sqlite_vec_nearest_100_of_100k", |b| {
-        b.iter(|| nearest(&conn, &q, &VectorScope::default(), 100).unwrap())
+        b.iter(|| nearest(&conn, None, &q, &VectorScope::default(), 100).unwrap())
     });
     if let Some(model) = model_dir() {
         let texts = sentences(16);

@@ -378,6 +378,7 @@ async fn vector_runtime(settings: &Settings, store: &Store, extension: bool) -> 
         extension,
         chroma,
         query_budget,
+        codes: Default::default(),
     }))
 }
 

@@ -53,7 +53,7 @@ pub struct VectorSyncStatus {
     pub model_loading: bool,
     /// `sqlite` or `chroma` (where semantic queries go); None when vectors are off.
     pub store: Option<String>,
-    /// `sqlite-vec` or `brute-force`; set by the status room.
+    /// `sign-codes` (the in-memory index, once built), `sqlite-vec` or `brute-force`; set by the status room.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index: Option<String>,
     pub backfill: Progress,

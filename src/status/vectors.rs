@@ -41,7 +41,17 @@ pub async fn sections(svc: &Services) -> (VectorSyncStatus, ChromaSyncStatus, Ve
         ..Default::default()
     });
     doc.store = Some(if rt.chroma.is_some() { "chroma" } else { "sqlite" }.into());
-    doc.index = Some(if rt.extension { "sqlite-vec" } else { "brute-force" }.into());
+    // The code index answers once the first query has built it; sqlite-vec (or a scan) before.
+    doc.index = Some(
+        if rt.codes.built() {
+            "sign-codes"
+        } else if rt.extension {
+            "sqlite-vec"
+        } else {
+            "brute-force"
+        }
+        .into(),
+    );
     if !rt.embed.model_present() {
         doc.state = "no_model".into();
         warnings.push(format!(

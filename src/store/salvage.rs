@@ -24,8 +24,8 @@ pub struct SalvageReport {
 
 const CHUNK: i64 = 500;
 
-/// The ordinary tables of the fresh schema (not virtual tables, not their shadow tables), with
-/// whether each is `WITHOUT ROWID`.
+/// The ordinary tables of the fresh schema (not virtual tables, not their shadow tables, not the
+/// vector log), with whether each is `WITHOUT ROWID`.
 fn tables(fresh: &Connection) -> Result<Vec<(String, bool)>, StoreError> {
     let mut st = fresh.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid")?;
     let all = st
@@ -40,7 +40,10 @@ fn tables(fresh: &Connection) -> Result<Vec<(String, bool)>, StoreError> {
         .collect();
     Ok(all
         .into_iter()
-        .filter(|(name, sql)| !sql.starts_with("CREATE VIRTUAL TABLE") && !virtuals.iter().any(|v| name.starts_with(v.as_str())))
+        // `vectors_log` is not copied: the copied vectors log themselves through its triggers.
+        .filter(|(name, sql)| {
+            !sql.starts_with("CREATE VIRTUAL TABLE") && !virtuals.iter().any(|v| name.starts_with(v.as_str())) && name != "vectors_log"
+        })
         .map(|(name, sql)| (name, sql.to_ascii_uppercase().contains("WITHOUT ROWID")))
         .collect())
 }

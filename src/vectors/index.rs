@@ -173,8 +173,9 @@ pub fn replace_rows(
 }
 
 /// Removes `vectors_bin` entries of documents deleted from `vectors` (the `vectors_ad` trigger lists
-/// them in `vectors_vec_gc`). Returns how many were removed.
+/// them in `vectors_vec_gc`), and trims `vectors_log`. Returns how many entries were removed.
 pub fn collect_garbage(conn: &Connection) -> Result<usize, StoreError> {
+    super::codes::trim_log(conn, super::codes::LOG_KEPT)?;
     let ids: Vec<String> = conn
         .prepare("SELECT doc_id FROM vectors_vec_gc LIMIT 1000")?
         .query_map([], |r| r.get(0))?

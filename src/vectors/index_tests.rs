@@ -59,7 +59,7 @@ fn nearest_uses_sqlite_vec_and_agrees_with_brute_force_and_deletes_reach_the_ind
     let docs = documents(&c, DocKind::Observation, &[1]).unwrap();
     let with: Vec<_> = docs.into_iter().enumerate().map(|(i, d)| (d, unit(i))).collect();
     replace_rows(&c, DocKind::Observation, &[1], &with, "m").unwrap();
-    let (found, path) = nearest(&c, &unit(2), &VectorScope::default(), 10).unwrap();
+    let (found, path) = nearest(&c, None, &unit(2), &VectorScope::default(), 10).unwrap();
     assert_eq!(path, super::nearest::QueryPath::SqliteVec);
     assert_eq!(found[0].doc_id, "obs_1_fact_0");
     assert!(found[0].distance.abs() < 1e-5);
@@ -69,7 +69,7 @@ fn nearest_uses_sqlite_vec_and_agrees_with_brute_force_and_deletes_reach_the_ind
         projects: vec!["elsewhere".into()],
         ..Default::default()
     };
-    assert!(nearest(&c, &unit(1), &other_project, 10).unwrap().0.is_empty());
+    assert!(nearest(&c, None, &unit(1), &other_project, 10).unwrap().0.is_empty());
     // Re-embedding replaces in place: still 4 documents in both tables.
     replace_rows(&c, DocKind::Observation, &[1], &with, "m").unwrap();
     let count = |sql: &str| c.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
@@ -110,12 +110,12 @@ fn a_project_scope_reaches_rows_merged_into_it() {
         ..Default::default()
     };
     assert!(
-        nearest(&c, &unit(2), &scope, 10).unwrap().0.is_empty(),
+        nearest(&c, None, &unit(2), &scope, 10).unwrap().0.is_empty(),
         "documents carry the row's own project"
     );
     let scope = scope.with_merged_projects(&c).unwrap();
     assert_eq!(scope.projects, ["main-proj", "proj"]);
-    assert_eq!(nearest(&c, &unit(2), &scope, 10).unwrap().0[0].doc_id, "obs_1_fact_0");
+    assert_eq!(nearest(&c, None, &unit(2), &scope, 10).unwrap().0[0].doc_id, "obs_1_fact_0");
 }
 
 #[test]
@@ -138,7 +138,7 @@ fn an_index_missing_from_an_older_data_dir_is_built_from_its_f32_rows() {
     )
     .unwrap();
     assert!(super::index::ensure_vec_table(&c).unwrap());
-    let (found, path) = nearest(&c, &unit(3), &VectorScope::default(), 5).unwrap();
+    let (found, path) = nearest(&c, None, &unit(3), &VectorScope::default(), 5).unwrap();
     assert_eq!(path, super::nearest::QueryPath::SqliteVec);
     assert_eq!(found[0].doc_id, "obs_1_narrative");
     assert!(found[0].distance.abs() < 1e-5);

@@ -9,6 +9,7 @@
 //! | [`service`] | the lazily loaded, shared embedder on a blocking thread |
 //! | [`documents`] | the document layout of §8.2: ids, texts, metadata per row |
 //! | [`index`] | `vectors` (f32) + the sqlite-vec binary index `vectors_bin`: writes, garbage, upgrade |
+//! | [`codes`] | the in-memory sign-code index: popcount candidates, kept in step through `vectors_log` |
 //! | [`nearest`] | nearest-neighbour queries: binary candidates re-ranked by exact cosine; brute force |
 //! | [`sync_state`] | watermarks, `vector_sync` exceptions, backfill progress |
 //! | [`sync`] | one step of the embedded-store sync (run by the VectorSync actor) |
@@ -18,6 +19,9 @@
 //! | [`install`] | `memd models install`: model files from a wheel or a directory |
 
 pub mod chroma;
+pub mod codes;
+#[cfg(test)]
+mod codes_tests;
 pub mod documents;
 pub mod embedder;
 pub mod encoder;

@@ -1,15 +1,17 @@
 //! Nearest-neighbour queries over the embedded store (docs/spec/retrieval.md §4.5, §8).
 //!
-//! With sqlite-vec: the `k = limit × OVERSAMPLE` Hamming-nearest documents of the query's sign bits
-//! are taken from `vectors_bin`, the scope applied inside the scan as vec0 metadata constraints; they
-//! are then re-ranked by exact cosine over their f32 copies in `vectors`, and the best `limit` kept.
-//! Without the extension every in-scope row of `vectors` is compared (brute force).
+//! The `k = limit × OVERSAMPLE` Hamming-nearest documents of the query's sign bits are taken from the
+//! in-memory code index ([`super::codes`]) once it is built, else from sqlite-vec's `vectors_bin`
+//! (the scope applied inside the scan as vec0 metadata constraints); they are then re-ranked by exact
+//! cosine over their copies in `vectors`, and the best `limit` kept. With neither, every in-scope row
+//! of `vectors` is compared (brute force).
 
 use std::collections::HashMap;
 
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
+use super::codes::CodeIndex;
 use super::documents::DocKind;
 use super::embedder::dot;
 use super::index::{extension_loaded, from_blob, to_blob, vec_table_exists};
@@ -51,7 +53,7 @@ impl VectorScope {
             && self.date_end.is_none_or(|e| created <= e)
     }
 
-    fn platform_admits(&self, platform: &str) -> bool {
+    pub(super) fn platform_admits(&self, platform: &str) -> bool {
         match self.platform_source.as_deref() {
             None => true,
             Some("claude") => platform == "claude" || platform.is_empty(),
@@ -121,12 +123,22 @@ impl VectorScope {
 /// Which path answered a query.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QueryPath {
+    Codes,
     SqliteVec,
     BruteForce,
 }
 
-/// The `limit` nearest documents of `query` within `scope`.
-pub fn nearest(conn: &Connection, query: &[f32], scope: &VectorScope, limit: usize) -> Result<(Vec<Neighbour>, QueryPath), StoreError> {
+/// The `limit` nearest documents of `query` within `scope`, through `codes` when it is built.
+pub fn nearest(
+    conn: &Connection,
+    codes: Option<&CodeIndex>,
+    query: &[f32],
+    scope: &VectorScope,
+    limit: usize,
+) -> Result<(Vec<Neighbour>, QueryPath), StoreError> {
+    if let Some(codes) = codes.filter(|c| c.built()) {
+        return Ok((codes_then_exact(conn, codes, query, scope, limit)?, QueryPath::Codes));
+    }
     if extension_loaded(conn) && vec_table_exists(conn)? {
         return Ok((binary_then_exact(conn, query, scope, limit)?, QueryPath::SqliteVec));
     }
@@ -150,6 +162,34 @@ fn binary_then_exact(conn: &Connection, query: &[f32], scope: &VectorScope, limi
     let mut out = Vec::with_capacity(k);
     while let Some(r) = rows.next()? {
         out.extend(neighbour(query, r, [0, 1, 2, 3])?);
+    }
+    out.sort_by(|a, b| a.distance.total_cmp(&b.distance));
+    out.truncate(limit);
+    Ok(out)
+}
+
+fn codes_then_exact(
+    conn: &Connection,
+    codes: &CodeIndex,
+    query: &[f32],
+    scope: &VectorScope,
+    limit: usize,
+) -> Result<Vec<Neighbour>, StoreError> {
+    let found = codes.search(conn, query, scope, (limit * OVERSAMPLE).max(1))?;
+    let mut st = conn.prepare_cached(
+        "SELECT doc_id, doc_kind, row_id, embedding, project, platform_source, created_at_epoch FROM vectors WHERE doc_id = ?1",
+    )?;
+    let mut out = Vec::with_capacity(found.len());
+    for c in &found {
+        let mut rows = st.query([&c.doc_id])?;
+        if let Some(r) = rows.next()? {
+            // The scope again: the document may have changed since the index looked.
+            let kind = DocKind::parse(r.get_ref(1)?.as_str().unwrap_or(""));
+            let (project, platform, created): (String, String, i64) = (r.get(4)?, r.get(5)?, r.get(6)?);
+            if kind.is_some_and(|k| scope.admits(k, &project, &platform, created)) {
+                out.extend(neighbour(query, r, [0, 1, 2, 3])?);
+            }
+        }
     }
     out.sort_by(|a, b| a.distance.total_cmp(&b.distance));
     out.truncate(limit);

@@ -1,10 +1,11 @@
 //! [`VectorRuntime`]: what the routes need for semantic queries — the shared embedder, whether
-//! sqlite-vec loaded, and the query path with its time limit.
+//! sqlite-vec loaded, the in-memory code index, and the query path with its time limit.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::VectorError;
+use super::codes::CodeIndex;
 use super::nearest::{Neighbour, QueryPath, VectorScope, nearest};
 use super::service::EmbedService;
 use crate::store::Store;
@@ -21,6 +22,8 @@ pub struct VectorRuntime {
     /// The vector part of a search is abandoned after this (docs/spec/retrieval.md §4.5;
     /// `MEMD_VECTOR_QUERY_BUDGET_MS`).
     pub query_budget: Duration,
+    /// The sign codes of the embedded store, built on the first query (which sqlite-vec answers).
+    pub codes: Arc<CodeIndex>,
 }
 
 impl VectorRuntime {
@@ -42,7 +45,9 @@ impl VectorRuntime {
                     Err(e) => tracing::debug!(error = %e, "chroma query failed; asking the embedded index"),
                 }
             }
-            let (found, path) = store.read(move |c| nearest(c, &query, &scope, NEAREST)).await?;
+            self.build_codes(store);
+            let codes = self.codes.clone();
+            let (found, path) = store.read(move |c| nearest(c, Some(&codes), &query, &scope, NEAREST)).await?;
             if path == QueryPath::BruteForce {
                 tracing::debug!("vector query by brute force (sqlite-vec not loaded)");
             }
@@ -55,5 +60,25 @@ impl VectorRuntime {
                 self.query_budget.as_millis()
             ))),
         }
+    }
+
+    /// Starts the first build of the code index on a read connection of its own (once).
+    fn build_codes(&self, store: &Store) {
+        if !self.codes.claim_build() {
+            return;
+        }
+        let (codes, store) = (self.codes.clone(), store.clone());
+        tokio::spawn(async move {
+            let started = std::time::Instant::now();
+            let built = codes.clone();
+            match store.read(move |c| built.catch_up(c)).await {
+                Ok(()) => tracing::info!(
+                    documents = codes.status().documents,
+                    build_ms = started.elapsed().as_millis() as u64,
+                    "sign-code index built"
+                ),
+                Err(e) => tracing::warn!(error = %e, "sign-code index build failed; sqlite-vec answers"),
+            }
+        });
     }
 }

@@ -1,6 +1,7 @@
 //! Hybrid search end to end (needs `MEMD_TEST_MODEL_DIR`; skips with a message without it): a query
 //! sharing no word with the stored narrative still finds it, the semantic injection uses vectors,
-//! and a broken vector side answers keyword results with `degraded: ["vectors"]`, never an error.
+//! the in-memory code index takes over after the first query and follows other writers, and a
+//! broken vector side answers keyword results with `degraded: ["vectors"]`, never an error.
 
 use std::time::Duration;
 
@@ -71,6 +72,50 @@ fn a_query_sharing_no_word_finds_the_observation_in_the_top_three() {
         .json()
         .unwrap();
     assert!(sem["context"].as_str().unwrap().contains("Graceful shutdown"), "{sem}");
+}
+
+/// The first vector query is answered by sqlite-vec while the in-memory code index builds; later
+/// ones by the index, which follows rows deleted and added by another connection.
+#[test]
+fn the_code_index_answers_after_the_first_query_and_follows_other_writers() {
+    let Some(model) = model_dir() else { return };
+    let w = TestWorker::start(&[("MEMD_EMBED_MODEL_DIR", &model)]);
+    let target = seed(&w);
+    let embedded = |n: i64| {
+        wait_until(Duration::from_secs(120), || {
+            let v = &w.status()["vectors"];
+            v["state"] == "ok" && v["backfill"]["done"] == n
+        })
+    };
+    assert!(embedded(13));
+    assert_eq!(w.status()["vectors"]["index"], "sqlite-vec", "built on first use, not at start");
+    assert_found_in_top_three(&w, target);
+    assert!(
+        wait_until(Duration::from_secs(30), || w.status()["vectors"]["index"] == "sign-codes"),
+        "{}",
+        w.status()["vectors"]
+    );
+    assert_found_in_top_three(&w, target);
+    // Another connection forgets the target (its documents go with it) and adds a paraphrase.
+    let c = rusqlite::Connection::open(w.db_path()).unwrap();
+    c.busy_timeout(Duration::from_secs(10)).unwrap();
+    c.execute("DELETE FROM observations WHERE id = ?1", [target]).unwrap();
+    c.execute(
+        "INSERT INTO observations(memory_session_id, project, platform_source, type, title, narrative, content_hash, origin, created_at, created_at_epoch)
+         VALUES ('memd-claude-s', 'proj', 'claude', 'discovery', 'Stopping', 'On SIGTERM the worker finishes open requests and flushes queued writes before exiting', 'h-new', 'manual', 'x', 1700000000100)",
+        [],
+    )
+    .unwrap();
+    let added = c.last_insert_rowid();
+    assert!(embedded(13), "{}", w.status()["vectors"]);
+    assert_found_in_top_three(&w, added);
+    let ids: Vec<i64> = search(&w, "how do we stop the daemon cleanly")["observations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|o| o["id"].as_i64())
+        .collect();
+    assert!(!ids.contains(&target), "a forgotten row is not found: {ids:?}");
 }
 
 #[test]
