@@ -36,8 +36,12 @@ pub fn code_of(v: &[f32]) -> Code {
     c
 }
 
-/// The code of a `vectors.embedding` blob (f16, or the f32 of older data dirs) without decoding it:
-/// positive is sign bit clear and some magnitude bit set.
+/// The code of a `vectors.embedding` blob (f16, or the f32 of older data dirs) without decoding it,
+/// the code sqlite-vec made of the f32 vector it was given. In f32, positive is sign bit clear and
+/// some magnitude bit set. In f16 it is the sign bit clear: a positive component too small for f16
+/// (below 3·10⁻⁸; all-MiniLM-L6-v2 has three dimensions that small in most documents) is stored as
+/// +0 and a negative one as −0, so the sign keeps what the rounding lost. An exact zero, which the
+/// model does not produce, reads as positive there.
 pub(super) fn code_of_blob(b: &[u8]) -> Option<Code> {
     let width = match b.len() {
         n if n == DIM * 2 => 2,
@@ -47,7 +51,8 @@ pub(super) fn code_of_blob(b: &[u8]) -> Option<Code> {
     let mut c = [0u64; WORDS];
     for (i, x) in b.chunks_exact(width).enumerate() {
         let high = x[width - 1];
-        if high & 0x80 == 0 && (high != 0 || x[..width - 1].iter().any(|&y| y != 0)) {
+        let positive = high & 0x80 == 0 && (width == 2 || high != 0 || x[..width - 1].iter().any(|&y| y != 0));
+        if positive {
             c[i / 64] |= 1 << (i % 64);
         }
     }

@@ -16,7 +16,8 @@ impl Rng {
         self.0
     }
     fn unit(&mut self) -> Vec<f32> {
-        let v: Vec<f32> = (0..DIM).map(|_| (self.next() % 2001) as f32 / 1000.0 - 1.0).collect();
+        // Never an exact zero (the model makes none; half precision reads one as positive).
+        let v: Vec<f32> = (0..DIM).map(|_| (self.next() % 2000) as f32 / 1000.0 - 0.9995).collect();
         let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
         v.into_iter().map(|x| x / n).collect()
     }
@@ -64,19 +65,27 @@ fn vec0_distances(c: &rusqlite::Connection, q: &[f32], k: usize) -> Vec<u32> {
 }
 
 #[test]
-fn a_blob_has_the_code_of_its_vector_in_half_and_single_precision() {
+fn a_blob_has_the_code_sqlite_vec_made_of_its_vector() {
     let mut rng = Rng(11);
     let mut v = rng.unit();
-    v[0] = 0.0;
     v[1] = -0.0;
-    v[2] = 1e-9; // rounds to zero in f16: not positive there (sqlite-vec sees the f32 it was given)
+    v[2] = 1e-9; // below f16's range: stored as +0, still positive
+    v[3] = -1e-9; // stored as −0, still negative
     let code = code_of(&v);
+    assert_eq!(code[0] & 0b1110, 0b0100);
+    assert_eq!(code_of_blob(&to_blob(&v)), Some(code), "single precision");
+    assert_eq!(code_of_blob(&to_stored_blob(&v)), Some(code), "half precision");
+    v[0] = 0.0;
+    let mut code = code_of(&v);
+    assert_eq!(code[0] & 1, 0, "zero is not positive");
     assert_eq!(code_of_blob(&to_blob(&v)), Some(code));
-    let mut half = code;
-    half[0] &= !0b100;
-    assert_eq!(code_of_blob(&to_stored_blob(&v)), Some(half));
+    code[0] |= 1;
+    assert_eq!(
+        code_of_blob(&to_stored_blob(&v)),
+        Some(code),
+        "an exact zero reads as +0 in half precision"
+    );
     assert_eq!(code_of_blob(&[0u8; 7]), None, "not a vector");
-    assert_eq!(code[0] & 0b11, 0, "zero is not positive");
 }
 
 #[test]
@@ -127,9 +136,11 @@ fn the_code_index_finds_the_distances_sqlite_vec_finds_in_every_scope() {
         let brute = brute_force(&c, &q, scope, 500).unwrap();
         let ids = |v: &[super::nearest::Neighbour]| v.iter().map(|n| n.doc_id.clone()).collect::<Vec<_>>();
         assert_eq!(ids(&found), ids(&brute), "{scope:?}");
-        let (vec0, path) = nearest(&c, None, &q, scope, 10).unwrap();
+        // With fewer candidates than documents the two may pick different documents among those
+        // tied at the cut's Hamming distance (the distance lists above are the same).
+        let (vec0, path) = nearest(&c, None, &q, scope, 500).unwrap();
         assert_eq!(path, QueryPath::SqliteVec);
-        assert_eq!(ids(&nearest(&c, Some(&codes), &q, scope, 10).unwrap().0), ids(&vec0), "{scope:?}");
+        assert_eq!(ids(&vec0), ids(&brute), "{scope:?}");
     }
 }
 
@@ -204,4 +215,27 @@ fn an_index_behind_the_trimmed_log_rebuilds_and_agrees() {
     assert_eq!(codes.status().documents, 55);
     let brute = brute_force(&c, &q, &VectorScope::default(), 500).unwrap();
     assert_eq!(found, brute);
+}
+
+#[test]
+fn the_same_text_twice_ranks_the_prompt_then_the_newest_row_by_every_path() {
+    let mut rng = Rng(21);
+    let c = filled(3, &mut rng);
+    let same = rng.unit();
+    for (kind, id) in [
+        (DocKind::Summary, 2),
+        (DocKind::Observation, 1),
+        (DocKind::Observation, 3),
+        (DocKind::Prompt, 2),
+    ] {
+        replace_rows(&c, kind, &[id], &[(doc(kind, id, "", "a", "claude", id), same.clone())], "m").unwrap();
+    }
+    let codes = CodeIndex::default();
+    codes.catch_up(&c).unwrap();
+    let scope = VectorScope::default();
+    let order = |n: Vec<super::nearest::Neighbour>| n.into_iter().take(4).map(|n| n.doc_id).collect::<Vec<_>>();
+    let want = ["prompt_2", "obs_3_", "obs_1_", "summary_2_"];
+    assert_eq!(order(nearest(&c, Some(&codes), &same, &scope, 4).unwrap().0), want);
+    assert_eq!(order(nearest(&c, None, &same, &scope, 4).unwrap().0), want);
+    assert_eq!(order(brute_force(&c, &same, &scope, 4).unwrap()), want);
 }

@@ -163,7 +163,7 @@ fn binary_then_exact(conn: &Connection, query: &[f32], scope: &VectorScope, limi
     while let Some(r) = rows.next()? {
         out.extend(neighbour(query, r, [0, 1, 2, 3])?);
     }
-    out.sort_by(|a, b| a.distance.total_cmp(&b.distance));
+    out.sort_by(nearer);
     out.truncate(limit);
     Ok(out)
 }
@@ -191,9 +191,27 @@ fn codes_then_exact(
             }
         }
     }
-    out.sort_by(|a, b| a.distance.total_cmp(&b.distance));
+    out.sort_by(nearer);
     out.truncate(limit);
     Ok(out)
+}
+
+/// Nearest first, whichever path answered. Equal distances are the same text embedded twice: a
+/// prompt and the summary `request` or title made of it, or "Edited src/app.rs" in three sessions.
+/// The user's own words (the prompt) come first, then observations, then summaries, and within a
+/// kind the newest row — the latest of identical memories is the one "the last time" asks for
+/// (docs/decisions.md, "Sign codes in memory").
+fn nearer(a: &Neighbour, b: &Neighbour) -> std::cmp::Ordering {
+    let kind = |n: &Neighbour| {
+        [DocKind::Prompt, DocKind::Observation, DocKind::Summary]
+            .iter()
+            .position(|k| *k == n.kind)
+    };
+    a.distance
+        .total_cmp(&b.distance)
+        .then_with(|| kind(a).cmp(&kind(b)))
+        .then_with(|| b.row_id.cmp(&a.row_id))
+        .then_with(|| a.doc_id.cmp(&b.doc_id))
 }
 
 /// The document of a result row (columns: doc_id, doc_kind, row_id, embedding) and its cosine
@@ -252,7 +270,7 @@ pub fn brute_force(conn: &Connection, query: &[f32], scope: &VectorScope, limit:
             all.extend(neighbour(query, r, [0, 1, 2, 6])?);
         }
     }
-    all.sort_by(|a, b| a.distance.total_cmp(&b.distance));
+    all.sort_by(nearer);
     all.truncate(limit);
     Ok(all)
 }
