@@ -176,19 +176,21 @@ fn codes_then_exact(
     limit: usize,
 ) -> Result<Vec<Neighbour>, StoreError> {
     let found = codes.search(conn, query, scope, (limit * OVERSAMPLE).max(1))?;
+    // One statement for every candidate's stored vector (a statement each cost more than the scan).
+    let ids = serde_json::to_string(&found.iter().map(|c| c.doc_id.as_str()).collect::<Vec<_>>())
+        .map_err(|e| StoreError::Internal(e.to_string()))?;
     let mut st = conn.prepare_cached(
-        "SELECT doc_id, doc_kind, row_id, embedding, project, platform_source, created_at_epoch FROM vectors WHERE doc_id = ?1",
+        "SELECT doc_id, doc_kind, row_id, embedding, project, platform_source, created_at_epoch
+         FROM vectors WHERE doc_id IN (SELECT value FROM json_each(?1))",
     )?;
+    let mut rows = st.query([ids])?;
     let mut out = Vec::with_capacity(found.len());
-    for c in &found {
-        let mut rows = st.query([&c.doc_id])?;
-        if let Some(r) = rows.next()? {
-            // The scope again: the document may have changed since the index looked.
-            let kind = DocKind::parse(r.get_ref(1)?.as_str().unwrap_or(""));
-            let (project, platform, created): (String, String, i64) = (r.get(4)?, r.get(5)?, r.get(6)?);
-            if kind.is_some_and(|k| scope.admits(k, &project, &platform, created)) {
-                out.extend(neighbour(query, r, [0, 1, 2, 3])?);
-            }
+    while let Some(r) = rows.next()? {
+        // The scope again: the document may have changed since the index looked.
+        let kind = DocKind::parse(r.get_ref(1)?.as_str().unwrap_or(""));
+        let (project, platform, created): (String, String, i64) = (r.get(4)?, r.get(5)?, r.get(6)?);
+        if kind.is_some_and(|k| scope.admits(k, &project, &platform, created)) {
+            out.extend(neighbour(query, r, [0, 1, 2, 3])?);
         }
     }
     out.sort_by(nearer);
