@@ -272,7 +272,7 @@ fn main() {
             nearest(&conn, Some(&index), &v, &scope, 100).expect("nearest");
             c.push(t.elapsed());
             let t = Instant::now();
-            assert_eq!(index.search(&conn, &v, &scope, 400).expect("codes").len(), 400);
+            assert_eq!(index.search(&conn, &v, &scope, 400).expect("codes").expect("current").len(), 400);
             y.push(t.elapsed());
             let t = Instant::now();
             let mut st = conn

@@ -101,6 +101,7 @@ fn the_code_index_finds_the_distances_sqlite_vec_finds_in_every_scope() {
             let mine: Vec<u32> = codes
                 .search(&c, &q, &VectorScope::default(), k)
                 .unwrap()
+                .expect("current")
                 .iter()
                 .map(|x| x.hamming)
                 .collect();
@@ -238,4 +239,24 @@ fn the_same_text_twice_ranks_the_prompt_then_the_newest_row_by_every_path() {
     assert_eq!(order(nearest(&c, Some(&codes), &same, &scope, 4).unwrap().0), want);
     assert_eq!(order(nearest(&c, None, &same, &scope, 4).unwrap().0), want);
     assert_eq!(order(brute_force(&c, &same, &scope, 4).unwrap()), want);
+}
+
+#[test]
+fn a_large_index_behind_the_trimmed_log_rebuilds_on_its_own_while_sqlite_vec_answers() {
+    let mut rng = Rng(4);
+    let c = filled(10, &mut rng);
+    let codes = CodeIndex::rebuilding_inline_below(50);
+    codes.catch_up(&c).unwrap();
+    let row = [(doc(DocKind::Summary, 1, "learned", "b", "claude", 5), rng.unit())];
+    replace_rows(&c, DocKind::Summary, &[1], &row, "m").unwrap();
+    trim_log(&c, 0).unwrap();
+    let q = row[0].1.clone();
+    let (found, path) = nearest(&c, Some(&codes), &q, &VectorScope::default(), 5).unwrap();
+    assert_eq!(path, QueryPath::SqliteVec, "no rebuild of 60 documents inside the query");
+    assert_eq!(found[0].doc_id, "summary_1_learned");
+    assert!(!codes.built() && codes.claim_build(), "the next query starts the rebuild");
+    codes.catch_up(&c).unwrap();
+    let (found, path) = nearest(&c, Some(&codes), &q, &VectorScope::default(), 5).unwrap();
+    assert_eq!((path, found[0].doc_id.as_str()), (QueryPath::Codes, "summary_1_learned"));
+    assert_eq!(codes.status().documents, 59);
 }

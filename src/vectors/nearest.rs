@@ -136,8 +136,10 @@ pub fn nearest(
     scope: &VectorScope,
     limit: usize,
 ) -> Result<(Vec<Neighbour>, QueryPath), StoreError> {
-    if let Some(codes) = codes.filter(|c| c.built()) {
-        return Ok((codes_then_exact(conn, codes, query, scope, limit)?, QueryPath::Codes));
+    if let Some(codes) = codes.filter(|c| c.built())
+        && let Some(found) = codes_then_exact(conn, codes, query, scope, limit)?
+    {
+        return Ok((found, QueryPath::Codes));
     }
     if extension_loaded(conn) && vec_table_exists(conn)? {
         return Ok((binary_then_exact(conn, query, scope, limit)?, QueryPath::SqliteVec));
@@ -168,14 +170,17 @@ fn binary_then_exact(conn: &Connection, query: &[f32], scope: &VectorScope, limi
     Ok(out)
 }
 
+/// None when the index has to be rebuilt first (see [`CodeIndex::search`]).
 fn codes_then_exact(
     conn: &Connection,
     codes: &CodeIndex,
     query: &[f32],
     scope: &VectorScope,
     limit: usize,
-) -> Result<Vec<Neighbour>, StoreError> {
-    let found = codes.search(conn, query, scope, (limit * OVERSAMPLE).max(1))?;
+) -> Result<Option<Vec<Neighbour>>, StoreError> {
+    let Some(found) = codes.search(conn, query, scope, (limit * OVERSAMPLE).max(1))? else {
+        return Ok(None);
+    };
     // One statement for every candidate's stored vector (a statement each cost more than the scan).
     let ids = serde_json::to_string(&found.iter().map(|c| c.doc_id.as_str()).collect::<Vec<_>>())
         .map_err(|e| StoreError::Internal(e.to_string()))?;
@@ -195,7 +200,7 @@ fn codes_then_exact(
     }
     out.sort_by(nearer);
     out.truncate(limit);
-    Ok(out)
+    Ok(Some(out))
 }
 
 /// Nearest first, whichever path answered. Equal distances are the same text embedded twice: a
