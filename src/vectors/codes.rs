@@ -271,7 +271,14 @@ impl Codes {
             let mut st = conn.prepare_cached("SELECT seq, doc_kind, row_id FROM vectors_log WHERE seq > ?1 ORDER BY seq")?;
             let mut rows = st.query([applied])?;
             while let Some(r) = rows.next()? {
-                upto = r.get(0)?;
+                let seq: i64 = r.get(0)?;
+                // Sequence numbers have no holes but the trimmed prefix: one here means a trim
+                // landed after `step` looked.
+                if upto == applied && seq != applied + 1 {
+                    drop(rows);
+                    return self.rebuild(conn);
+                }
+                upto = seq;
                 if let Some(kind) = DocKind::parse(r.get_ref(1)?.as_str().unwrap_or("")) {
                     changed.insert((kind, r.get::<_, i64>(2)?));
                 }
