@@ -11,6 +11,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use memd::config::{EncoderKind, RawSettings};
+use memd::vectors::codes::{Code, code_of, hamming};
 use memd::vectors::embedder::{DIM, dot};
 use memd::vectors::encoder::Encoder;
 
@@ -89,16 +90,6 @@ fn embeddings(model: &std::path::Path) -> Vec<Vec<f32>> {
     out
 }
 
-fn code(v: &[f32]) -> [u64; DIM / 64] {
-    let mut c = [0u64; DIM / 64];
-    for (i, x) in v.iter().enumerate() {
-        if *x > 0.0 {
-            c[i / 64] |= 1 << (i % 64);
-        }
-    }
-    c
-}
-
 fn main() {
     let Some(model) = std::env::var("MEMD_TEST_MODEL_DIR")
         .ok()
@@ -110,7 +101,7 @@ fn main() {
     };
     let vecs = embeddings(&model);
     let (queries, corpus) = vecs.split_at(QUERIES);
-    let codes: Vec<[u64; DIM / 64]> = corpus.iter().map(|v| code(v)).collect();
+    let codes: Vec<Code> = corpus.iter().map(|v| code_of(v)).collect();
     println!(
         "binary index + exact re-ranking vs exact search: {} queries over {} real embeddings",
         queries.len(),
@@ -121,12 +112,8 @@ fn main() {
         for q in queries {
             let mut exact: Vec<(f32, usize)> = corpus.iter().enumerate().map(|(i, v)| (-dot(q, v), i)).collect();
             exact.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let qc = code(q);
-            let mut ham: Vec<(u32, usize)> = codes
-                .iter()
-                .enumerate()
-                .map(|(i, c)| (c.iter().zip(&qc).map(|(a, b)| (a ^ b).count_ones()).sum(), i))
-                .collect();
+            let qc = code_of(q);
+            let mut ham: Vec<(u32, usize)> = codes.iter().enumerate().map(|(i, c)| (hamming(c, &qc), i)).collect();
             ham.sort();
             let mut reranked: Vec<(f32, usize)> = ham[..k].iter().map(|(_, i)| (-dot(q, &corpus[*i]), *i)).collect();
             reranked.sort_by(|a, b| a.0.total_cmp(&b.0));
