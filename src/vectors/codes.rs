@@ -22,7 +22,8 @@ use super::nearest::VectorScope;
 use crate::store::StoreError;
 
 const WORDS: usize = DIM / 64;
-type Code = [u64; WORDS];
+/// A document's sign bits.
+pub type Code = [u64; WORDS];
 /// Entries kept in `vectors_log` by [`trim_log`]; an index further behind rebuilds.
 pub const LOG_KEPT: i64 = 50_000;
 
@@ -60,7 +61,8 @@ pub(super) fn code_of_blob(b: &[u8]) -> Option<Code> {
     Some(c)
 }
 
-fn hamming(a: &Code, b: &Code) -> u32 {
+/// Bits that differ between two codes.
+pub fn hamming(a: &Code, b: &Code) -> u32 {
     a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum()
 }
 
@@ -260,11 +262,20 @@ impl Codes {
     }
 
     fn catch_up(&mut self, conn: &Connection) -> Result<(), StoreError> {
-        let applied = match self.step(conn)? {
-            Step::Current => return Ok(()),
-            Step::Rebuild => return self.rebuild(conn),
-            Step::Apply(applied) => applied,
-        };
+        let step = self.step(conn)?;
+        self.take(conn, step)
+    }
+
+    fn take(&mut self, conn: &Connection, step: Step) -> Result<(), StoreError> {
+        match step {
+            Step::Current => Ok(()),
+            Step::Rebuild => self.rebuild(conn),
+            Step::Apply(applied) => self.apply(conn, applied),
+        }
+    }
+
+    /// Re-reads the rows logged after `applied`.
+    fn apply(&mut self, conn: &Connection, applied: i64) -> Result<(), StoreError> {
         let mut changed = HashSet::new();
         let mut upto = applied;
         {
@@ -394,13 +405,13 @@ impl CodeIndex {
         }
     }
 
-    /// Brings the index up to date with `vectors` (building it on first use).
-    pub fn catch_up(&self, conn: &Connection) -> Result<(), StoreError> {
+    /// Brings the index up to date with `vectors` (building it on first use); the documents it holds.
+    pub fn catch_up(&self, conn: &Connection) -> Result<usize, StoreError> {
         let mut codes = self.lock()?;
         let result = codes.catch_up(conn);
         self.built.store(codes.applied.is_some(), Ordering::Release);
         self.building.store(false, Ordering::Release);
-        result
+        result.map(|()| codes.docs.len())
     }
 
     /// Catches up, then the `k` Hamming-nearest documents of `query` in `scope`. None when a large
@@ -408,21 +419,22 @@ impl CodeIndex {
     /// ([`CodeIndex::claim_build`]) and sqlite-vec answers until it is done.
     pub fn search(&self, conn: &Connection, query: &[f32], scope: &VectorScope, k: usize) -> Result<Option<Vec<Candidate>>, StoreError> {
         let mut codes = self.lock()?;
-        if codes.docs.len() >= self.inline_rebuild_max && matches!(codes.step(conn)?, Step::Rebuild) {
+        let step = codes.step(conn)?;
+        if matches!(step, Step::Rebuild) && codes.docs.len() >= self.inline_rebuild_max {
             self.built.store(false, Ordering::Release);
             return Ok(None);
         }
-        codes.catch_up(conn)?;
+        codes.take(conn, step)?;
         Ok(Some(codes.search(query, scope, k)))
     }
 
-    /// True once built. The first build reads every stored vector, so it runs on its own
-    /// ([`CodeIndex::claim_build`]) while queries use sqlite-vec.
+    /// True while the index can answer. A build (the first, or a large rebuild) reads every stored
+    /// vector, so it runs on its own ([`CodeIndex::claim_build`]) while queries use sqlite-vec.
     pub fn built(&self) -> bool {
         self.built.load(Ordering::Acquire)
     }
 
-    /// True for the one caller that is to run the first build (then [`CodeIndex::catch_up`]).
+    /// True for the one caller that is to run the build due (then [`CodeIndex::catch_up`]).
     pub fn claim_build(&self) -> bool {
         !self.built() && !self.building.swap(true, Ordering::AcqRel)
     }
@@ -430,7 +442,7 @@ impl CodeIndex {
     pub fn status(&self) -> CodeStatus {
         match self.inner.try_lock() {
             Ok(c) => CodeStatus {
-                built: c.applied.is_some(),
+                built: self.built(),
                 documents: c.docs.len(),
                 applied_seq: c.applied.unwrap_or(0),
             },

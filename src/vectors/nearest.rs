@@ -192,10 +192,11 @@ fn codes_then_exact(
     let mut out = Vec::with_capacity(found.len());
     while let Some(r) = rows.next()? {
         // The scope again: the document may have changed since the index looked.
-        let kind = DocKind::parse(r.get_ref(1)?.as_str().unwrap_or(""));
         let (project, platform, created): (String, String, i64) = (r.get(4)?, r.get(5)?, r.get(6)?);
-        if kind.is_some_and(|k| scope.admits(k, &project, &platform, created)) {
-            out.extend(neighbour(query, r, [0, 1, 2, 3])?);
+        if let Some(n) = neighbour(query, r, [0, 1, 2, 3])?
+            && scope.admits(n.kind, &project, &platform, created)
+        {
+            out.push(n);
         }
     }
     out.sort_by(nearer);

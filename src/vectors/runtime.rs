@@ -62,7 +62,8 @@ impl VectorRuntime {
         }
     }
 
-    /// Starts the first build of the code index on a read connection of its own (once).
+    /// Starts the build the code index is due (the first, or a large rebuild) on a read connection
+    /// of its own; one at a time.
     fn build_codes(&self, store: &Store) {
         if !self.codes.claim_build() {
             return;
@@ -70,13 +71,8 @@ impl VectorRuntime {
         let (codes, store) = (self.codes.clone(), store.clone());
         tokio::spawn(async move {
             let started = std::time::Instant::now();
-            let built = codes.clone();
-            match store.read(move |c| built.catch_up(c)).await {
-                Ok(()) => tracing::info!(
-                    documents = codes.status().documents,
-                    build_ms = started.elapsed().as_millis() as u64,
-                    "sign-code index built"
-                ),
+            match store.read(move |c| codes.catch_up(c)).await {
+                Ok(documents) => tracing::info!(documents, build_ms = started.elapsed().as_millis() as u64, "sign-code index built"),
                 Err(e) => tracing::warn!(error = %e, "sign-code index build failed; sqlite-vec answers"),
             }
         });
