@@ -75,7 +75,7 @@ impl Rng {
     }
     fn text(&mut self, n: usize) -> String {
         let mut words: Vec<String> = (0..n).map(|_| self.word()).collect();
-        if self.next() % 4 == 0 {
+        if self.next().is_multiple_of(4) {
             words.push(PLANTED[(self.next() % PLANTED.len() as u64) as usize].to_string());
         }
         words.join(" ")

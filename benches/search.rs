@@ -84,7 +84,7 @@ impl Lcg {
     /// Synthetic words plus, in every 4th record, one planted word.
     fn text(&mut self, n: usize) -> String {
         let mut t = self.words(n);
-        if self.next() % 4 == 0 {
+        if self.next().is_multiple_of(4) {
             t.push(' ');
             t.push_str(WORDS[self.next() % WORDS.len()]);
         }

@@ -119,10 +119,11 @@ pub fn file_context(conn: &Connection, req: &FileContextRequest, mode: &Mode, zo
         .collect();
     kept.sort_by_key(|k| std::cmp::Reverse(k.0));
     let mut obs: Vec<Observation> = kept.into_iter().map(|(_, o)| o).collect();
-    if obs.len() > FILE_CONTEXT_ROWS && req.vectors {
-        if let Some(session) = &req.content_session_id {
-            obs = by_relevance(conn, obs, session);
-        }
+    if obs.len() > FILE_CONTEXT_ROWS
+        && req.vectors
+        && let Some(session) = &req.content_session_id
+    {
+        obs = by_relevance(conn, obs, session);
     }
     obs.truncate(FILE_CONTEXT_ROWS);
     obs.sort_by_key(|o| (o.created_at_epoch, o.id));

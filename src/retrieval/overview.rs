@@ -27,10 +27,10 @@ pub fn projects(conn: &Connection, platform: Option<&str>) -> Result<Value, Retr
             sources.push(src.clone());
         }
         let list = by_source.entry(src).or_insert_with(|| Value::Array(Vec::new()));
-        if let Value::Array(a) = list {
-            if !a.iter().any(|v| v.as_str() == Some(project.as_str())) {
-                a.push(Value::from(project));
-            }
+        if let Value::Array(a) = list
+            && !a.iter().any(|v| v.as_str() == Some(project.as_str()))
+        {
+            a.push(Value::from(project));
         }
     }
     Ok(json!({"projects": projects, "sources": sources, "projectsBySource": by_source}))

@@ -97,10 +97,10 @@ pub fn semantic_context_with(
     let mut found = fetch_records(conn, &ids, &req.scope)?;
     let mut hits = Vec::new();
     for rid in &ids {
-        if let Some(Record::Observation(o)) = found.remove(rid) {
-            if excluded.as_deref() != Some(o.memory_session_id.as_str()) {
-                hits.push(o);
-            }
+        if let Some(Record::Observation(o)) = found.remove(rid)
+            && excluded.as_deref() != Some(o.memory_session_id.as_str())
+        {
+            hits.push(o);
         }
         if hits.len() >= req.limit {
             break;

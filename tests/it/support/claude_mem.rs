@@ -103,7 +103,7 @@ pub fn build(path: &Path, old: bool, sessions: usize, per_session: usize) -> Fix
                 params![
                     format!("ms-{s}"),
                     (obs_n == 2).then_some("legacy text body about the flaky upload"),
-                    if obs_n % 2 == 0 { "Bugfix " } else { "discovery" },
+                    if obs_n.is_multiple_of(2) { "Bugfix " } else { "discovery" },
                     format!("Upload retry observation {obs_n}"),
                     facts,
                     narrative,
