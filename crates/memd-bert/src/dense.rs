@@ -1,80 +1,95 @@
-//! [`Linear`]: a dense layer `y = x·Wᵀ + b` for the CPU BERT forward ([`crate::forward`]).
+//! [`Linear`]: a dense layer `y = x·Wᵀ + b` for the CPU BERT forward ([`crate::forward`]), in one
+//! of two [`Kernel`]s, chosen per CPU at load:
 //!
-//! The weight is stored in half precision (f16): a short text's forward pass is bound by reading
-//! the weights from memory, and half the bytes take half the time (the arithmetic stays f32). It
-//! is packed once, at load, in panels of 16 outputs: for each input `k`, the 16 weights of the
-//! panel's outputs side by side. The AVX2/FMA/F16C kernel (chosen at run time) keeps a tile of
-//! up to 6 input rows × 16 outputs in registers and walks `k`, one broadcast input times two
-//! vectors of weights per row — no horizontal sums, nothing packed or allocated per call. Rows go
-//! in blocks of 24, each block reading every panel once: for the dozen tokens of a search query
-//! the weights are read from memory once per layer. Blocks, and the tiles of a block, are the
-//! fewest and most even the rows allow (each tile walks the whole panel). Other CPUs run the
-//! portable loop.
+//! | kernel | weights | arithmetic | fast path | file |
+//! |---|---|---|---|---|
+//! | [`Kernel::Int8`] | 8-bit per output | 8-bit inputs per row, 32-bit sums | AVX-512 VNNI | [`crate::dense_int8`] |
+//! | [`Kernel::F16`] | f16 | f32 | AVX2/FMA/F16C | [`crate::dense_f16`] |
+//!
+//! Each has a portable loop for other CPUs. [`Kernel::best`] takes the integer kernel where it runs
+//! natively: four times the multiply-adds an instruction, at a cosine of 0.999 or more to the f16
+//! kernel's sentence vectors (docs/decisions.md, "Dense layers in 8-bit integers").
 
-use half::f16;
+use crate::dense_f16::F16Weights;
+use crate::dense_int8::Int8Weights;
 
-/// Outputs per panel (two AVX vectors).
-const PANEL: usize = 16;
-/// Input rows per block (the weights are streamed once per block).
-const ROW_BLOCK: usize = 24;
-/// Input rows per register tile at most. A block's rows are cut into the fewest tiles, as even as
-/// possible: each tile walks the whole panel, and a tile of one or two rows waits on its FMA
-/// chains (4 cycles each) instead of filling both FMA units, so 15 rows run as 5 + 5 + 5, not
-/// 6 + 6 + 2 + 1 (measured: 15 tokens 6.1–7.9 → 4.9–5.0 ms, docs/decisions.md).
-const TILE_ROWS: usize = 6;
+/// How a layer's weights are stored and multiplied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// f16 weights, f32 arithmetic.
+    F16,
+    /// 8-bit integer weights and inputs, 32-bit integer sums.
+    Int8,
+}
+
+impl Kernel {
+    /// The integer kernel where the CPU runs it natively (AVX-512 VNNI), else f16.
+    pub fn best() -> Self {
+        if crate::dense_int8::native() { Kernel::Int8 } else { Kernel::F16 }
+    }
+
+    /// The kernel's name, as status and logs show it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::F16 => "f16",
+            Kernel::Int8 => "int8",
+        }
+    }
+}
 
 /// A dense layer: `out` outputs from `inp` inputs.
 pub struct Linear {
-    /// `[panel][inp][16]`, f16, the last panel padded with zeros.
-    packed: Vec<f16>,
+    weights: Weights,
     bias: Vec<f32>,
     inp: usize,
     out: usize,
 }
 
+enum Weights {
+    F16(F16Weights),
+    Int8(Int8Weights),
+}
+
 impl std::fmt::Debug for Linear {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Linear({} -> {})", self.inp, self.out)
+        write!(f, "Linear({} -> {}, {})", self.inp, self.out, self.kernel().name())
     }
 }
 
 impl Linear {
-    /// A layer from a `[out][inp]` weight and `out` biases; None when the sizes disagree.
+    /// A layer from a `[out][inp]` weight and `out` biases, for [`Kernel::best`]; None when the
+    /// sizes disagree.
     pub fn new(weight: &[f32], bias: Vec<f32>, inp: usize) -> Option<Self> {
+        Self::with_kernel(weight, bias, inp, Kernel::best())
+    }
+
+    /// [`Linear::new`] for a given kernel (its portable loop where the CPU lacks the fast one).
+    pub fn with_kernel(weight: &[f32], bias: Vec<f32>, inp: usize, kernel: Kernel) -> Option<Self> {
         let out = bias.len();
         if inp == 0 || weight.len() != out * inp {
             return None;
         }
-        let panels = out.div_ceil(PANEL);
-        let mut packed = vec![f16::ZERO; panels * inp * PANEL];
-        for (o, row) in weight.chunks_exact(inp).enumerate() {
-            let (p, j) = (o / PANEL, o % PANEL);
-            for (k, w) in row.iter().enumerate() {
-                packed[(p * inp + k) * PANEL + j] = f16::from_f32(*w);
-            }
+        let weights = match kernel {
+            Kernel::F16 => Weights::F16(F16Weights::new(weight, inp, out)),
+            Kernel::Int8 => Weights::Int8(Int8Weights::new(weight, &bias, inp)),
+        };
+        Some(Self { weights, bias, inp, out })
+    }
+
+    pub fn kernel(&self) -> Kernel {
+        match self.weights {
+            Weights::F16(_) => Kernel::F16,
+            Weights::Int8(_) => Kernel::Int8,
         }
-        Some(Self { packed, bias, inp, out })
     }
 
     /// The weight of output `o` from input `k`, as stored.
-    fn weight_at(&self, o: usize, k: usize) -> f16 {
-        self.packed[((o / PANEL) * self.inp + k) * PANEL + o % PANEL]
-    }
-
-    /// Several layers of the same input stacked into one (their outputs side by side).
-    pub fn stack(parts: Vec<Linear>) -> Option<Self> {
-        let inp = parts.first()?.inp;
-        if parts.iter().any(|p| p.inp != inp) {
-            return None;
+    #[cfg(test)]
+    fn weight_at(&self, o: usize, k: usize) -> f32 {
+        match &self.weights {
+            Weights::F16(w) => w.weight_at(o, k),
+            Weights::Int8(w) => w.weight_at(o, k),
         }
-        let (mut weight, mut bias) = (Vec::new(), Vec::new());
-        for p in &parts {
-            for o in 0..p.out {
-                weight.extend((0..inp).map(|k| p.weight_at(o, k).to_f32()));
-            }
-            bias.extend(&p.bias);
-        }
-        Self::new(&weight, bias, inp)
     }
 
     /// `rows` input rows (`x`, `rows × inp`) → `rows × out` outputs, replacing `y`'s contents.
@@ -82,105 +97,26 @@ impl Linear {
         assert_eq!(x.len(), rows * self.inp, "input of the wrong size");
         y.clear();
         y.resize(rows * self.out, 0.0);
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") && std::is_x86_feature_detected!("f16c") {
-            // SAFETY: the CPU has AVX2, FMA and F16C (checked above); the sizes were checked above and
-            // `y` was sized to `rows × out`, which is all the kernel reads and writes.
-            unsafe { avx2::forward(self, x, rows, y) };
-            return;
+        match &self.weights {
+            Weights::F16(w) => w.forward(x, rows, &self.bias, y),
+            Weights::Int8(w) => w.forward(x, rows, y),
         }
-        self.forward_portable(x, rows, y);
     }
 
+    #[cfg(test)]
     fn forward_portable(&self, x: &[f32], rows: usize, y: &mut [f32]) {
-        for r in 0..rows {
-            let xr = &x[r * self.inp..(r + 1) * self.inp];
-            for (p, panel) in self.packed.chunks_exact(self.inp * PANEL).enumerate() {
-                let mut acc = [0f32; PANEL];
-                for (xv, w) in xr.iter().zip(panel.chunks_exact(PANEL)) {
-                    for (a, wv) in acc.iter_mut().zip(w) {
-                        *a += xv * wv.to_f32();
-                    }
-                }
-                for (j, a) in acc.iter().enumerate().take(self.out - p * PANEL) {
-                    y[r * self.out + p * PANEL + j] = self.bias[p * PANEL + j] + a;
-                }
-            }
+        match &self.weights {
+            Weights::F16(w) => w.forward_portable(x, rows, &self.bias, y),
+            Weights::Int8(w) => w.forward_portable(x, rows, y),
         }
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use super::{Linear, PANEL, ROW_BLOCK, TILE_ROWS};
-    use std::arch::x86_64::*;
-
-    /// The blocked kernel. Safety: AVX2, FMA and F16C present, `x.len() == rows × inp`,
-    /// `y.len() == rows × out`.
-    #[target_feature(enable = "avx2,fma,f16c")]
-    pub(super) unsafe fn forward(l: &Linear, x: &[f32], rows: usize, y: &mut [f32]) {
-        let panels = l.out.div_ceil(PANEL);
-        let mut r0 = 0;
-        for block in even_parts(rows, ROW_BLOCK) {
-            for p in 0..panels {
-                let mut r = r0;
-                for height in even_parts(block, TILE_ROWS) {
-                    // SAFETY: rows r..r + height lie within this block (the tiles sum to its rows).
-                    unsafe {
-                        match height {
-                            6 => tile::<6>(l, x, r, p, y),
-                            5 => tile::<5>(l, x, r, p, y),
-                            4 => tile::<4>(l, x, r, p, y),
-                            3 => tile::<3>(l, x, r, p, y),
-                            2 => tile::<2>(l, x, r, p, y),
-                            _ => tile::<1>(l, x, r, p, y),
-                        }
-                    }
-                    r += height;
-                }
-            }
-            r0 += block;
-        }
-    }
-
-    /// `n` split into the fewest parts of at most `max`, their sizes differing by one at most: the
-    /// blocks of the rows, and the tiles of a block.
-    pub(super) fn even_parts(n: usize, max: usize) -> impl Iterator<Item = usize> {
-        let parts = n.div_ceil(max);
-        (0..parts).map(move |t| n / parts + usize::from(t < n % parts))
-    }
-
-    /// Panel `p`'s outputs of input rows `r..r + R`.
-    #[target_feature(enable = "avx2,fma,f16c")]
-    #[inline]
-    unsafe fn tile<const R: usize>(l: &Linear, x: &[f32], r: usize, p: usize, y: &mut [f32]) {
-        let k = l.inp;
-        let xp = unsafe { x.as_ptr().add(r * k) };
-        let wp: *const __m128i = unsafe { l.packed.as_ptr().add(p * k * PANEL).cast() };
-        let mut acc = [[_mm256_setzero_ps(); 2]; R];
-        for i in 0..k {
-            let w0 = _mm256_cvtph_ps(unsafe { _mm_loadu_si128(wp.add(2 * i)) });
-            let w1 = _mm256_cvtph_ps(unsafe { _mm_loadu_si128(wp.add(2 * i + 1)) });
-            for (row, a) in acc.iter_mut().enumerate() {
-                let xv = _mm256_set1_ps(unsafe { *xp.add(row * k + i) });
-                a[0] = _mm256_fmadd_ps(xv, w0, a[0]);
-                a[1] = _mm256_fmadd_ps(xv, w1, a[1]);
-            }
-        }
-        let valid = (l.out - p * PANEL).min(PANEL);
-        let base = p * PANEL;
-        for (row, a) in acc.iter().enumerate() {
-            let mut lanes = [0f32; PANEL];
-            unsafe {
-                _mm256_storeu_ps(lanes.as_mut_ptr(), a[0]);
-                _mm256_storeu_ps(lanes.as_mut_ptr().add(8), a[1]);
-            }
-            let out = &mut y[(r + row) * l.out + base..(r + row) * l.out + base + valid];
-            for (j, o) in out.iter_mut().enumerate() {
-                *o = l.bias[base + j] + lanes[j];
-            }
-        }
-    }
+/// `n` split into the fewest parts of at most `max`, their sizes differing by one at most: the
+/// blocks of the rows, and the tiles of a block (both kernels).
+pub(crate) fn even_parts(n: usize, max: usize) -> impl Iterator<Item = usize> {
+    let parts = n.div_ceil(max);
+    (0..parts).map(move |t| n / parts + usize::from(t < n % parts))
 }
 
 #[cfg(test)]
@@ -201,13 +137,14 @@ pub(crate) mod tests {
         }
     }
 
+    /// `x·Wᵀ + b` in f64 over the weights as stored.
     fn naive(l: &Linear, x: &[f32], rows: usize) -> Vec<f32> {
         let mut y = vec![0f32; rows * l.out];
         for r in 0..rows {
             for o in 0..l.out {
                 let mut s = l.bias[o] as f64;
                 for i in 0..l.inp {
-                    s += x[r * l.inp + i] as f64 * l.weight_at(o, i).to_f64();
+                    s += x[r * l.inp + i] as f64 * l.weight_at(o, i) as f64;
                 }
                 y[r * l.out + o] = s as f32;
             }
@@ -215,24 +152,28 @@ pub(crate) mod tests {
         y
     }
 
-    /// Every tile shape and remainder (rows past a block and not a multiple of 6, outputs not a
-    /// multiple of a panel) agrees with a plain f64 loop, on the fast kernel and the portable one.
+    /// Sizes covering every tile shape and remainder: rows past a block and not a multiple of 6,
+    /// outputs not a multiple of a panel, inputs not a multiple of 4.
+    const SHAPES: [(usize, usize, usize); 10] = [
+        (16, 7, 5),
+        (384, 1152, 12),
+        (40, 3, 1),
+        (24, 8, 9),
+        (12, 40, 31),
+        (5, 17, 3),
+        (7, 9, 2),
+        (33, 20, 14),
+        (64, 16, 15),
+        (1536, 48, 25),
+    ];
+
+    /// The f16 kernel, fast and portable, agrees with a plain f64 loop.
     #[test]
-    fn the_kernels_agree_with_a_plain_loop() {
+    fn the_f16_kernels_agree_with_a_plain_loop() {
         let mut r = Numbers(7);
-        for (inp, out, rows) in [
-            (16, 7, 5),
-            (384, 1152, 12),
-            (40, 3, 1),
-            (24, 8, 9),
-            (12, 40, 31),
-            (5, 17, 3),
-            (7, 9, 2),
-            (33, 20, 14),
-            (64, 16, 15),
-        ] {
+        for (inp, out, rows) in SHAPES {
             let w = r.take(inp * out);
-            let l = Linear::new(&w, r.take(out), inp).unwrap();
+            let l = Linear::with_kernel(&w, r.take(out), inp, Kernel::F16).unwrap();
             let x = r.take(rows * inp);
             let want = naive(&l, &x, rows);
             let mut fast = Vec::new();
@@ -240,16 +181,65 @@ pub(crate) mod tests {
             let mut portable = vec![0f32; rows * out];
             l.forward_portable(&x, rows, &mut portable);
             for (i, w) in want.iter().enumerate() {
-                assert!((fast[i] - w).abs() < 1e-4, "fast {inp}x{out} at {i}: {} vs {w}", fast[i]);
-                assert!((portable[i] - w).abs() < 1e-4, "portable {inp}x{out} at {i}");
+                assert!((fast[i] - w).abs() < 2e-4, "fast {inp}x{out} at {i}: {} vs {w}", fast[i]);
+                assert!((portable[i] - w).abs() < 2e-4, "portable {inp}x{out} at {i}");
             }
         }
     }
 
-    #[cfg(target_arch = "x86_64")]
+    /// The integer kernel gives the portable loop's figures bit for bit, and both are within the
+    /// rounding of 8-bit weights and inputs of the exact product: for each output, half a step of
+    /// the inputs times Σ|w|, plus half a step of the weights times Σ|x|, plus their product.
+    #[test]
+    fn the_int8_kernels_agree_with_each_other_and_within_their_rounding() {
+        let mut r = Numbers(9);
+        for (inp, out, rows) in SHAPES {
+            let mut w = r.take(inp * out);
+            // One large weight and one large input, as real layers have: the scales follow them.
+            w[0] = 3.0;
+            let bias = r.take(out);
+            let l = Linear::with_kernel(&w, bias.clone(), inp, Kernel::Int8).unwrap();
+            let mut x = r.take(rows * inp);
+            x[inp / 2] = -4.0;
+            let mut fast = Vec::new();
+            l.forward(&x, rows, &mut fast);
+            let mut portable = vec![0f32; rows * out];
+            l.forward_portable(&x, rows, &mut portable);
+            assert_eq!(fast, portable, "{inp}x{out}x{rows}: the vector kernel and the loop differ");
+            for row in 0..rows {
+                let xr = &x[row * inp..(row + 1) * inp];
+                let sx = xr.iter().fold(0f32, |m, v| m.max(v.abs())) as f64 / 127.0;
+                for o in 0..out {
+                    let wo = &w[o * inp..(o + 1) * inp];
+                    let sw = wo.iter().fold(0f32, |m, v| m.max(v.abs())) as f64 / 127.0;
+                    let exact: f64 = bias[o] as f64 + xr.iter().zip(wo).map(|(a, b)| *a as f64 * *b as f64).sum::<f64>();
+                    let sum_w: f64 = wo.iter().map(|v| v.abs() as f64).sum();
+                    let sum_x: f64 = xr.iter().map(|v| v.abs() as f64).sum();
+                    let bound = 0.5 * sx * sum_w + 0.5 * sw * sum_x + 0.25 * sx * sw * inp as f64 + 1e-4;
+                    let got = fast[row * out + o] as f64;
+                    assert!(
+                        (got - exact).abs() <= bound,
+                        "{inp}x{out} row {row} out {o}: {got} vs {exact} (bound {bound})"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Rows of zeros (a scale of 0) give the biases, not NaN.
+    #[test]
+    fn zero_inputs_give_the_biases() {
+        for kernel in [Kernel::F16, Kernel::Int8] {
+            let l = Linear::with_kernel(&[0.5; 12], vec![1.0, -2.0, 0.25], 4, kernel).unwrap();
+            let mut y = Vec::new();
+            l.forward(&[0.0; 8], 2, &mut y);
+            assert_eq!(y, vec![1.0, -2.0, 0.25, 1.0, -2.0, 0.25], "{kernel:?}");
+        }
+    }
+
     #[test]
     fn a_block_is_the_fewest_even_tiles() {
-        let tile_rows = |rows| super::avx2::even_parts(rows, TILE_ROWS).collect::<Vec<_>>();
+        let tile_rows = |rows| even_parts(rows, 6).collect::<Vec<_>>();
         assert_eq!(tile_rows(15), vec![5, 5, 5]);
         assert_eq!(tile_rows(13), vec![5, 4, 4]);
         assert_eq!(tile_rows(12), vec![6, 6]);
@@ -265,9 +255,9 @@ pub(crate) mod tests {
 
     #[test]
     fn mismatched_sizes_are_refused() {
-        assert!(Linear::new(&[0.0; 10], vec![0.0; 3], 4).is_none());
-        let a = Linear::new(&[0.0; 8], vec![0.0; 2], 4).unwrap();
-        let b = Linear::new(&[0.0; 6], vec![0.0; 2], 3).unwrap();
-        assert!(Linear::stack(vec![a, b]).is_none());
+        for kernel in [Kernel::F16, Kernel::Int8] {
+            assert!(Linear::with_kernel(&[0.0; 10], vec![0.0; 3], 4, kernel).is_none());
+            assert!(Linear::with_kernel(&[], vec![], 0, kernel).is_none());
+        }
     }
 }

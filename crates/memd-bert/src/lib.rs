@@ -1,20 +1,26 @@
 //! memd's CPU forward pass of a BERT encoder (all-MiniLM-L6-v2 and its kind), for sentence
-//! embeddings: each text at its own length (several may be stacked into one pass), with f16
-//! weights and f32 arithmetic, and no tensor library.
+//! embeddings: each text at its own length (several may be stacked into one pass), with 8-bit
+//! integer dense layers where the CPU has AVX-512 VNNI and f16 weights in f32 arithmetic elsewhere,
+//! and no tensor library.
 //!
 //! | file | what it holds |
 //! |---|---|
 //! | [`weights`] | `config.json` sizes and the `model.safetensors` tensors, read one at a time |
-//! | [`dense`] | the dense layer and its AVX2/FMA kernel (a portable loop elsewhere) |
+//! | [`dense`] | the dense layer, and which kernel runs it |
+//! | [`dense_int8`] | the 8-bit integer kernel (AVX-512 VNNI, a portable loop elsewhere) |
+//! | [`dense_f16`] | the f16 kernel (AVX2/FMA/F16C, a portable loop elsewhere) |
 //! | [`forward`] | embeddings, attention, layer norm, GELU: token ids → last hidden states |
 //!
 //! It is its own crate so that debug builds of memd (its tests) still compile it optimised
 //! (`[profile.dev.package.memd-bert]`): an unoptimised forward pass takes seconds per sentence.
 
 pub mod dense;
+mod dense_f16;
+mod dense_int8;
 pub mod forward;
 pub mod weights;
 
+pub use dense::Kernel;
 pub use forward::hidden_states;
 pub use weights::BertWeights;
 

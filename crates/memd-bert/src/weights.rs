@@ -13,7 +13,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::BertError;
-use crate::dense::Linear;
+use crate::dense::{Kernel, Linear};
 
 /// The sizes the forward pass needs (`config.json`).
 #[derive(Debug, Clone, Deserialize)]
@@ -147,10 +147,14 @@ impl Tensors {
             .collect())
     }
 
-    fn linear(&mut self, name: &str, out: usize, inp: usize) -> Result<Linear, BertError> {
-        let w = self.get(&format!("{name}.weight"), &[out, inp])?;
-        let b = self.get(&format!("{name}.bias"), &[out])?;
-        Linear::new(&w, b, inp).ok_or_else(|| bad(format!("{name}: bad sizes")))
+    /// The dense layers `names` (each `out × inp`) as one layer, their outputs side by side.
+    fn linear(&mut self, names: &[&str], out: usize, inp: usize, kernel: Kernel) -> Result<Linear, BertError> {
+        let (mut w, mut b) = (Vec::with_capacity(names.len() * out * inp), Vec::with_capacity(names.len() * out));
+        for name in names {
+            w.extend(self.get(&format!("{name}.weight"), &[out, inp])?);
+            b.extend(self.get(&format!("{name}.bias"), &[out])?);
+        }
+        Linear::with_kernel(&w, b, inp, kernel).ok_or_else(|| bad(format!("{}: bad sizes", names[0])))
     }
 
     fn norm(&mut self, name: &str, hidden: usize) -> Result<Norm, BertError> {
@@ -162,12 +166,18 @@ impl Tensors {
 }
 
 impl BertWeights {
-    /// Reads `config.json` and `model.safetensors` from `dir`. Blocking.
+    /// Reads `config.json` and `model.safetensors` from `dir`, for this CPU's fastest dense kernel
+    /// ([`Kernel::best`]). Blocking.
     pub fn load(dir: &Path) -> Result<Self, BertError> {
+        Self::load_with(dir, Kernel::best())
+    }
+
+    /// [`BertWeights::load`] for a given dense kernel.
+    pub fn load_with(dir: &Path, kernel: Kernel) -> Result<Self, BertError> {
         let text = std::fs::read_to_string(dir.join("config.json")).map_err(|e| BertError::Io("config.json", e))?;
         let config: BertConfig = serde_json::from_str(&text).map_err(|e| bad(format!("config.json: {e}")))?;
         let h = config.hidden_size;
-        if h == 0 || config.num_attention_heads == 0 || h % config.num_attention_heads != 0 {
+        if h == 0 || config.num_attention_heads == 0 || !h.is_multiple_of(config.num_attention_heads) {
             return Err(bad("config.json: hidden_size is not a multiple of num_attention_heads"));
         }
         if config.hidden_act != "gelu" {
@@ -196,18 +206,22 @@ impl BertWeights {
         let mut layers = Vec::with_capacity(config.num_hidden_layers);
         for i in 0..config.num_hidden_layers {
             let p = format!("encoder.layer.{i}");
-            let qkv = Linear::stack(vec![
-                t.linear(&format!("{p}.attention.self.query"), h, h)?,
-                t.linear(&format!("{p}.attention.self.key"), h, h)?,
-                t.linear(&format!("{p}.attention.self.value"), h, h)?,
-            ])
-            .ok_or_else(|| bad("query/key/value sizes differ"))?;
+            let qkv = t.linear(
+                &[
+                    &format!("{p}.attention.self.query"),
+                    &format!("{p}.attention.self.key"),
+                    &format!("{p}.attention.self.value"),
+                ],
+                h,
+                h,
+                kernel,
+            )?;
             layers.push(Layer {
                 qkv,
-                attn_out: t.linear(&format!("{p}.attention.output.dense"), h, h)?,
+                attn_out: t.linear(&[&format!("{p}.attention.output.dense")], h, h, kernel)?,
                 attn_norm: t.norm(&format!("{p}.attention.output.LayerNorm"), h)?,
-                up: t.linear(&format!("{p}.intermediate.dense"), config.intermediate_size, h)?,
-                down: t.linear(&format!("{p}.output.dense"), h, config.intermediate_size)?,
+                up: t.linear(&[&format!("{p}.intermediate.dense")], config.intermediate_size, h, kernel)?,
+                down: t.linear(&[&format!("{p}.output.dense")], h, config.intermediate_size, kernel)?,
                 out_norm: t.norm(&format!("{p}.output.LayerNorm"), h)?,
             });
         }
@@ -224,5 +238,12 @@ impl BertWeights {
     /// Vocabulary size (rows of the word embeddings).
     pub fn vocab(&self) -> usize {
         self.words.len() / self.config.hidden_size
+    }
+}
+
+impl BertWeights {
+    /// The kernel its dense layers run on.
+    pub fn kernel(&self) -> Kernel {
+        self.layers.first().map_or(Kernel::best(), |l| l.qkv.kernel())
     }
 }
