@@ -174,6 +174,11 @@ fn encoder_kind() -> EncoderKind {
     EncoderKind::resolve(&RawSettings::from_pairs(std::env::vars()), &mut Vec::new())
 }
 
+/// `MEMD_EMBED_KERNEL` by the settings table's rule.
+fn kernel() -> memd_bert::Kernel {
+    memd::config::resolve_kernel(&RawSettings::from_pairs(std::env::vars()), &mut Vec::new())
+}
+
 fn request(query: &str, project: Option<&str>) -> SearchRequest {
     SearchRequest::new(query, Scope::new(project.map(|p| vec![p.to_string()]), None))
 }
@@ -231,7 +236,7 @@ fn main() {
         .ok()
         .map(PathBuf::from)
         .filter(|d| d.join("model.safetensors").is_file());
-    let embedder = model.as_ref().map(|d| Encoder::load(d, encoder_kind()).expect("model"));
+    let embedder = model.as_ref().map(|d| Encoder::load(d, encoder_kind(), kernel()).expect("model"));
     let mut rng = Rng(7);
     let random = std::cell::RefCell::new(move || rng.unit());
     let embed = |text: &str| -> Vec<f32> {

@@ -67,6 +67,11 @@ fn encoder_kind() -> EncoderKind {
     EncoderKind::resolve(&RawSettings::from_pairs(std::env::vars()), &mut Vec::new())
 }
 
+/// `MEMD_EMBED_KERNEL` by the settings table's rule.
+fn kernel() -> memd_bert::Kernel {
+    memd::config::resolve_kernel(&RawSettings::from_pairs(std::env::vars()), &mut Vec::new())
+}
+
 fn embeddings(model: &std::path::Path) -> Vec<Vec<f32>> {
     let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("vector-recall-{WINDOWS}-{}.f32", encoder_kind().model_name()));
     if let Ok(b) = std::fs::read(&cache) {
@@ -76,7 +81,7 @@ fn embeddings(model: &std::path::Path) -> Vec<Vec<f32>> {
             .collect();
     }
     let texts = windows();
-    let e = Encoder::load(model, encoder_kind()).expect("model");
+    let e = Encoder::load(model, encoder_kind(), kernel()).expect("model");
     let mut out = Vec::with_capacity(texts.len());
     for chunk in texts.chunks(32) {
         out.extend(e.embed(chunk).expect("embed"));

@@ -126,7 +126,7 @@ fn report(conn: &rusqlite::Connection) {
     let texts = sentences(64);
     for kind in [EncoderKind::Static, EncoderKind::Transformer] {
         let before = rss_mb();
-        let e = Encoder::load(&dir, kind).unwrap();
+        let e = Encoder::load(&dir, kind, memd_bert::Kernel::best()).unwrap();
         e.embed(&texts[..4]).unwrap();
         let name = kind.model_name();
         println!("RSS: {before:.0} MB before {name}, {:.0} MB with it loaded and warm", rss_mb());
@@ -350,7 +350,7 @@ fn bench_vectors(c: &mut Criterion) {
         let texts = sentences(16);
         g.throughput(Throughput::Elements(16));
         for kind in [EncoderKind::Static, EncoderKind::Transformer] {
-            let e = Encoder::load(&model, kind).unwrap();
+            let e = Encoder::load(&model, kind, memd_bert::Kernel::best()).unwrap();
             g.bench_function(format!("embed_batch_16_{}", kind.model_name()), |b| {
                 b.iter(|| e.embed(&texts).unwrap())
             });

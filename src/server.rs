@@ -350,7 +350,7 @@ async fn vector_runtime(settings: &Settings, store: &Store, extension: bool) -> 
     if v.mode != EmbeddingsMode::Local {
         return None;
     }
-    let embed = EmbedService::new(v.model_dir.clone(), v.encoder);
+    let embed = EmbedService::new(v.model_dir.clone(), v.encoder, v.kernel);
     if !embed.model_present() {
         tracing::warn!(dir = %v.model_dir.display(), "no embedding model: keyword search only (memd models install)");
     }

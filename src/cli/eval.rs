@@ -118,7 +118,7 @@ fn start_worker(model: Option<&Path>, env: &HashMap<String, String>, running: Op
     // Search settings under test (fusion weights, floors) pass through.
     for (k, v) in env
         .iter()
-        .filter(|(k, _)| k.starts_with("MEMD_SEARCH_") || k.as_str() == "MEMD_EMBED_ENCODER")
+        .filter(|(k, _)| k.starts_with("MEMD_SEARCH_") || matches!(k.as_str(), "MEMD_EMBED_ENCODER" | "MEMD_EMBED_KERNEL"))
     {
         cmd.env(k, v);
     }

@@ -19,7 +19,7 @@ pub use keys::{KEYS, Key, Kind};
 pub use raw::{RawSettings, parse_flag};
 pub use sections::{
     ChromaSettings, ContextSettings, EMBED_MODEL_NAME, EmbeddingsMode, EncoderKind, Fusion, HookSettings, HttpSettings, ProviderSettings,
-    RetentionSettings, Secret, VectorSettings,
+    RetentionSettings, Secret, VectorSettings, resolve_kernel,
 };
 pub use watch::WatchSettings;
 

@@ -169,6 +169,23 @@ impl EncoderKind {
     }
 }
 
+/// The transformer's dense kernel (`MEMD_EMBED_KERNEL`; docs/decisions.md "Dense layers in 8-bit
+/// integers"): `auto` is int8 where the CPU runs it natively (AVX-512 VNNI), else f16; `int8` asked
+/// of a CPU without VNNI warns and runs f16 (its portable integer loop is many times slower). Not
+/// part of the model name: the two kernels' vectors agree to a cosine of 0.998, so a change does
+/// not re-embed.
+pub fn resolve_kernel(raw: &RawSettings, w: &mut Vec<String>) -> memd_bert::Kernel {
+    use memd_bert::Kernel;
+    match raw.choice(&keys::EMBED_KERNEL, w) {
+        "f16" => Kernel::F16,
+        "int8" if Kernel::best() != Kernel::Int8 => {
+            w.push("MEMD_EMBED_KERNEL=int8 needs AVX-512 VNNI, which this CPU lacks; using f16".into());
+            Kernel::F16
+        }
+        _ => Kernel::best(),
+    }
+}
+
 /// A Chroma server to mirror the vectors into (`MEMD_CHROMA_*`).
 #[derive(Debug, Clone)]
 pub struct ChromaSettings {
@@ -218,6 +235,8 @@ impl Fusion {
 pub struct VectorSettings {
     pub mode: EmbeddingsMode,
     pub encoder: EncoderKind,
+    /// The transformer's dense kernel.
+    pub kernel: memd_bert::Kernel,
     pub model_dir: PathBuf,
     pub chroma: Option<ChromaSettings>,
     /// First retry delay of the Chroma mirror after a failure (doubles up to 5 min).
@@ -258,6 +277,7 @@ impl VectorSettings {
         Self {
             mode,
             encoder,
+            kernel: resolve_kernel(raw, w),
             model_dir,
             chroma,
             chroma_retry_ms: raw.int(&keys::CHROMA_RETRY_MS, w),
@@ -279,7 +299,29 @@ mod tests {
         assert_eq!(s.model_dir, PathBuf::from("/d/models/all-MiniLM-L6-v2"));
         assert!(s.chroma.is_none());
         assert_eq!(s.encoder, EncoderKind::Transformer);
+        assert_eq!(s.kernel, memd_bert::Kernel::best());
         assert!(w.is_empty());
+    }
+
+    #[test]
+    fn the_dense_kernel_is_chosen_by_name_and_int8_only_where_it_runs() {
+        let kernel = |v: &str, w: &mut Vec<String>| {
+            let raw = RawSettings::from_pairs([("MEMD_EMBED_KERNEL".to_string(), v.to_string())]);
+            VectorSettings::resolve(Path::new("/d"), &raw, w).kernel
+        };
+        let mut w = Vec::new();
+        assert_eq!(kernel("F16", &mut w), memd_bert::Kernel::F16);
+        assert_eq!(kernel("auto", &mut w), memd_bert::Kernel::best());
+        assert!(w.is_empty(), "{w:?}");
+        let int8 = kernel("int8", &mut w);
+        if memd_bert::Kernel::best() == memd_bert::Kernel::Int8 {
+            assert_eq!((int8, w.len()), (memd_bert::Kernel::Int8, 0));
+        } else {
+            assert_eq!((int8, w.len()), (memd_bert::Kernel::F16, 1), "int8 without VNNI warns and runs f16");
+        }
+        w.clear();
+        assert_eq!(kernel("bf16", &mut w), memd_bert::Kernel::best(), "an unknown word is the default");
+        assert_eq!(w.len(), 1, "and says so");
     }
 
     #[test]

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use tokenizers::{Tokenizer, TruncationParams};
 
-use memd_bert::BertWeights;
 use memd_bert::forward::hidden_states_of_texts;
+use memd_bert::{BertWeights, Kernel};
 
 use super::VectorError;
 
@@ -42,7 +42,7 @@ pub struct Embedder {
 
 impl std::fmt::Debug for Embedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Embedder(all-MiniLM-L6-v2)")
+        write!(f, "Embedder(all-MiniLM-L6-v2, {})", self.kernel().name())
     }
 }
 
@@ -51,8 +51,14 @@ fn model_err(dir: &Path, e: impl std::fmt::Display) -> VectorError {
 }
 
 impl Embedder {
-    /// Loads the model from `dir` (`model.safetensors`, `tokenizer.json`, `config.json`). Blocking.
+    /// Loads the model from `dir` (`model.safetensors`, `tokenizer.json`, `config.json`), for this
+    /// CPU's fastest dense kernel. Blocking.
     pub fn load(dir: &Path) -> Result<Self, VectorError> {
+        Self::load_with(dir, Kernel::best())
+    }
+
+    /// [`Embedder::load`] on a given dense kernel.
+    pub fn load_with(dir: &Path, kernel: Kernel) -> Result<Self, VectorError> {
         let path = |f: &str| -> PathBuf { dir.join(f) };
         let mut tokenizer = Tokenizer::from_file(path("tokenizer.json")).map_err(|e| model_err(dir, e))?;
         tokenizer.with_padding(None);
@@ -62,7 +68,7 @@ impl Embedder {
                 ..Default::default()
             }))
             .map_err(|e| model_err(dir, e))?;
-        let weights = BertWeights::load(dir).map_err(|e| model_err(dir, e))?;
+        let weights = BertWeights::load_with(dir, kernel).map_err(|e| model_err(dir, e))?;
         if weights.config.hidden_size != DIM {
             return Err(model_err(
                 dir,
@@ -70,6 +76,11 @@ impl Embedder {
             ));
         }
         Ok(Self { weights, tokenizer })
+    }
+
+    /// The dense kernel the model runs on.
+    pub fn kernel(&self) -> Kernel {
+        self.weights.kernel()
     }
 
     /// Embeds `texts`: one L2-normalised vector of [`DIM`] floats per text.
@@ -219,27 +230,38 @@ pub(crate) mod tests {
         .collect()
     }
 
+    /// Each kernel's vectors: unit length, paraphrases near, the unrelated far, a text's vector the
+    /// same alone as in a batch, and the reference cosines — to 0.0005 in f16, to the integer
+    /// kernel's rounding (0.01) in 8 bits, whose vectors are also within 0.998 of the f16 ones.
     #[test]
     fn embeddings_match_reference_similarities() {
         let Some(dir) = test_model_dir() else { return };
-        let e = Embedder::load(&dir).unwrap();
         let texts = sample_texts();
-        let v = e.embed(&texts).unwrap();
-        assert_eq!(v.len(), 5);
-        for x in &v {
-            assert_eq!(x.len(), DIM);
-            assert!((dot(x, x) - 1.0).abs() < 1e-4, "unit norm");
+        let mut by_kernel = Vec::new();
+        for (kernel, tolerance) in [(Kernel::F16, 0.0005), (Kernel::Int8, 0.01)] {
+            let e = Embedder::load_with(&dir, kernel).unwrap();
+            assert_eq!(e.kernel(), kernel);
+            let v = e.embed(&texts).unwrap();
+            assert_eq!(v.len(), 5);
+            for x in &v {
+                assert_eq!(x.len(), DIM);
+                assert!((dot(x, x) - 1.0).abs() < 1e-4, "unit norm");
+            }
+            let sim = |a: usize, b: usize| dot(&v[a], &v[b]);
+            assert!(sim(0, 1) > 0.65, "paraphrase {}", sim(0, 1));
+            assert!(sim(0, 2) < 0.3, "unrelated {}", sim(0, 2));
+            assert!(sim(3, 4) > sim(2, 4), "shutdown pair beats the unrelated one");
+            // Batching does not change a text's vector (padding is masked out).
+            let alone = e.embed(&texts[2..3]).unwrap();
+            assert!(dot(&alone[0], &v[2]) > 0.9999);
+            for (a, b, want) in reference_similarities() {
+                let got = sim(a, b);
+                assert!((got - want).abs() < tolerance, "{kernel:?} pair {a},{b}: {got} vs reference {want}");
+            }
+            by_kernel.push(v);
         }
-        let sim = |a: usize, b: usize| dot(&v[a], &v[b]);
-        assert!(sim(0, 1) > 0.65, "paraphrase {}", sim(0, 1));
-        assert!(sim(0, 2) < 0.3, "unrelated {}", sim(0, 2));
-        assert!(sim(3, 4) > sim(2, 4), "shutdown pair beats the unrelated one");
-        // Batching does not change a text's vector (padding is masked out).
-        let alone = e.embed(&texts[2..3]).unwrap();
-        assert!(dot(&alone[0], &v[2]) > 0.9999);
-        for (a, b, want) in reference_similarities() {
-            let got = sim(a, b);
-            assert!((got - want).abs() < 0.0005, "pair {a},{b}: {got} vs reference {want}");
+        for (f16, int8) in by_kernel[0].iter().zip(&by_kernel[1]) {
+            assert!(dot(f16, int8) > 0.998, "int8 against f16: cosine {}", dot(f16, int8));
         }
     }
 

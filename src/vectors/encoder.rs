@@ -9,6 +9,7 @@ use super::VectorError;
 use super::embedder::Embedder;
 use super::static_embedder::StaticEmbedder;
 use crate::config::EncoderKind;
+use memd_bert::Kernel;
 
 #[derive(Debug)]
 pub enum Encoder {
@@ -17,11 +18,12 @@ pub enum Encoder {
 }
 
 impl Encoder {
-    /// Loads the encoder of `kind` from the model directory `dir`. Blocking.
-    pub fn load(dir: &Path, kind: EncoderKind) -> Result<Self, VectorError> {
+    /// Loads the encoder of `kind` from the model directory `dir`, the transformer on `kernel`.
+    /// Blocking.
+    pub fn load(dir: &Path, kind: EncoderKind, kernel: Kernel) -> Result<Self, VectorError> {
         Ok(match kind {
             EncoderKind::Static => Self::Static(Box::new(StaticEmbedder::load_or_distill(dir)?)),
-            EncoderKind::Transformer => Self::Transformer(Box::new(Embedder::load(dir)?)),
+            EncoderKind::Transformer => Self::Transformer(Box::new(Embedder::load_with(dir, kernel)?)),
         })
     }
 

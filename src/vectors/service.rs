@@ -24,6 +24,8 @@ enum Slot {
 pub struct EmbedService {
     dir: PathBuf,
     kind: EncoderKind,
+    /// The transformer's dense kernel (`MEMD_EMBED_KERNEL`).
+    kernel: memd_bert::Kernel,
     slot: Mutex<Slot>,
     /// A load holds the slot now (the transformer takes a second or two, a static table's first
     /// distillation a minute or more).
@@ -49,6 +51,7 @@ impl std::fmt::Debug for EmbedService {
         f.debug_struct("EmbedService")
             .field("dir", &self.dir)
             .field("kind", &self.kind)
+            .field("kernel", &self.kernel)
             .finish()
     }
 }
@@ -71,11 +74,12 @@ fn lower_pool_priority() {
 }
 
 impl EmbedService {
-    pub fn new(dir: PathBuf, kind: EncoderKind) -> Arc<Self> {
+    pub fn new(dir: PathBuf, kind: EncoderKind, kernel: memd_bert::Kernel) -> Arc<Self> {
         lower_pool_priority();
         Arc::new(Self {
             dir,
             kind,
+            kernel,
             slot: Mutex::new(Slot::NotLoaded),
             loading: AtomicBool::new(false),
             run: Arc::new(Mutex::new(())),
@@ -127,11 +131,11 @@ impl EmbedService {
         }
         let started = std::time::Instant::now();
         self.loading.store(true, Ordering::Release);
-        let loaded = Encoder::load(&self.dir, self.kind);
+        let loaded = Encoder::load(&self.dir, self.kind, self.kernel);
         self.loading.store(false, Ordering::Release);
         match loaded {
             Ok(e) => {
-                tracing::info!(dir = %self.dir.display(), model = self.kind.model_name(), load_ms = started.elapsed().as_millis() as u64, "embedding model loaded");
+                tracing::info!(dir = %self.dir.display(), model = self.kind.model_name(), kernel = self.kernel.name(), load_ms = started.elapsed().as_millis() as u64, "embedding model loaded");
                 let e = Arc::new(e);
                 *slot = Slot::Ready(e.clone());
                 Ok(e)
@@ -231,7 +235,7 @@ mod tests {
     /// because the status read the model slot with a blocking lock the load was holding.
     #[test]
     fn status_reads_never_wait_for_a_model_that_is_loading() {
-        let svc = EmbedService::new(PathBuf::from("/nonexistent"), EncoderKind::Static);
+        let svc = EmbedService::new(PathBuf::from("/nonexistent"), EncoderKind::Static, memd_bert::Kernel::best());
         let loading = svc.slot.lock().expect("slot");
         let (tx, rx) = std::sync::mpsc::channel();
         let reader = svc.clone();
@@ -250,7 +254,7 @@ mod tests {
         let Some(dir) = crate::vectors::embedder::tests::test_model_dir() else {
             return;
         };
-        let svc = EmbedService::new(dir, EncoderKind::Transformer);
+        let svc = EmbedService::new(dir, EncoderKind::Transformer, memd_bert::Kernel::best());
         let (held_tx, held_rx) = std::sync::mpsc::channel();
         let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
         let run = svc.run.clone();
@@ -274,7 +278,7 @@ mod tests {
         std::fs::write(dir.path().join("model.safetensors"), b"not a model").unwrap();
         std::fs::write(dir.path().join("tokenizer.json"), b"{}").unwrap();
         std::fs::write(dir.path().join("config.json"), b"{}").unwrap();
-        let svc = EmbedService::new(dir.path().to_path_buf(), EncoderKind::Transformer);
+        let svc = EmbedService::new(dir.path().to_path_buf(), EncoderKind::Transformer, memd_bert::Kernel::best());
         assert!(!svc.loading());
         assert!(
             svc.embed_blocking(&["x".into()]).is_err(),
