@@ -9,11 +9,13 @@
 //! | [`dense`] | the dense layer, and which kernel runs it |
 //! | [`dense_int8`] | the 8-bit integer kernel (AVX-512 VNNI, a portable loop elsewhere) |
 //! | [`dense_f16`] | the f16 kernel (AVX2/FMA/F16C, a portable loop elsewhere) |
-//! | [`forward`] | embeddings, attention, layer norm, GELU: token ids → last hidden states |
+//! | [`forward`] | embeddings, layer norm, GELU: token ids → last hidden states |
+//! | [`attention`] | self-attention, its softmax, and the lane-wise sums the layer norms use |
 //!
 //! It is its own crate so that debug builds of memd (its tests) still compile it optimised
 //! (`[profile.dev.package.memd-bert]`): an unoptimised forward pass takes seconds per sentence.
 
+mod attention;
 pub mod dense;
 mod dense_f16;
 mod dense_int8;
