@@ -22,7 +22,7 @@
 //! | [`status`] | the typed `GET /api/status` document, built from the worker, read back by the CLI |
 //! | [`actors`] | the supervised actor tree: root, store, provider, session manager, sessions, reaper, vector and Chroma sync, transcript watcher |
 //! | [`retrieval`] | the read side: context injection, file context, search, timeline, records, the `/stream` feed, the viewer's paged lists, request parameters |
-//! | [`vectors`] | embeddings (all-MiniLM-L6-v2 on the `memd-bert` crate, or the static token table distilled from it), the binary sqlite-vec index and its in-memory copy (sign codes) + exact re-rank, documents, Chroma, model install |
+//! | [`vectors`] | embeddings (all-MiniLM-L6-v2 on the `memd-bert` crate, int8 or f16 dense kernel, or the static token table distilled from it), the binary sqlite-vec index and its in-memory copy (sign codes) + exact re-rank, documents, Chroma, model install |
 //! | [`import`] | `memd import-claude-mem`: reading, cleaning and chunking a claude-mem database |
 //! | **domain and infrastructure** | |
 //! | [`observer`] | prompt, XML reply parser, batch job state machine, output bounds, file evidence, the extractive observer |
