@@ -112,8 +112,29 @@ impl Linear {
     }
 }
 
+/// The register tiles of a blocked kernel (both kernels), in the order they run: the rows in
+/// blocks of at most `row_block`, each block walking all `panels` panels (so a panel's weights are
+/// read once per block), a block's rows cut into tiles of at most `tile_rows`. Yields each tile's
+/// first row, panel and height.
+pub(crate) fn tiles(rows: usize, row_block: usize, tile_rows: usize, panels: usize) -> impl Iterator<Item = (usize, usize, usize)> {
+    let blocks = even_parts(rows, row_block).scan(0, |next, block| {
+        let first = *next;
+        *next += block;
+        Some((first, block))
+    });
+    blocks.flat_map(move |(first, block)| {
+        (0..panels).flat_map(move |p| {
+            even_parts(block, tile_rows).scan(first, move |next, height| {
+                let row = *next;
+                *next += height;
+                Some((row, p, height))
+            })
+        })
+    })
+}
+
 /// `n` split into the fewest parts of at most `max`, their sizes differing by one at most: the
-/// blocks of the rows, and the tiles of a block (both kernels).
+/// blocks of the rows, and the tiles of a block.
 pub(crate) fn even_parts(n: usize, max: usize) -> impl Iterator<Item = usize> {
     let parts = n.div_ceil(max);
     (0..parts).map(move |t| n / parts + usize::from(t < n % parts))
@@ -250,6 +271,21 @@ pub(crate) mod tests {
             assert_eq!(t.iter().sum::<usize>(), rows);
             assert_eq!(t.len(), rows.div_ceil(6));
             assert!(t.iter().all(|&r| (1..=6).contains(&r)));
+        }
+    }
+
+    /// Every row meets every panel once, in tiles of at most the tile height.
+    #[test]
+    fn the_tiles_cover_each_row_of_each_panel_once() {
+        for (rows, panels) in [(0, 3), (1, 2), (25, 3), (48, 1), (53, 4)] {
+            let mut seen = vec![0u8; rows * panels];
+            for (row, p, height) in tiles(rows, 24, 6, panels) {
+                assert!((1..=6).contains(&height), "{rows} rows: a tile of {height}");
+                for r in row..row + height {
+                    seen[r * panels + p] += 1;
+                }
+            }
+            assert!(seen.iter().all(|&n| n == 1), "{rows} rows × {panels} panels: {seen:?}");
         }
     }
 

@@ -84,34 +84,25 @@ impl F16Weights {
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::{F16Weights, PANEL, ROW_BLOCK, TILE_ROWS};
-    use crate::dense::even_parts;
+    use crate::dense::tiles;
     use std::arch::x86_64::*;
 
     /// The blocked kernel. Safety: AVX2, FMA and F16C present, `x.len() == rows × inp`,
     /// `y.len() == rows × out`, `bias.len() == out`.
     #[target_feature(enable = "avx2,fma,f16c")]
     pub(super) unsafe fn forward(l: &F16Weights, x: &[f32], rows: usize, bias: &[f32], y: &mut [f32]) {
-        let panels = l.out.div_ceil(PANEL);
-        let mut r0 = 0;
-        for block in even_parts(rows, ROW_BLOCK) {
-            for p in 0..panels {
-                let mut r = r0;
-                for height in even_parts(block, TILE_ROWS) {
-                    // SAFETY: rows r..r + height lie within this block (the tiles sum to its rows).
-                    unsafe {
-                        match height {
-                            6 => tile::<6>(l, x, r, p, bias, y),
-                            5 => tile::<5>(l, x, r, p, bias, y),
-                            4 => tile::<4>(l, x, r, p, bias, y),
-                            3 => tile::<3>(l, x, r, p, bias, y),
-                            2 => tile::<2>(l, x, r, p, bias, y),
-                            _ => tile::<1>(l, x, r, p, bias, y),
-                        }
-                    }
-                    r += height;
+        for (r, p, height) in tiles(rows, ROW_BLOCK, TILE_ROWS, l.out.div_ceil(PANEL)) {
+            // SAFETY: rows r..r + height lie within `rows` (the tiles of a block sum to its rows).
+            unsafe {
+                match height {
+                    6 => tile::<6>(l, x, r, p, bias, y),
+                    5 => tile::<5>(l, x, r, p, bias, y),
+                    4 => tile::<4>(l, x, r, p, bias, y),
+                    3 => tile::<3>(l, x, r, p, bias, y),
+                    2 => tile::<2>(l, x, r, p, bias, y),
+                    _ => tile::<1>(l, x, r, p, bias, y),
                 }
             }
-            r0 += block;
         }
     }
 

@@ -152,7 +152,7 @@ fn scale_of(lo: f32, hi: f32) -> (f32, f32) {
 #[cfg(target_arch = "x86_64")]
 mod vnni {
     use super::{Int8Weights, PANEL, QUAD, ROW_BLOCK, TILE_ROWS};
-    use crate::dense::even_parts;
+    use crate::dense::tiles;
     use std::arch::x86_64::*;
 
     /// The blocked kernel. Safety: AVX-512 F, BW, VL and VNNI present, `x.len() == rows × inp`,
@@ -164,27 +164,18 @@ mod vnni {
         for r in 0..rows {
             scales[r] = quantize_row(&x[r * l.inp..(r + 1) * l.inp], &mut bytes[r * width..(r + 1) * width]);
         }
-        let panels = l.out.div_ceil(PANEL);
-        let mut r0 = 0;
-        for block in even_parts(rows, ROW_BLOCK) {
-            for p in 0..panels {
-                let mut r = r0;
-                for height in even_parts(block, TILE_ROWS) {
-                    // SAFETY: rows r..r + height lie within this block (the tiles sum to its rows).
-                    unsafe {
-                        match height {
-                            6 => tile::<6>(l, &bytes, &scales, r, p, y),
-                            5 => tile::<5>(l, &bytes, &scales, r, p, y),
-                            4 => tile::<4>(l, &bytes, &scales, r, p, y),
-                            3 => tile::<3>(l, &bytes, &scales, r, p, y),
-                            2 => tile::<2>(l, &bytes, &scales, r, p, y),
-                            _ => tile::<1>(l, &bytes, &scales, r, p, y),
-                        }
-                    }
-                    r += height;
+        for (r, p, height) in tiles(rows, ROW_BLOCK, TILE_ROWS, l.out.div_ceil(PANEL)) {
+            // SAFETY: rows r..r + height lie within `rows` (the tiles of a block sum to its rows).
+            unsafe {
+                match height {
+                    6 => tile::<6>(l, &bytes, &scales, r, p, y),
+                    5 => tile::<5>(l, &bytes, &scales, r, p, y),
+                    4 => tile::<4>(l, &bytes, &scales, r, p, y),
+                    3 => tile::<3>(l, &bytes, &scales, r, p, y),
+                    2 => tile::<2>(l, &bytes, &scales, r, p, y),
+                    _ => tile::<1>(l, &bytes, &scales, r, p, y),
                 }
             }
-            r0 += block;
         }
     }
 
