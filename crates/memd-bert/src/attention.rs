@@ -4,14 +4,14 @@
 
 /// Scaled dot-product self-attention of every head: `qkv` rows are `[q | k | v]` (`3 × hidden`),
 /// `ctx` gets `n × hidden`. Each head's keys are first laid out transposed (`d × n`), so a query's
-/// scores are `d` multiply-adds over 16 keys at a time held in registers ([`scores_of`]), instead
+/// scores are `d` multiply-adds over 64 keys at a time held in registers ([`scores_of`]), instead
 /// of `n` short dot products each ending in a horizontal sum.
 #[inline(always)]
 pub(crate) fn attention(qkv: &[f32], n: usize, h: usize, heads: usize, ctx: &mut [f32]) {
     let d = h / heads;
     let scale = 1.0 / (d as f32).sqrt();
     let stride = 3 * h;
-    let (mut scores, mut keys, mut q) = (vec![0f32; n], vec![0f32; d * n], vec![0f32; d]);
+    let (mut scores, mut scores2, mut keys, mut q) = (vec![0f32; n], vec![0f32; n], vec![0f32; d * n], vec![0f32; d]);
     for head in 0..heads {
         let off = head * d;
         for j in 0..n {
@@ -19,26 +19,40 @@ pub(crate) fn attention(qkv: &[f32], n: usize, h: usize, heads: usize, ctx: &mut
                 keys[c * n + j] = *k;
             }
         }
-        for i in 0..n {
-            for (qs, qv) in q.iter_mut().zip(&qkv[i * stride + off..i * stride + off + d]) {
-                *qs = qv * scale;
+        let values = |j: usize| &qkv[j * stride + 2 * h + off..j * stride + 2 * h + off + d];
+        let query = |i: usize| &qkv[i * stride + off..i * stride + off + d];
+        let mut i = 0;
+        while i < n {
+            if d == 32 && i + 1 < n {
+                // MiniLM's heads, two queries at a time: two independent sets of four registers,
+                // each row of values read once for both.
+                probabilities(query(i), scale, &keys, n, &mut q, &mut scores);
+                probabilities(query(i + 1), scale, &keys, n, &mut q, &mut scores2);
+                let (first, second) = ctx[i * h..(i + 2) * h].split_at_mut(h);
+                weighted_sums::<32>(&scores, &scores2, values, &mut first[off..off + d], &mut second[off..off + d]);
+                i += 2;
+                continue;
             }
-            scores_of(&q, &keys, n, &mut scores);
-            softmax(&mut scores);
+            probabilities(query(i), scale, &keys, n, &mut q, &mut scores);
             let out = &mut ctx[i * h + off..i * h + off + d];
-            let values = |j: usize| &qkv[j * stride + 2 * h + off..j * stride + 2 * h + off + d];
-            match d {
-                // MiniLM's heads: the sums stay in four registers.
-                32 => weighted_sum::<32>(&scores, values, out),
-                _ => {
-                    out.fill(0.0);
-                    for (j, p) in scores.iter().enumerate() {
-                        out.iter_mut().zip(values(j)).for_each(|(o, v)| *o = p.mul_add(*v, *o));
-                    }
-                }
+            out.fill(0.0);
+            for (j, p) in scores.iter().enumerate() {
+                out.iter_mut().zip(values(j)).for_each(|(o, v)| *o = p.mul_add(*v, *o));
             }
+            i += 1;
         }
     }
+}
+
+/// A query's attention weights over the `n` keys: its scores ([`scores_of`], the query scaled
+/// into `q` first), then their softmax, into `scores`.
+#[inline(always)]
+fn probabilities(query: &[f32], scale: f32, keys: &[f32], n: usize, q: &mut [f32], scores: &mut [f32]) {
+    for (qs, qv) in q.iter_mut().zip(query) {
+        *qs = qv * scale;
+    }
+    scores_of(q, keys, n, scores);
+    softmax(scores);
 }
 
 /// `scores[j] = Σ_c q[c] · keys[c·n + j]`: 64 keys at a time, then 16, their sums in registers
@@ -71,17 +85,21 @@ fn scores_by<const W: usize>(q: &[f32], keys: &[f32], n: usize, mut j0: usize, s
     j0
 }
 
-/// `out = Σⱼ pⱼ · values(j)` for `D`-wide rows, the sum held in a local array (registers).
+/// `a = Σⱼ pⱼ · values(j)` and `b = Σⱼ p′ⱼ · values(j)` for `D`-wide rows, both sums held in
+/// local arrays (registers): two independent chains of multiply-adds per lane, where one query
+/// alone waits on its chain's latency. Each sum runs in `j` order, as one query's would.
 #[inline(always)]
-fn weighted_sum<'a, const D: usize>(p: &[f32], values: impl Fn(usize) -> &'a [f32], out: &mut [f32]) {
-    let mut acc = [0f32; D];
-    for (j, pj) in p.iter().enumerate() {
+fn weighted_sums<'a, const D: usize>(p: &[f32], p2: &[f32], values: impl Fn(usize) -> &'a [f32], a: &mut [f32], b: &mut [f32]) {
+    let (mut acc, mut acc2) = ([0f32; D], [0f32; D]);
+    for (j, (pj, pj2)) in p.iter().zip(p2).enumerate() {
         let v: &[f32; D] = values(j).try_into().expect("a head's width");
-        for (a, vv) in acc.iter_mut().zip(v) {
-            *a = pj.mul_add(*vv, *a);
+        for c in 0..D {
+            acc[c] = pj.mul_add(v[c], acc[c]);
+            acc2[c] = pj2.mul_add(v[c], acc2[c]);
         }
     }
-    out.copy_from_slice(&acc);
+    a.copy_from_slice(&acc);
+    b.copy_from_slice(&acc2);
 }
 
 /// Lanes of the partial sums and maxima below: a float sum in one chain neither vectorises nor
@@ -197,17 +215,18 @@ mod tests {
         }
     }
 
-    /// The weighted sum of values equals a plain one.
+    /// The two weighted sums of values equal plain ones.
     #[test]
     fn weighted_sums_equal_plain_ones() {
         let mut r = Numbers(4);
         for n in [1, 2, 7, 12] {
-            let (p, v) = (r.take(n), r.take(32 * n));
-            let mut got = vec![0f32; 32];
-            weighted_sum::<32>(&p, |j| &v[j * 32..(j + 1) * 32], &mut got);
-            for (c, g) in got.iter().enumerate() {
+            let (p, p2, v) = (r.take(n), r.take(n), r.take(32 * n));
+            let (mut a, mut b) = (vec![0f32; 32], vec![0f32; 32]);
+            weighted_sums::<32>(&p, &p2, |j| &v[j * 32..(j + 1) * 32], &mut a, &mut b);
+            for c in 0..32 {
                 let want: f32 = (0..n).map(|j| p[j] * v[j * 32 + c]).sum();
-                assert!((g - want).abs() < 1e-5, "n {n} lane {c}: {g} vs {want}");
+                let want2: f32 = (0..n).map(|j| p2[j] * v[j * 32 + c]).sum();
+                assert!((a[c] - want).abs() < 1e-5 && (b[c] - want2).abs() < 1e-5, "n {n} lane {c}");
             }
         }
     }
