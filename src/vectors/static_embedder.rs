@@ -129,7 +129,10 @@ impl StaticEmbedder {
 
     fn distill_from(dir: &Path) -> Result<Self, VectorError> {
         let started = std::time::Instant::now();
-        let model = Embedder::load(dir)?;
+        // The f16 kernel whatever the CPU: the table is made once and read for months, so it is
+        // made on the kernel closest to the model (an int8 table ranked a paraphrase fourth that
+        // the f16 table ranks in the top three: docs/decisions.md "Dense layers in 8-bit integers").
+        let model = Embedder::load_with(dir, memd_bert::Kernel::F16)?;
         let rows = distill(&model)?;
         // The transformer's tokenizer, already parsed, without its 128-token cut.
         let tokenizer = Self::unbounded(model.tokenizer().clone(), &dir.join("tokenizer.json"))?;
