@@ -6,7 +6,8 @@
 //! two facts: 300,000 vectors in `vectors` and in the binary index `vectors_bin`). Document vectors
 //! are random unit vectors (embedding 300,000 texts takes hours here); the query is embedded by the
 //! real model when `MEMD_TEST_MODEL_DIR` holds it (the encoder of `MEMD_EMBED_ENCODER`: the
-//! transformer, or `static`), else a random vector, said in the report.
+//! transformer, or `static`; the transformer on the dense kernel of `MEMD_EMBED_KERNEL`), else a
+//! random vector, said in the report.
 //!
 //! A one-shot report prints p50/p99 over 60 runs per query of: the keyword half, the vector half
 //! (query embedding + scope expansion + binary k-NN from the in-memory code index, as the worker
