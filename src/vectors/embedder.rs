@@ -51,13 +51,8 @@ fn model_err(dir: &Path, e: impl std::fmt::Display) -> VectorError {
 }
 
 impl Embedder {
-    /// Loads the model from `dir` (`model.safetensors`, `tokenizer.json`, `config.json`), for this
-    /// CPU's fastest dense kernel. Blocking.
-    pub fn load(dir: &Path) -> Result<Self, VectorError> {
-        Self::load_with(dir, Kernel::best())
-    }
-
-    /// [`Embedder::load`] on a given dense kernel.
+    /// Loads the model from `dir` (`model.safetensors`, `tokenizer.json`, `config.json`), its dense
+    /// layers on `kernel` (`Kernel::best()` is this CPU's fastest). Blocking.
     pub fn load_with(dir: &Path, kernel: Kernel) -> Result<Self, VectorError> {
         let path = |f: &str| -> PathBuf { dir.join(f) };
         let mut tokenizer = Tokenizer::from_file(path("tokenizer.json")).map_err(|e| model_err(dir, e))?;
@@ -213,7 +208,10 @@ pub(crate) mod tests {
     fn a_missing_model_is_an_error_not_a_panic() {
         let dir = tempfile::tempdir().unwrap();
         assert!(!model_present(dir.path()));
-        assert!(matches!(Embedder::load(dir.path()), Err(VectorError::Model(_))));
+        assert!(matches!(
+            Embedder::load_with(dir.path(), Kernel::best()),
+            Err(VectorError::Model(_))
+        ));
     }
 
     /// Two paraphrase pairs and an unrelated sentence (the reference cosines index these).

@@ -27,13 +27,15 @@ const TILE_ROWS: usize = 6;
 pub(crate) struct F16Weights {
     /// `[panel][inp][16]`, f16, the last panel padded with zeros.
     packed: Vec<f16>,
+    bias: Vec<f32>,
     inp: usize,
     out: usize,
 }
 
 impl F16Weights {
-    /// Packs a `[out][inp]` weight (its size checked by the caller).
-    pub(crate) fn new(weight: &[f32], inp: usize, out: usize) -> Self {
+    /// Packs a `[out][inp]` weight and its `out` biases (sizes checked by the caller).
+    pub(crate) fn new(weight: &[f32], bias: Vec<f32>, inp: usize) -> Self {
+        let out = bias.len();
         let panels = out.div_ceil(PANEL);
         let mut packed = vec![f16::ZERO; panels * inp * PANEL];
         for (o, row) in weight.chunks_exact(inp).enumerate() {
@@ -42,7 +44,7 @@ impl F16Weights {
                 packed[(p * inp + k) * PANEL + j] = f16::from_f32(*w);
             }
         }
-        Self { packed, inp, out }
+        Self { packed, bias, inp, out }
     }
 
     /// The weight of output `o` from input `k`, as stored.
@@ -51,19 +53,19 @@ impl F16Weights {
         self.packed[((o / PANEL) * self.inp + k) * PANEL + o % PANEL].to_f32()
     }
 
-    /// `y = x·Wᵀ + bias` for `rows` rows; `x` is `rows × inp`, `y` already `rows × out`.
-    pub(crate) fn forward(&self, x: &[f32], rows: usize, bias: &[f32], y: &mut [f32]) {
+    /// `y = x·Wᵀ + b` for `rows` rows; `x` is `rows × inp`, `y` already `rows × out`.
+    pub(crate) fn forward(&self, x: &[f32], rows: usize, y: &mut [f32]) {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") && std::is_x86_feature_detected!("f16c") {
             // SAFETY: the CPU has AVX2, FMA and F16C (checked above); the caller sized `x` to
             // `rows × inp` and `y` to `rows × out`, which is all the kernel reads and writes.
-            unsafe { avx2::forward(self, x, rows, bias, y) };
+            unsafe { avx2::forward(self, x, rows, y) };
             return;
         }
-        self.forward_portable(x, rows, bias, y);
+        self.forward_portable(x, rows, y);
     }
 
-    pub(crate) fn forward_portable(&self, x: &[f32], rows: usize, bias: &[f32], y: &mut [f32]) {
+    pub(crate) fn forward_portable(&self, x: &[f32], rows: usize, y: &mut [f32]) {
         for r in 0..rows {
             let xr = &x[r * self.inp..(r + 1) * self.inp];
             for (p, panel) in self.packed.chunks_exact(self.inp * PANEL).enumerate() {
@@ -74,7 +76,7 @@ impl F16Weights {
                     }
                 }
                 for (j, a) in acc.iter().enumerate().take(self.out - p * PANEL) {
-                    y[r * self.out + p * PANEL + j] = bias[p * PANEL + j] + a;
+                    y[r * self.out + p * PANEL + j] = self.bias[p * PANEL + j] + a;
                 }
             }
         }
@@ -88,19 +90,19 @@ mod avx2 {
     use std::arch::x86_64::*;
 
     /// The blocked kernel. Safety: AVX2, FMA and F16C present, `x.len() == rows × inp`,
-    /// `y.len() == rows × out`, `bias.len() == out`.
+    /// `y.len() == rows × out`.
     #[target_feature(enable = "avx2,fma,f16c")]
-    pub(super) unsafe fn forward(l: &F16Weights, x: &[f32], rows: usize, bias: &[f32], y: &mut [f32]) {
+    pub(super) unsafe fn forward(l: &F16Weights, x: &[f32], rows: usize, y: &mut [f32]) {
         for (r, p, height) in tiles(rows, ROW_BLOCK, TILE_ROWS, l.out.div_ceil(PANEL)) {
             // SAFETY: rows r..r + height lie within `rows` (the tiles of a block sum to its rows).
             unsafe {
                 match height {
-                    6 => tile::<6>(l, x, r, p, bias, y),
-                    5 => tile::<5>(l, x, r, p, bias, y),
-                    4 => tile::<4>(l, x, r, p, bias, y),
-                    3 => tile::<3>(l, x, r, p, bias, y),
-                    2 => tile::<2>(l, x, r, p, bias, y),
-                    _ => tile::<1>(l, x, r, p, bias, y),
+                    6 => tile::<6>(l, x, r, p, y),
+                    5 => tile::<5>(l, x, r, p, y),
+                    4 => tile::<4>(l, x, r, p, y),
+                    3 => tile::<3>(l, x, r, p, y),
+                    2 => tile::<2>(l, x, r, p, y),
+                    _ => tile::<1>(l, x, r, p, y),
                 }
             }
         }
@@ -109,7 +111,7 @@ mod avx2 {
     /// Panel `p`'s outputs of input rows `r..r + R`.
     #[target_feature(enable = "avx2,fma,f16c")]
     #[inline]
-    unsafe fn tile<const R: usize>(l: &F16Weights, x: &[f32], r: usize, p: usize, bias: &[f32], y: &mut [f32]) {
+    unsafe fn tile<const R: usize>(l: &F16Weights, x: &[f32], r: usize, p: usize, y: &mut [f32]) {
         let k = l.inp;
         let xp = unsafe { x.as_ptr().add(r * k) };
         let wp: *const __m128i = unsafe { l.packed.as_ptr().add(p * k * PANEL).cast() };
@@ -133,7 +135,7 @@ mod avx2 {
             }
             let out = &mut y[(r + row) * l.out + base..(r + row) * l.out + base + valid];
             for (j, o) in out.iter_mut().enumerate() {
-                *o = bias[base + j] + lanes[j];
+                *o = l.bias[base + j] + lanes[j];
             }
         }
     }

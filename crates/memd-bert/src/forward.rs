@@ -167,7 +167,7 @@ mod tests {
             }
         }
         fn linear(&mut self, out: usize, inp: usize) -> Linear {
-            Linear::new(&self.take(out * inp), self.take(out), inp).unwrap()
+            Linear::with_kernel(&self.take(out * inp), self.take(out), inp, crate::Kernel::best()).unwrap()
         }
     }
 

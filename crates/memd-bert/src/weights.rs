@@ -166,13 +166,8 @@ impl Tensors {
 }
 
 impl BertWeights {
-    /// Reads `config.json` and `model.safetensors` from `dir`, for this CPU's fastest dense kernel
-    /// ([`Kernel::best`]). Blocking.
-    pub fn load(dir: &Path) -> Result<Self, BertError> {
-        Self::load_with(dir, Kernel::best())
-    }
-
-    /// [`BertWeights::load`] for a given dense kernel.
+    /// Reads `config.json` and `model.safetensors` from `dir`, its dense layers for `kernel`
+    /// ([`Kernel::best`] is this CPU's fastest). Blocking.
     pub fn load_with(dir: &Path, kernel: Kernel) -> Result<Self, BertError> {
         let text = std::fs::read_to_string(dir.join("config.json")).map_err(|e| BertError::Io("config.json", e))?;
         let config: BertConfig = serde_json::from_str(&text).map_err(|e| bad(format!("config.json: {e}")))?;
@@ -239,9 +234,7 @@ impl BertWeights {
     pub fn vocab(&self) -> usize {
         self.words.len() / self.config.hidden_size
     }
-}
 
-impl BertWeights {
     /// The kernel its dense layers run on.
     pub fn kernel(&self) -> Kernel {
         self.layers.first().map_or(Kernel::best(), |l| l.qkv.kernel())
