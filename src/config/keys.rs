@@ -116,7 +116,7 @@ settings_table! {
     REINFORCE_ALPHA = ("MEMD_REINFORCE_ALPHA", "0", Kind::Float { min: 0.0, max: 10.0 }, "ACT-R reinforcement weight of context ranking (0-10)");
     SEMANTIC_INJECT_LIMIT = ("MEMD_SEMANTIC_INJECT_LIMIT", "5", int(1, 20), "hits of the UserPromptSubmit semantic injection (1-20)");
     EMBEDDINGS = ("MEMD_EMBEDDINGS", "local", Kind::Choice(&["local", "none"]), "local (in-process: MEMD_EMBED_ENCODER) or none");
-    EMBED_ENCODER = ("MEMD_EMBED_ENCODER", "transformer", Kind::Choice(&["transformer", "static"]), "transformer (all-MiniLM-L6-v2: 1–2 ms a query on the int8 kernel, 4–7 on f16) or static (a token table distilled from it: µs a query, weaker on paraphrases)");
+    EMBED_ENCODER = ("MEMD_EMBED_ENCODER", "transformer", Kind::Choice(&["transformer", "static"]), "transformer (all-MiniLM-L6-v2: ~2 ms a query on the int8 kernel, 4–7 on f16) or static (a token table distilled from it: µs a query, weaker on paraphrases)");
     EMBED_KERNEL = ("MEMD_EMBED_KERNEL", "auto", Kind::Choice(&["auto", "int8", "f16"]), "the transformer's dense layers: auto (int8 where the CPU has AVX-512 VNNI, else f16), int8 or f16");
     VECTOR_QUERY_BUDGET_MS = ("MEMD_VECTOR_QUERY_BUDGET_MS", "800", int(50, 60_000), "time the vector half of a search may take before it answers keyword-only");
     SEARCH_KEYWORD_WEIGHT = ("MEMD_SEARCH_KEYWORD_WEIGHT", "1", Kind::Float { min: 0.0, max: 10.0 }, "weight of the keyword ranks in hybrid search (weighted RRF)");

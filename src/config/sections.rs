@@ -172,7 +172,7 @@ impl EncoderKind {
 /// The transformer's dense kernel (`MEMD_EMBED_KERNEL`; docs/decisions.md "Dense layers in 8-bit
 /// integers"): `auto` is int8 where the CPU runs it natively (AVX-512 VNNI), else f16; `int8` asked
 /// of a CPU without VNNI warns and runs f16 (its portable integer loop is many times slower). Not
-/// part of the model name: the two kernels' vectors agree to a cosine of 0.998, so a change does
+/// part of the model name: the two kernels' vectors agree to a cosine of 0.996 or more, so a change does
 /// not re-embed.
 pub fn resolve_kernel(raw: &RawSettings, w: &mut Vec<String>) -> memd_bert::Kernel {
     use memd_bert::Kernel;
