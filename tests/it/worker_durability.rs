@@ -109,7 +109,22 @@ pub fn sigterm_under_64_clients(w: &mut TestWorker) -> std::process::ExitStatus 
 #[test]
 fn a_second_worker_on_the_same_data_dir_refuses_and_touches_nothing() {
     let w = TestWorker::start(&[]);
-    let before: Vec<_> = std::fs::read_dir(w.data_dir()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let names = |w: &TestWorker| {
+        let mut v: Vec<_> = std::fs::read_dir(w.data_dir()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        v.sort();
+        v
+    };
+    // The first worker's files, once it has made them all: it answers health before every one
+    // exists (a loaded CI run once listed 7 of its 8 here, and the comparison below failed).
+    let mut before = names(&w);
+    assert!(
+        wait_until(support::DEADLINE, || {
+            std::thread::sleep(Duration::from_millis(100));
+            let now = names(&w);
+            std::mem::replace(&mut before, now) == before
+        }),
+        "the first worker's files kept changing"
+    );
     let pid_file = std::fs::read_to_string(w.data_dir().join("memd.pid")).unwrap();
     let out = w.command().arg("serve").output().unwrap();
     assert!(!out.status.success());
@@ -119,7 +134,7 @@ fn a_second_worker_on_the_same_data_dir_refuses_and_touches_nothing() {
         "{stderr}"
     );
     assert_eq!(std::fs::read_to_string(w.data_dir().join("memd.pid")).unwrap(), pid_file);
-    let after: Vec<_> = std::fs::read_dir(w.data_dir()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let after = names(&w);
     assert_eq!(before.len(), after.len());
     assert_eq!(w.get("/api/health").status, 200, "the first worker is unaffected");
 }
