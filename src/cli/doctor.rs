@@ -7,6 +7,7 @@
 //! happened yet (no token, no worker before the first session) are notes: the first hook creates
 //! them.
 
+use crate::protocol::paths;
 use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -232,7 +233,7 @@ fn worker(r: &mut Report, env: &HashMap<String, String>) {
     }
     let w = Worker::locate(&dir, Settings::load(dir.root.clone(), env).port);
     let health = w
-        .get("/api/health", Duration::from_secs(2))
+        .get(paths::HEALTH, Duration::from_secs(2))
         .ok()
         .filter(|a| a.status == 200)
         .and_then(|a| a.json());

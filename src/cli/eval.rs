@@ -5,6 +5,7 @@
 //! `GET /api/search` in keyword, vector and hybrid mode, and prints the report (Markdown, or
 //! JSON with `--json`). `memd eval --generate TRANSCRIPTS… --out DIR` writes a dataset.
 
+use crate::protocol::paths;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
@@ -147,7 +148,7 @@ fn start_worker(model: Option<&Path>, env: &HashMap<String, String>, running: Op
         if let Some(p) = read_pid_file(&data.pid_file()).filter(|p| p.pid == pid && p.port != 0) {
             w.worker = Worker::locate(&data, p.port);
             if w.worker
-                .get("/api/readiness", Duration::from_secs(2))
+                .get(paths::READINESS, Duration::from_secs(2))
                 .is_ok_and(|r| r.status == 200)
             {
                 return Ok(w);
@@ -233,7 +234,7 @@ fn extractive_path(d: &Dataset, run: &Run<'_>) -> anyhow::Result<PathReport> {
     }
     let status = || {
         w.worker
-            .get("/api/status", Duration::from_secs(10))
+            .get(paths::STATUS, Duration::from_secs(10))
             .ok()?
             .json()
             .and_then(|v| serde_json::from_value(v).ok())

@@ -1,5 +1,6 @@
 //! `memd forget <id>… | --session <id> | --project <name> [--before <date>]` (docs/spec/api.md §5.2–§5.3).
 
+use crate::protocol::paths;
 use std::collections::HashMap;
 use std::process::ExitCode;
 
@@ -41,7 +42,7 @@ pub fn run(env: &HashMap<String, String>, a: ForgetArgs) -> anyhow::Result<ExitC
             let Some(r) = RecordRef::parse(raw) else {
                 bail!("malformed id {raw:?}")
             };
-            let path = with_query(&format!("/api/{}/{}", r.kind.name(), r.id), &[("reason", reason.clone())]);
+            let path = with_query(&paths::with_id(r.kind.path(), r.id), &[("reason", reason.clone())]);
             let ans = link.call("DELETE", &path, None).context("forgetting")?;
             match ans.status {
                 200 => println!("Forgot {}.", r.kind.label(r.id)),
@@ -65,7 +66,7 @@ pub fn run(env: &HashMap<String, String>, a: ForgetArgs) -> anyhow::Result<ExitC
         (None, None) if !a.ids.is_empty() => body["ids"] = json!(a.ids),
         (None, None) => bail!("give ids, --session or --project"),
     }
-    let ans = link.call("POST", "/api/forget", Some(&body)).context("forgetting")?;
+    let ans = link.call("POST", paths::FORGET, Some(&body)).context("forgetting")?;
     if ans.status != 200 {
         eprintln!("memd: {}", ans.detail());
         return Ok(ExitCode::from(1));

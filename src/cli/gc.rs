@@ -1,6 +1,7 @@
 //! `memd gc [--dry-run] [--vacuum]`: retention now (docs/spec/storage.md §6). Through the worker
 //! (`POST /api/admin/gc`) when one runs, else in-process holding the data-dir lock.
 
+use crate::protocol::paths;
 use std::collections::HashMap;
 use std::process::ExitCode;
 
@@ -18,7 +19,7 @@ pub fn run(env: &HashMap<String, String>, dry_run: bool, vacuum: bool) -> anyhow
             .link()
             .call_with_timeout(
                 "POST",
-                "/api/admin/gc",
+                paths::GC,
                 Some(&json!({"dryRun": dry_run, "vacuum": vacuum})),
                 std::time::Duration::from_secs(3600),
             )

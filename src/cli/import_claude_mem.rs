@@ -2,6 +2,7 @@
 //! from `GET /api/status`), else in-process holding the data-dir lock. Prints a progress bar and a
 //! final count. Exit 1 when the source is unreadable or not a claude-mem database.
 
+use crate::protocol::paths;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -101,7 +102,7 @@ fn via_worker(ctx: &CliContext, opts: &ImportOptions, a: &ImportArgs) -> anyhow:
         let (link, done, b) = (ctx.link(), done.clone(), b.clone());
         std::thread::spawn(move || {
             while !done.load(Ordering::Acquire) {
-                if let Ok(ans) = link.call("GET", "/api/status", None)
+                if let Ok(ans) = link.call("GET", paths::STATUS, None)
                     && let Ok(doc) = serde_json::from_str::<crate::status::StatusDoc>(&ans.body)
                     && let Some(p) = doc.import
                 {
@@ -115,7 +116,7 @@ fn via_worker(ctx: &CliContext, opts: &ImportOptions, a: &ImportArgs) -> anyhow:
     };
     let ans = ctx
         .link()
-        .call_with_timeout("POST", "/api/admin/import-claude-mem", Some(&body), IMPORT_TIMEOUT);
+        .call_with_timeout("POST", paths::IMPORT_CLAUDE_MEM, Some(&body), IMPORT_TIMEOUT);
     done.store(true, Ordering::Release);
     let _ = poller.join();
     b.finish_and_clear();

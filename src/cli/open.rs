@@ -2,6 +2,7 @@
 //! with it (`xdg-open` / `open`), or prints the URL (`--print`, or when no opener works). The URL
 //! carries only the one-time code, spent by the first load: never the bearer token.
 
+use crate::protocol::paths;
 use std::collections::HashMap;
 use std::process::{Command, ExitCode, Stdio};
 
@@ -13,7 +14,7 @@ use super::client_context::CliContext;
 pub fn viewer_url(ctx: &CliContext) -> anyhow::Result<String> {
     let ans = ctx
         .link()
-        .call("POST", "/api/viewer/code", None)
+        .call("POST", paths::VIEWER_CODE, None)
         .context("asking the worker for a viewer code")?;
     if ans.status != 200 {
         anyhow::bail!("the worker answered {}: {}", ans.status, ans.detail());

@@ -4,6 +4,7 @@
 //! fires, and every finding whose value has a benign shape (UUID, commit hash, path, identifier) —
 //! the false positives the rules must not have. Values are shown masked, never in full.
 
+use crate::protocol::paths;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -126,7 +127,7 @@ pub fn rescan(env: &HashMap<String, String>, dry_run: bool, json: bool) -> anyho
             .link()
             .call_with_timeout(
                 "POST",
-                "/api/admin/redact-rescan",
+                paths::REDACT_RESCAN,
                 Some(&serde_json::json!({"dryRun": dry_run})),
                 std::time::Duration::from_secs(6 * 3600),
             )

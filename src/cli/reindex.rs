@@ -1,6 +1,7 @@
 //! `memd reindex`: asks the worker to drop every embedded vector and re-embed all rows, then shows
 //! the backfill's progress (`vectors.backfill` of `GET /api/status`) as a bar until it completes.
 
+use crate::protocol::paths;
 use std::collections::HashMap;
 use std::io::Write;
 use std::process::ExitCode;
@@ -33,7 +34,7 @@ pub fn run(env: &HashMap<String, String>, no_wait: bool) -> anyhow::Result<ExitC
     let dir = DataDir::new(data_dir_from_env(env));
     let settings = Settings::load(dir.root.clone(), env);
     let worker = Worker::locate(&dir, settings.port);
-    match worker.post("/api/vectors/reindex", b"{}", Duration::from_secs(70)) {
+    match worker.post(paths::VECTORS_REINDEX, b"{}", Duration::from_secs(70)) {
         Ok(r) if r.status == 200 => {}
         Ok(r) => bail!("worker answered {}: {}", r.status, r.text().trim()),
         Err(_) => bail!("worker is not running (nothing answers on {})", worker.addr),
@@ -44,7 +45,7 @@ pub fn run(env: &HashMap<String, String>, no_wait: bool) -> anyhow::Result<ExitC
     }
     let mut out = std::io::stderr();
     loop {
-        let doc: StatusDoc = match worker.get("/api/status", Duration::from_secs(5)) {
+        let doc: StatusDoc = match worker.get(paths::STATUS, Duration::from_secs(5)) {
             Ok(r) if r.status == 200 => serde_json::from_slice(&r.body).context("reading the status document")?,
             _ => bail!("worker stopped answering during the reindex"),
         };

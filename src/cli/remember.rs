@@ -1,6 +1,7 @@
 //! `memd remember "text"`: an explicit memory through `POST /api/memory/save` (the worker is
 //! started when needed).
 
+use crate::protocol::paths;
 use std::collections::HashMap;
 use std::process::ExitCode;
 
@@ -27,7 +28,7 @@ pub fn run(
     }
     let ans = ctx
         .link()
-        .call("POST", "/api/memory/save", Some(&body))
+        .call("POST", paths::MEMORY_SAVE, Some(&body))
         .context("saving the memory")?;
     if ans.status != 200 {
         eprintln!("memd: {}", ans.detail());

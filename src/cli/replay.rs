@@ -2,6 +2,7 @@
 //! them against a worker (HTTP, or `memd hook` processes with `--via-hook`), prints the report and,
 //! for memd, runs the loss check. Exit 1 when the loss check fails.
 
+use crate::protocol::paths;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -211,7 +212,7 @@ pub fn run(args: ReplayArgs, env: &HashMap<String, String>) -> anyhow::Result<Ex
         let drain = wait_drained(args.drain_timeout, || {
             let (a, t) = fixed.clone().unwrap_or_else(locate);
             Worker { addr: a, token: t }
-                .get("/api/status", Duration::from_secs(5))
+                .get(paths::STATUS, Duration::from_secs(5))
                 .ok()
                 .filter(|r| r.status == 200)
                 .and_then(|r| serde_json::from_slice::<crate::status::StatusDoc>(&r.body).ok())

@@ -1,6 +1,7 @@
 //! `memd retry [--session <contentSessionId>]`: failed pending rows back to `pending` and their
 //! sessions un-parked (`POST /api/pending/retry`, docs/spec/api.md §6.4).
 
+use crate::protocol::paths;
 use std::collections::HashMap;
 use std::process::ExitCode;
 
@@ -17,7 +18,7 @@ pub fn run(env: &HashMap<String, String>, session: Option<String>) -> anyhow::Re
     };
     let ans = ctx
         .link()
-        .call("POST", "/api/pending/retry", Some(&body))
+        .call("POST", paths::PENDING_RETRY, Some(&body))
         .context("asking the worker to retry")?;
     if ans.status != 200 {
         eprintln!("memd: {}", ans.detail());

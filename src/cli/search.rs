@@ -1,5 +1,6 @@
 //! `memd search "query"`: `GET /api/search`, printing the same index the MCP tool returns.
 
+use crate::protocol::paths;
 use std::collections::HashMap;
 use std::process::ExitCode;
 
@@ -42,7 +43,7 @@ pub fn run(env: &HashMap<String, String>, a: SearchArgs) -> anyhow::Result<ExitC
         ("orderBy", a.order_by.unwrap_or_default()),
         ("format", if a.json { "json".to_string() } else { String::new() }),
     ];
-    let ans = ctx.link().call("GET", &with_query("/api/search", &q), None).context("searching")?;
+    let ans = ctx.link().call("GET", &with_query(paths::SEARCH, &q), None).context("searching")?;
     if ans.status != 200 {
         eprintln!("memd: {}", ans.detail());
         return Ok(ExitCode::from(1));

@@ -1,6 +1,7 @@
 //! `memd service install [--dry-run] [--socket]`, `memd service uninstall [--dry-run]`,
 //! `memd service status`: memd as a systemd user service (Linux) or a launchd agent (macOS).
 
+use crate::protocol::paths;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -129,7 +130,7 @@ fn install_cmd(ctx: &Ctx, dry_run: bool, socket: bool) -> anyhow::Result<ExitCod
         return Ok(ExitCode::SUCCESS);
     }
     if Worker::locate(&ctx.dir, ctx.settings.port)
-        .get("/api/health", Duration::from_millis(500))
+        .get(paths::HEALTH, Duration::from_millis(500))
         .is_ok()
     {
         println!(
@@ -205,7 +206,7 @@ fn status_cmd(ctx: &Ctx) -> anyhow::Result<ExitCode> {
         None => println!("not installed as a service (the hooks start the worker on demand)"),
     }
     let worker = Worker::locate(&ctx.dir, ctx.settings.port);
-    match worker.get("/api/status", Duration::from_secs(3)) {
+    match worker.get(paths::STATUS, Duration::from_secs(3)) {
         Ok(r) if r.status == 200 => {
             let doc: serde_json::Value = r.json().unwrap_or_default();
             let manager = doc["supervisor"]["service_manager"]

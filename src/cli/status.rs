@@ -2,6 +2,7 @@
 //! prints the document as is.
 //! Exit 1 with one line when the worker is not running.
 
+use crate::protocol::paths;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -19,7 +20,7 @@ pub fn run(env: &HashMap<String, String>, json: bool) -> anyhow::Result<ExitCode
     let dir = DataDir::new(data_dir_from_env(env));
     let settings = Settings::load(dir.root.clone(), env);
     let worker = Worker::locate(&dir, settings.port);
-    let answer = match worker.get("/api/status", Duration::from_secs(5)) {
+    let answer = match worker.get(paths::STATUS, Duration::from_secs(5)) {
         Ok(r) if r.status == 200 => r,
         Ok(r) => {
             eprintln!("memd: worker at {} answered {} ({})", worker.addr, r.status, r.text().trim());
@@ -37,7 +38,7 @@ pub fn run(env: &HashMap<String, String>, json: bool) -> anyhow::Result<ExitCode
         let doc: StatusDoc = serde_json::from_slice(&answer.body).context("reading the status document")?;
         print!("{}", render(&doc));
         // A one-time viewer link (memd open opens one in the browser).
-        if let Ok(r) = worker.post("/api/viewer/code", b"", Duration::from_secs(5))
+        if let Ok(r) = worker.post(paths::VIEWER_CODE, b"", Duration::from_secs(5))
             && let Some(url) = r.json().and_then(|v| v["url"].as_str().map(str::to_string))
         {
             println!("viewer: {url} (one-time link, 5 minutes)");

@@ -3,6 +3,7 @@
 //! observer (the product's path), then every question asked with `GET /api/search` in each mode.
 //! Blocking; the CLI starts the worker and calls these.
 
+use crate::protocol::paths;
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -50,7 +51,7 @@ pub fn save_memories(w: &Worker, memories: &[Memory]) -> Result<HashMap<String, 
     let mut map = HashMap::new();
     for m in memories {
         let body = json!({"text": m.text, "title": m.title, "project": m.project, "type": m.obs_type});
-        let r = w.post("/api/memory/save", body.to_string().as_bytes(), CALL).map_err(http)?;
+        let r = w.post(paths::MEMORY_SAVE, body.to_string().as_bytes(), CALL).map_err(http)?;
         let id = r.json().and_then(|v| v["id"].as_i64()).filter(|_| r.status == 200);
         let id = id.ok_or_else(|| EvalError::Worker(format!("save {}: HTTP {} {}", m.id, r.status, r.text())))?;
         map.insert(m.id.clone(), vec![("observation".to_owned(), id)]);
@@ -117,7 +118,8 @@ pub struct Answer {
 /// Asks `q` in `mode` and scores the answer against its evidence rows.
 pub fn ask(w: &Worker, q: &Question, mode: SearchMode, rows: &HashMap<String, Vec<Row>>) -> Result<Answer, EvalError> {
     let path = format!(
-        "/api/search?format=json&limit={DEPTH}&mode={}&project={}&query={}",
+        "{}?format=json&limit={DEPTH}&mode={}&project={}&query={}",
+        paths::SEARCH,
         mode.name(),
         query_value(&q.project),
         query_value(&q.query)
@@ -149,7 +151,7 @@ pub fn ask(w: &Worker, q: &Question, mode: SearchMode, rows: &HashMap<String, Ve
 pub fn wait_embedded(w: &Worker, some: bool, timeout: Duration) -> Result<(i64, f64), EvalError> {
     let start = Instant::now();
     loop {
-        let doc = w.get("/api/status", CALL).map_err(http)?.json().unwrap_or_default();
+        let doc = w.get(paths::STATUS, CALL).map_err(http)?.json().unwrap_or_default();
         let b = &doc["vectors"]["backfill"];
         let (done, total) = (b["done"].as_i64().unwrap_or(0), b["total"].as_i64().unwrap_or(-1));
         let state = doc["vectors"]["state"].as_str().unwrap_or("");

@@ -2,6 +2,7 @@
 //! detached ([`crate::client::spawn`], shared with `memd mcp`) and optionally wait for readiness
 //! within the hook's budget. The hook never waits for or kills the child.
 
+use crate::protocol::paths;
 use std::time::Duration;
 
 use super::env::{Budget, HookEnv};
@@ -70,7 +71,7 @@ fn wait_ready(hook: &HookEnv<'_>, budget: &Budget) -> bool {
         }
         let req = Request {
             method: "GET",
-            path: "/api/readiness",
+            path: paths::READINESS,
             ..Default::default()
         };
         if http::send(hook.addr(), &req, left.min(Duration::from_millis(250))).is_ok_and(|r| r.status == 200) {

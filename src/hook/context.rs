@@ -7,6 +7,7 @@ use super::output::{HOST_CONTEXT_MAX_CHARS, cap_context, empty_session_start, wi
 use super::run::{Run, query_value};
 use super::transport::{Start, fetch};
 use crate::config::keys;
+use crate::protocol::paths;
 
 pub fn run(r: &Run<'_>) -> String {
     let budget = Budget::new(r.hook.started, r.hook.sync_budget());
@@ -14,7 +15,8 @@ pub fn run(r: &Run<'_>) -> String {
     let max_chars = r.hook.number(&keys::CONTEXT_MAX_CHARS).min(HOST_CONTEXT_MAX_CHARS);
     let source = r.input.str("source").unwrap_or("startup");
     let path = format!(
-        "/api/context/inject?projects={}&platformSource={}&maxChars={}&source={}&sessionId={}",
+        "{}?projects={}&platformSource={}&maxChars={}&source={}&sessionId={}",
+        paths::CONTEXT_INJECT,
         query_value(&r.chain(&identity)),
         r.platform,
         max_chars,

@@ -2,6 +2,7 @@
 //! read, from `GET /api/observations/by-file?format=context`, as `additionalContext`. Never a
 //! `permissionDecision`; never starts the worker.
 
+use crate::protocol::paths;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -56,7 +57,7 @@ pub fn run(r: &Run<'_>) -> String {
             }
         }
     }
-    let mut path = String::from("/api/observations/by-file?");
+    let mut path = format!("{}?", paths::OBSERVATIONS_BY_FILE);
     for f in &forms {
         path.push_str(&format!("path={}&", query_value(f)));
     }

@@ -1,6 +1,7 @@
 //! UserPromptSubmit → `session-init` (docs/spec/hooks.md §3.2): `POST /api/sessions/init`, then —
 //! when `MEMD_SEMANTIC_INJECT=true` — `POST /api/context/semantic` for related memories.
 
+use crate::protocol::paths;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -57,7 +58,7 @@ pub fn run(r: &Run<'_>) -> String {
         &r.hook,
         "session-init",
         "POST",
-        "/api/context/semantic",
+        paths::CONTEXT_SEMANTIC,
         Some(&bytes),
         &budget,
         Start::Never,

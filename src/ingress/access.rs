@@ -3,6 +3,7 @@
 //! requests echo the session's CSRF token in `X-CSRF-Token`. A pure decision, unit tested here;
 //! [`super::checks::guard`] applies it.
 
+use crate::protocol::paths;
 use axum::http::{HeaderMap, Method, header};
 
 use super::checks::token_matches;
@@ -34,11 +35,11 @@ pub enum Denied {
 }
 
 fn open_path(path: &str) -> bool {
-    matches!(path, "/api/health" | "/api/readiness" | "/viewer/login")
+    matches!(path, paths::HEALTH | paths::READINESS | paths::VIEWER_LOGIN)
 }
 
 fn bearer_only(path: &str) -> bool {
-    path.starts_with("/api/admin/") || path == "/api/viewer/code"
+    path.starts_with(paths::ADMIN_PREFIX) || path == paths::VIEWER_CODE
 }
 
 fn mutating(m: &Method) -> bool {
@@ -72,7 +73,7 @@ pub fn authorize(
     if open_path(path) {
         return Ok(Caller::Open);
     }
-    let presented = bearer(headers).or_else(|| (path == "/stream").then(|| query_token(query)).flatten());
+    let presented = bearer(headers).or_else(|| (path == paths::STREAM).then(|| query_token(query)).flatten());
     if presented.is_some_and(|t| token_matches(t.as_bytes(), token.as_bytes())) {
         return Ok(Caller::Bearer);
     }
@@ -123,19 +124,19 @@ mod tests {
     fn bearer_header_or_stream_query_token() {
         let v = ViewerAccess::default();
         let h = headers(&[("authorization", "Bearer tok")]);
-        assert_eq!(authorize(&Method::POST, "/api/forget", None, &h, "tok", &v, 5), Ok(Caller::Bearer));
+        assert_eq!(authorize(&Method::POST, paths::FORGET, None, &h, "tok", &v, 5), Ok(Caller::Bearer));
         let none = headers(&[]);
         assert_eq!(
-            authorize(&Method::GET, "/stream", Some("a=1&token=tok"), &none, "tok", &v, 5),
+            authorize(&Method::GET, paths::STREAM, Some("a=1&token=tok"), &none, "tok", &v, 5),
             Ok(Caller::Bearer)
         );
         assert_eq!(
-            authorize(&Method::GET, "/api/search", Some("token=tok"), &none, "tok", &v, 5),
+            authorize(&Method::GET, paths::SEARCH, Some("token=tok"), &none, "tok", &v, 5),
             Err(Denied::Unauthorized),
             "?token= is for /stream only"
         );
         assert_eq!(authorize(&Method::GET, "/", None, &none, "tok", &v, 5), Err(Denied::Unauthorized));
-        assert_eq!(authorize(&Method::GET, "/api/health", None, &none, "tok", &v, 5), Ok(Caller::Open));
+        assert_eq!(authorize(&Method::GET, paths::HEALTH, None, &none, "tok", &v, 5), Ok(Caller::Open));
     }
 
     #[test]
@@ -153,20 +154,20 @@ mod tests {
         );
         let bad = headers(&[("cookie", &c), (CSRF_HEADER, "nope")]);
         assert_eq!(
-            authorize(&Method::POST, "/api/memory/save", None, &bad, "tok", &v, 5),
+            authorize(&Method::POST, paths::MEMORY_SAVE, None, &bad, "tok", &v, 5),
             Err(Denied::Csrf)
         );
         let good = headers(&[("cookie", &c), (CSRF_HEADER, &csrf)]);
         assert!(matches!(
-            authorize(&Method::POST, "/api/memory/save", None, &good, "tok", &v, 5),
+            authorize(&Method::POST, paths::MEMORY_SAVE, None, &good, "tok", &v, 5),
             Ok(Caller::Viewer(_))
         ));
         assert_eq!(
-            authorize(&Method::POST, "/api/admin/gc", None, &good, "tok", &v, 5),
+            authorize(&Method::POST, paths::GC, None, &good, "tok", &v, 5),
             Err(Denied::BearerOnly)
         );
         assert_eq!(
-            authorize(&Method::POST, "/api/viewer/code", None, &good, "tok", &v, 5),
+            authorize(&Method::POST, paths::VIEWER_CODE, None, &good, "tok", &v, 5),
             Err(Denied::BearerOnly)
         );
         let forged = headers(&[("cookie", "memd_viewer=forged"), (CSRF_HEADER, &csrf)]);

@@ -1,6 +1,7 @@
 //! Cross-cutting request checks, in the order of docs/spec/api.md §2.1: Host, Origin, token, readiness,
 //! body size. Pure predicates first (unit tested), then the axum middleware that applies them.
 
+use crate::protocol::paths;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -52,7 +53,7 @@ pub fn token_matches(presented: &[u8], ours: &[u8]) -> bool {
 
 /// 401: JSON for the API, a short page for a browser that opened the viewer without a session.
 fn unauthorized(path: &str) -> Response {
-    if path == "/" || path.starts_with("/viewer") {
+    if path == "/" || path.starts_with(paths::VIEWER_PREFIX) {
         let page = "<!doctype html><meta charset=utf-8><title>memd</title><p>This viewer needs a session. \
                     Run <code>memd open</code> in a terminal: it opens a one-time link.</p>";
         return (StatusCode::UNAUTHORIZED, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response();

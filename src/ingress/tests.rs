@@ -1,6 +1,7 @@
 //! In-process checks of the request guard: the phase rules (503 while initializing and while
 //! shutting down) that a real worker passes through too quickly to observe from outside.
 
+use crate::protocol::paths;
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -29,15 +30,15 @@ async fn initializing_answers_503_except_health() {
     assert_eq!(r.headers()["retry-after"], "1");
     let body = axum::body::to_bytes(r.into_body(), 1 << 20).await.unwrap();
     assert_eq!(serde_json::from_slice::<serde_json::Value>(&body).unwrap()["error"], "initializing");
-    let h = router(app.clone()).oneshot(req("GET", "/api/health", None)).await.unwrap();
+    let h = router(app.clone()).oneshot(req("GET", paths::HEALTH, None)).await.unwrap();
     assert_eq!(h.status(), StatusCode::OK);
-    let r = router(app.clone()).oneshot(req("GET", "/api/readiness", None)).await.unwrap();
+    let r = router(app.clone()).oneshot(req("GET", paths::READINESS, None)).await.unwrap();
     assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
     // The token is checked before readiness: no information leaks to a caller without it.
-    let r = router(app.clone()).oneshot(req("GET", "/api/status", None)).await.unwrap();
+    let r = router(app.clone()).oneshot(req("GET", paths::STATUS, None)).await.unwrap();
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
     app.set_phase(Phase::ShuttingDown);
-    let r = router(app).oneshot(req("GET", "/api/status", Some("tok"))).await.unwrap();
+    let r = router(app).oneshot(req("GET", paths::STATUS, Some("tok"))).await.unwrap();
     let body = axum::body::to_bytes(r.into_body(), 1 << 20).await.unwrap();
     assert_eq!(
         serde_json::from_slice::<serde_json::Value>(&body).unwrap()["error"],

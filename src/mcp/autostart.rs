@@ -2,6 +2,7 @@
 //! the spawn lock and the detached `memd serve` of [`crate::client::spawn`] (shared with the hook),
 //! readiness polled every 50 ms.
 
+use crate::protocol::paths;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -21,7 +22,7 @@ pub enum AutostartError {
 
 /// Is the worker ready (readiness 200 with a token on disk)?
 pub fn ready(w: &Worker) -> bool {
-    w.token.is_some() && w.get("/api/readiness", Duration::from_millis(500)).is_ok_and(|r| r.status == 200)
+    w.token.is_some() && w.get(paths::READINESS, Duration::from_millis(500)).is_ok_and(|r| r.status == 200)
 }
 
 /// The worker, started when nothing answers and `autostart` allows it; waits up to `budget`.

@@ -2,6 +2,7 @@
 //! by kind in the requested order, JSON-string arrays turned into real arrays, absent ids listed;
 //! `get_tool_uses`: an observation's raw tool calls (docs/spec/viewer.md §3).
 
+use crate::protocol::paths;
 use serde_json::{Map, Value, json};
 
 use super::caller::{CallerContext, ToolError, ToolText};
@@ -76,7 +77,7 @@ pub fn get_observations(ctx: &CallerContext, a: &Map<String, Value>) -> Result<T
     }
     let labels: Vec<String> = wanted.iter().map(|r| r.kind.label(r.id)).collect();
     let body = json!({"ids": labels, "orderBy": "date_asc"});
-    let rows = match ctx.fetch("POST", "/api/observations/batch", Some(&body))? {
+    let rows = match ctx.fetch("POST", paths::OBSERVATIONS_BATCH, Some(&body))? {
         Ok(ans) => match ans.json() {
             Some(Value::Array(rows)) => rows,
             _ => {
@@ -111,7 +112,7 @@ pub fn get_tool_uses(ctx: &CallerContext, a: &Map<String, Value>) -> Result<Tool
         .ok()
         .filter(|n| *n > 0)
         .ok_or_else(|| ToolError::InvalidParams(format!("malformed observation id {raw}")))?;
-    let v = match ctx.fetch("GET", &format!("/api/tool-uses?observation={id}"), None)? {
+    let v = match ctx.fetch("GET", &format!("{}?observation={id}", paths::TOOL_USES), None)? {
         Ok(ans) => ans.json().unwrap_or_default(),
         Err(e) => match super::offline::tool_uses(&ctx.link.dir, id) {
             Some(v) => v,

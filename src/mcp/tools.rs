@@ -1,5 +1,6 @@
 //! Tool calls → worker HTTP calls (docs/spec/retrieval.md §7). Blocking; pure apart from the link.
 
+use crate::protocol::paths;
 use serde_json::{Map, Value, json};
 
 use super::caller::{CallerContext, ToolError, ToolText, bad, fail, ids_arg, int_arg, list_arg, ok, str_arg};
@@ -43,7 +44,7 @@ impl CallerContext {
         if let Some(o) = int_arg(a, "offset", 0, i64::MAX)? {
             q.push(("offset", o.to_string()));
         }
-        match self.fetch("GET", &with_query("/api/search", &q), None)? {
+        match self.fetch("GET", &with_query(paths::SEARCH, &q), None)? {
             Ok(ans) => ok(ans.text()),
             // No worker: answer from the database (keyword only) rather than not at all.
             Err(e) => match super::offline::search(&self.link.dir, &self.mode, &q) {
@@ -69,7 +70,7 @@ impl CallerContext {
             ("project", list_arg(a, "project")?),
             ("platformSource", list_arg(a, "platformSource")?),
         ];
-        match self.fetch("GET", &with_query("/api/timeline", &q), None)? {
+        match self.fetch("GET", &with_query(paths::TIMELINE, &q), None)? {
             Ok(ans) => ok(ans.text()),
             Err(e) => match super::offline::timeline(&self.link.dir, &self.mode, &q) {
                 Some(text) => ok(text),
@@ -98,7 +99,7 @@ impl CallerContext {
                 body[key] = v.clone();
             }
         }
-        let ans = match self.fetch("POST", "/api/memory/save", Some(&body))? {
+        let ans = match self.fetch("POST", paths::MEMORY_SAVE, Some(&body))? {
             Ok(a) => a,
             Err(e) => return fail(e),
         };
@@ -132,7 +133,7 @@ impl CallerContext {
                 if r.kind != RecordKind::Observation {
                     return Err(bad("forget takes observation ids; use contentSessionId for whole sessions"));
                 }
-                let path = with_query(&format!("/api/observation/{}", r.id), &[("reason", reason.clone())]);
+                let path = with_query(&paths::with_id(r.kind.path(), r.id), &[("reason", reason.clone())]);
                 match self.link.call("DELETE", &path, None) {
                     Ok(ans) if ans.status == 200 => gone.push(r.kind.label(r.id)),
                     Ok(ans) if ans.status == 404 => missing.push(r.kind.label(r.id)),
@@ -161,7 +162,7 @@ impl CallerContext {
             }
             _ => {}
         }
-        match self.fetch("POST", "/api/forget", Some(&body))? {
+        match self.fetch("POST", paths::FORGET, Some(&body))? {
             Ok(ans) => {
                 let v = ans.json().unwrap_or(Value::Null);
                 let n = |k: &str| v[k].as_u64().unwrap_or(0);
@@ -192,7 +193,7 @@ impl CallerContext {
             ("platformSource", platform),
             ("full", full.to_string()),
         ];
-        match self.fetch("GET", &with_query("/api/context/inject", &q), None)? {
+        match self.fetch("GET", &with_query(paths::CONTEXT_INJECT, &q), None)? {
             Ok(ans) => ok(ans.body),
             Err(e) => fail(e),
         }

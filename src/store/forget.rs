@@ -24,6 +24,15 @@ impl RecordKind {
             RecordKind::Prompt => "prompt",
         }
     }
+    /// The API path of one record of this kind (`DELETE` forgets it).
+    pub fn path(self) -> &'static str {
+        use crate::protocol::paths;
+        match self {
+            RecordKind::Observation => paths::OBSERVATION,
+            RecordKind::Summary => paths::SUMMARY,
+            RecordKind::Prompt => paths::PROMPT,
+        }
+    }
     fn table(self) -> &'static str {
         match self {
             RecordKind::Observation => "observations",

@@ -1,0 +1,59 @@
+//! Every HTTP path of the worker's API, once: the router mounts these and every client — the CLI,
+//! the MCP server, the hook, `memd eval` — calls them. Paths with a `{id}` segment are axum
+//! patterns; [`with_id`] fills one in. (The ingest paths are [`super::IngestRoute`]'s.)
+
+pub const HEALTH: &str = "/api/health";
+pub const READINESS: &str = "/api/readiness";
+pub const STATUS: &str = "/api/status";
+pub const SHUTDOWN: &str = "/api/admin/shutdown";
+pub const ADMIN_PREFIX: &str = "/api/admin/";
+pub const IMPORT_CLAUDE_MEM: &str = "/api/admin/import-claude-mem";
+pub const GC: &str = "/api/admin/gc";
+pub const REDACT_RESCAN: &str = "/api/admin/redact-rescan";
+pub const VECTORS_REINDEX: &str = "/api/vectors/reindex";
+pub const PENDING_RETRY: &str = "/api/pending/retry";
+
+pub const MEMORY_SAVE: &str = "/api/memory/save";
+pub const FORGET: &str = "/api/forget";
+pub const OBSERVATION: &str = "/api/observation/{id}";
+pub const SUMMARY: &str = "/api/summary/{id}";
+pub const PROMPT: &str = "/api/prompt/{id}";
+
+pub const SEARCH: &str = "/api/search";
+pub const TIMELINE: &str = "/api/timeline";
+pub const CONTEXT_INJECT: &str = "/api/context/inject";
+pub const CONTEXT_SEMANTIC: &str = "/api/context/semantic";
+pub const OBSERVATIONS_BY_FILE: &str = "/api/observations/by-file";
+pub const OBSERVATIONS_BATCH: &str = "/api/observations/batch";
+pub const OBSERVATIONS: &str = "/api/observations";
+pub const SESSIONS: &str = "/api/sessions";
+pub const SESSION: &str = "/api/session/{id}";
+pub const TOOL_USES: &str = "/api/tool-uses";
+pub const USAGE: &str = "/api/usage";
+pub const PROJECTS: &str = "/api/projects";
+pub const STATS: &str = "/api/stats";
+
+pub const STREAM: &str = "/stream";
+pub const VIEWER_INDEX: &str = "/";
+pub const VIEWER_PREFIX: &str = "/viewer";
+pub const VIEWER_APP_JS: &str = "/viewer/app.js";
+pub const VIEWER_APP_CSS: &str = "/viewer/app.css";
+pub const VIEWER_LOGIN: &str = "/viewer/login";
+pub const VIEWER_LOGOUT: &str = "/viewer/logout";
+pub const VIEWER_CODE: &str = "/api/viewer/code";
+
+/// `pattern` with its `{id}` segment filled in: `with_id(OBSERVATION, 7)` is `/api/observation/7`.
+pub fn with_id(pattern: &str, id: impl std::fmt::Display) -> String {
+    pattern.replace("{id}", &id.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_id_fills_its_segment() {
+        assert_eq!(with_id(OBSERVATION, 7), "/api/observation/7");
+        assert_eq!(with_id(SESSION, "abc"), "/api/session/abc");
+    }
+}
