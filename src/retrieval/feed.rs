@@ -78,15 +78,16 @@ fn joined<T>(
     table: &str,
     a: &str,
     after: i64,
-    at: usize,
     row: fn(&rusqlite::Row) -> rusqlite::Result<T>,
 ) -> Result<Vec<rusqlite::Result<(T, String)>>, RetrievalError> {
     let sql = format!(
-        "SELECT {cols}, ss.content_session_id FROM {table} JOIN sdk_sessions ss ON ss.memory_session_id = {a}.memory_session_id \
+        "SELECT {cols}, ss.content_session_id AS feed_content_session_id FROM {table} JOIN sdk_sessions ss ON ss.memory_session_id = {a}.memory_session_id \
          WHERE {a}.id > ?1 ORDER BY {a}.id LIMIT ?2"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map(params![after, PER_POLL], |r| Ok((row(r)?, r.get::<_, String>(at)?)))?;
+    let rows = stmt.query_map(params![after, PER_POLL], |r| {
+        Ok((row(r)?, r.get::<_, String>("feed_content_session_id")?))
+    })?;
     Ok(rows.collect())
 }
 
@@ -121,7 +122,7 @@ pub fn since(conn: &Connection, from: Cursor) -> Result<(Vec<FeedEvent>, Cursor)
             "prompt_text": text, "created_at_epoch": p.created_at_epoch}});
         rows.push((p.created_at_epoch, Table::Prompt, p.id, data));
     }
-    for r in joined(conn, OBS_COLS, "observations o", "o", from.observation, 26, Observation::from_row)? {
+    for r in joined(conn, OBS_COLS, "observations o", "o", from.observation, Observation::from_row)? {
         let (o, content) = r?;
         let data = json!({"type": "new_observation", "observation": {"id": o.id, "memory_session_id": o.memory_session_id,
             "session_id": content, "platform_source": o.platform_source, "type": o.obs_type, "title": o.title,
@@ -130,7 +131,7 @@ pub fn since(conn: &Connection, from: Cursor) -> Result<(Vec<FeedEvent>, Cursor)
             "prompt_number": o.prompt_number, "created_at_epoch": o.created_at_epoch}});
         rows.push((o.created_at_epoch, Table::Observation, o.id, data));
     }
-    for r in joined(conn, SUMMARY_COLS, "session_summaries s", "s", from.summary, 17, Summary::from_row)? {
+    for r in joined(conn, SUMMARY_COLS, "session_summaries s", "s", from.summary, Summary::from_row)? {
         let (s, content) = r?;
         let data = json!({"type": "new_summary", "summary": {"id": s.id, "session_id": content,
             "platform_source": s.platform_source, "request": s.request, "investigated": s.investigated,

@@ -7,39 +7,66 @@ use serde_json::{Value, json};
 
 use super::render::{SUMMARY_GLYPH, read_tokens_of_chars};
 
-pub const OBS_COLS: &str = "o.id, o.memory_session_id, o.project, o.merged_into_project, o.platform_source, o.type, o.title, \
-    o.subtitle, o.narrative, o.facts, o.concepts, o.files_read, o.files_modified, o.prompt_number, o.discovery_tokens, \
-    o.content_hash, o.origin, o.generated_by_model, o.agent_id, o.agent_type, o.metadata, o.occurrence_count, \
-    o.reinforcement_dates, o.last_reinforced_epoch, o.created_at, o.created_at_epoch";
+/// One list per record kind: each field with its column. From it come the struct, the
+/// `SELECT` column list (`<alias>.<column>, …`) and `from_row`, which reads every column by
+/// name — a column added anywhere in the list cannot shift another.
+macro_rules! record {
+    (
+        $(#[$meta:meta])* $name:ident, $cols:ident = $alias:literal {
+            $first:ident: $first_ty:ty = $first_col:literal
+            $(, $field:ident: $ty:ty = $col:literal)* $(,)?
+        }
+    ) => {
+        pub const $cols: &str = concat!($alias, ".", $first_col $(, ", ", $alias, ".", $col)*);
 
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Observation {
-    pub id: i64,
-    pub memory_session_id: String,
-    pub project: String,
-    pub merged_into_project: Option<String>,
-    pub platform_source: String,
-    pub obs_type: String,
-    pub title: Option<String>,
-    pub subtitle: Option<String>,
-    pub narrative: Option<String>,
-    pub facts: String,
-    pub concepts: String,
-    pub files_read: String,
-    pub files_modified: String,
-    pub prompt_number: Option<i64>,
-    pub discovery_tokens: i64,
-    pub content_hash: String,
-    pub origin: String,
-    pub generated_by_model: Option<String>,
-    pub agent_id: Option<String>,
-    pub agent_type: Option<String>,
-    pub metadata: Option<String>,
-    pub occurrence_count: i64,
-    pub reinforcement_dates: String,
-    pub last_reinforced_epoch: Option<i64>,
-    pub created_at: String,
-    pub created_at_epoch: i64,
+        $(#[$meta])*
+        #[derive(Debug, Clone, Default, PartialEq)]
+        pub struct $name {
+            pub $first: $first_ty,
+            $(pub $field: $ty,)*
+        }
+
+        impl $name {
+            /// A row selected with this kind's column list (other columns may follow).
+            pub fn from_row(r: &SqlRow) -> rusqlite::Result<Self> {
+                Ok(Self {
+                    $first: r.get($first_col)?,
+                    $($field: r.get($col)?,)*
+                })
+            }
+        }
+    };
+}
+
+record! {
+    Observation, OBS_COLS = "o" {
+        id: i64 = "id",
+        memory_session_id: String = "memory_session_id",
+        project: String = "project",
+        merged_into_project: Option<String> = "merged_into_project",
+        platform_source: String = "platform_source",
+        obs_type: String = "type",
+        title: Option<String> = "title",
+        subtitle: Option<String> = "subtitle",
+        narrative: Option<String> = "narrative",
+        facts: String = "facts",
+        concepts: String = "concepts",
+        files_read: String = "files_read",
+        files_modified: String = "files_modified",
+        prompt_number: Option<i64> = "prompt_number",
+        discovery_tokens: i64 = "discovery_tokens",
+        content_hash: String = "content_hash",
+        origin: String = "origin",
+        generated_by_model: Option<String> = "generated_by_model",
+        agent_id: Option<String> = "agent_id",
+        agent_type: Option<String> = "agent_type",
+        metadata: Option<String> = "metadata",
+        occurrence_count: i64 = "occurrence_count",
+        reinforcement_dates: String = "reinforcement_dates",
+        last_reinforced_epoch: Option<i64> = "last_reinforced_epoch",
+        created_at: String = "created_at",
+        created_at_epoch: i64 = "created_at_epoch",
+    }
 }
 
 /// A JSON array column as strings (malformed → empty).
@@ -50,37 +77,6 @@ pub fn json_list(s: &str) -> Vec<String> {
 }
 
 impl Observation {
-    pub fn from_row(r: &SqlRow) -> rusqlite::Result<Self> {
-        Ok(Self {
-            id: r.get(0)?,
-            memory_session_id: r.get(1)?,
-            project: r.get(2)?,
-            merged_into_project: r.get(3)?,
-            platform_source: r.get(4)?,
-            obs_type: r.get(5)?,
-            title: r.get(6)?,
-            subtitle: r.get(7)?,
-            narrative: r.get(8)?,
-            facts: r.get(9)?,
-            concepts: r.get(10)?,
-            files_read: r.get(11)?,
-            files_modified: r.get(12)?,
-            prompt_number: r.get(13)?,
-            discovery_tokens: r.get(14)?,
-            content_hash: r.get(15)?,
-            origin: r.get(16)?,
-            generated_by_model: r.get(17)?,
-            agent_id: r.get(18)?,
-            agent_type: r.get(19)?,
-            metadata: r.get(20)?,
-            occurrence_count: r.get(21)?,
-            reinforcement_dates: r.get(22)?,
-            last_reinforced_epoch: r.get(23)?,
-            created_at: r.get(24)?,
-            created_at_epoch: r.get(25)?,
-        })
-    }
-
     /// ceil(chars / 4) over title + subtitle + narrative + every fact.
     pub fn read_tokens(&self) -> i64 {
         let text = |s: &Option<String>| s.as_deref().map_or(0, |t| t.chars().count());
@@ -106,54 +102,29 @@ impl Observation {
     }
 }
 
-pub const SUMMARY_COLS: &str = "s.id, s.memory_session_id, s.project, s.merged_into_project, s.platform_source, s.request, \
-    s.investigated, s.learned, s.completed, s.next_steps, s.notes, s.files_read, s.files_edited, s.prompt_number, \
-    s.discovery_tokens, s.created_at, s.created_at_epoch";
-
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Summary {
-    pub id: i64,
-    pub memory_session_id: String,
-    pub project: String,
-    pub merged_into_project: Option<String>,
-    pub platform_source: String,
-    pub request: Option<String>,
-    pub investigated: Option<String>,
-    pub learned: Option<String>,
-    pub completed: Option<String>,
-    pub next_steps: Option<String>,
-    pub notes: Option<String>,
-    pub files_read: String,
-    pub files_edited: String,
-    pub prompt_number: Option<i64>,
-    pub discovery_tokens: i64,
-    pub created_at: String,
-    pub created_at_epoch: i64,
+record! {
+    Summary, SUMMARY_COLS = "s" {
+        id: i64 = "id",
+        memory_session_id: String = "memory_session_id",
+        project: String = "project",
+        merged_into_project: Option<String> = "merged_into_project",
+        platform_source: String = "platform_source",
+        request: Option<String> = "request",
+        investigated: Option<String> = "investigated",
+        learned: Option<String> = "learned",
+        completed: Option<String> = "completed",
+        next_steps: Option<String> = "next_steps",
+        notes: Option<String> = "notes",
+        files_read: String = "files_read",
+        files_edited: String = "files_edited",
+        prompt_number: Option<i64> = "prompt_number",
+        discovery_tokens: i64 = "discovery_tokens",
+        created_at: String = "created_at",
+        created_at_epoch: i64 = "created_at_epoch",
+    }
 }
 
 impl Summary {
-    pub fn from_row(r: &SqlRow) -> rusqlite::Result<Self> {
-        Ok(Self {
-            id: r.get(0)?,
-            memory_session_id: r.get(1)?,
-            project: r.get(2)?,
-            merged_into_project: r.get(3)?,
-            platform_source: r.get(4)?,
-            request: r.get(5)?,
-            investigated: r.get(6)?,
-            learned: r.get(7)?,
-            completed: r.get(8)?,
-            next_steps: r.get(9)?,
-            notes: r.get(10)?,
-            files_read: r.get(11)?,
-            files_edited: r.get(12)?,
-            prompt_number: r.get(13)?,
-            discovery_tokens: r.get(14)?,
-            created_at: r.get(15)?,
-            created_at_epoch: r.get(16)?,
-        })
-    }
-
     fn fields(&self) -> [&Option<String>; 6] {
         [
             &self.request,
@@ -194,37 +165,21 @@ impl Summary {
     }
 }
 
-pub const PROMPT_COLS: &str = "p.id, p.content_session_id, p.project, p.platform_source, p.prompt_number, p.prompt_text, \
-    p.is_private, p.created_at, p.created_at_epoch";
-
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Prompt {
-    pub id: i64,
-    pub content_session_id: String,
-    pub project: String,
-    pub platform_source: String,
-    pub prompt_number: i64,
-    pub prompt_text: String,
-    pub is_private: bool,
-    pub created_at: String,
-    pub created_at_epoch: i64,
+record! {
+    Prompt, PROMPT_COLS = "p" {
+        id: i64 = "id",
+        content_session_id: String = "content_session_id",
+        project: String = "project",
+        platform_source: String = "platform_source",
+        prompt_number: i64 = "prompt_number",
+        prompt_text: String = "prompt_text",
+        is_private: bool = "is_private",
+        created_at: String = "created_at",
+        created_at_epoch: i64 = "created_at_epoch",
+    }
 }
 
 impl Prompt {
-    pub fn from_row(r: &SqlRow) -> rusqlite::Result<Self> {
-        Ok(Self {
-            id: r.get(0)?,
-            content_session_id: r.get(1)?,
-            project: r.get(2)?,
-            platform_source: r.get(3)?,
-            prompt_number: r.get(4)?,
-            prompt_text: r.get(5)?,
-            is_private: r.get::<_, i64>(6)? != 0,
-            created_at: r.get(7)?,
-            created_at_epoch: r.get(8)?,
-        })
-    }
-
     pub fn read_tokens(&self) -> i64 {
         read_tokens_of_chars(self.prompt_text.chars().count())
     }
