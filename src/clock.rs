@@ -1,6 +1,54 @@
-//! Wall-clock helpers: epoch milliseconds, ISO-8601 UTC strings with milliseconds and `Z`, UTC days.
+//! Time: the injectable [`Clock`] the actors and supervised loops read, the wall-clock
+//! [`now_ms`] under it, ISO-8601 UTC strings with milliseconds and `Z`, UTC days.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Where an actor's "now" comes from. The worker runs on [`Clock::System`]; a test hands its
+/// actors a clock it moves itself ([`Clock::manual`]) or one that follows tokio's paused time
+/// ([`Clock::following_tokio`]), so it advances time instead of sleeping.
+#[derive(Clone, Debug, Default)]
+pub enum Clock {
+    /// The wall clock.
+    #[default]
+    System,
+    /// `base_ms` plus the tokio time elapsed since `start` (paused time in tests moves it).
+    Tokio { base_ms: i64, start: tokio::time::Instant },
+    /// Epoch milliseconds that change only when the holder sets or advances them.
+    Manual(Arc<AtomicI64>),
+}
+
+impl Clock {
+    /// A clock that reads the wall clock once, then follows tokio's clock.
+    pub fn following_tokio() -> Self {
+        Clock::Tokio {
+            base_ms: now_ms(),
+            start: tokio::time::Instant::now(),
+        }
+    }
+
+    /// A clock standing at `epoch_ms` until it is advanced.
+    pub fn manual(epoch_ms: i64) -> Self {
+        Clock::Manual(Arc::new(AtomicI64::new(epoch_ms)))
+    }
+
+    /// Epoch milliseconds now.
+    pub fn now(&self) -> i64 {
+        match self {
+            Clock::System => now_ms(),
+            Clock::Tokio { base_ms, start } => base_ms + start.elapsed().as_millis() as i64,
+            Clock::Manual(t) => t.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Moves a manual clock forward (the others follow their own source).
+    pub fn advance(&self, by: Duration) {
+        if let Clock::Manual(t) = self {
+            t.fetch_add(by.as_millis() as i64, Ordering::Relaxed);
+        }
+    }
+}
 
 pub fn now_ms() -> i64 {
     SystemTime::now()
@@ -47,5 +95,21 @@ mod tests {
         assert_eq!(iso(1_790_870_711_000), "2026-10-01T16:05:11.000Z");
         assert_eq!(iso(951_782_400_123), "2000-02-29T00:00:00.123Z");
         assert_eq!(day(1_790_870_711_000), "2026-10-01");
+    }
+
+    #[test]
+    fn a_manual_clock_moves_only_when_advanced() {
+        let c = Clock::manual(1_000);
+        assert_eq!(c.now(), 1_000);
+        c.advance(Duration::from_millis(250));
+        assert_eq!(c.clone().now(), 1_250);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_tokio_clock_follows_paused_time() {
+        let c = Clock::following_tokio();
+        let before = c.now();
+        tokio::time::advance(Duration::from_secs(5)).await;
+        assert_eq!(c.now() - before, 5_000);
     }
 }

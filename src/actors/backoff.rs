@@ -1,10 +1,66 @@
-//! Restart policy of session actors (docs/design.md "Supervision"): pure, no runtime needed.
+//! Backoff and restart policy, pure, no runtime needed: [`Backoff`] is the one delay schedule of
+//! every retry in the worker (session and child restarts, a batch's retry, the vector and Chroma
+//! syncs, the supervised loops); [`RestartTracker`] is the restart budget of session actors and
+//! the root's children (docs/design.md "Supervision").
 //!
-//! Delays 1 s, 2 s, 4 s, capped at 8 s; more than 3 consecutive failures, or more than 10 restarts
-//! within 60 s, parks the session as `failed`.
+//! Restarts wait 1 s, 2 s, 4 s, capped at 8 s; more than 3 consecutive failures, or more than 10
+//! restarts within 60 s, parks the session as `failed`.
 
 use std::collections::VecDeque;
 use std::time::Duration;
+
+/// A delay schedule: `first`, then multiplied by `factor` at each step up to `cap`, with an
+/// optional ± `jitter` fraction.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Backoff {
+    pub first: Duration,
+    pub factor: u32,
+    pub cap: Duration,
+    /// 0.2 spreads each delay over ± 20 % ([`Backoff::jittered`]).
+    pub jitter: f64,
+}
+
+impl Backoff {
+    /// Restarts of session actors and of the root's children: 1 s, 2 s, 4 s, 8 s, 8 s …
+    pub const RESTART: Backoff = Backoff::doubling(Duration::from_secs(1), Duration::from_secs(8));
+    /// Supervised loops and the vector sync: 1 s, 2 s, 4 s … 60 s.
+    pub const LOOP: Backoff = Backoff::doubling(Duration::from_secs(1), Duration::from_secs(60));
+    /// A batch the observer could not take: 5 s, 30 s, then 120 s, ± 20 % (docs/spec/pipeline.md §13).
+    pub const BATCH_RETRY: Backoff = Backoff {
+        first: Duration::from_secs(5),
+        factor: 6,
+        cap: Duration::from_secs(120),
+        jitter: 0.2,
+    };
+
+    /// `first`, doubling up to `cap`, no jitter.
+    pub const fn doubling(first: Duration, cap: Duration) -> Backoff {
+        Backoff {
+            first,
+            factor: 2,
+            cap,
+            jitter: 0.0,
+        }
+    }
+
+    /// The delay after `step` earlier waits (step 0 is `first`).
+    pub fn delay(&self, step: u32) -> Duration {
+        let mut d = self.first;
+        for _ in 0..step {
+            if d >= self.cap {
+                break;
+            }
+            d = d.saturating_mul(self.factor);
+        }
+        d.min(self.cap)
+    }
+
+    /// [`Backoff::delay`] spread by the jitter: `unit` in [0, 1) maps to −jitter … +jitter.
+    pub fn jittered(&self, step: u32, unit: f64) -> Duration {
+        self.delay(step)
+            .mul_f64(1.0 - self.jitter + 2.0 * self.jitter * unit.clamp(0.0, 1.0))
+    }
+}
 
 pub const MAX_CONSECUTIVE: u32 = 3;
 pub const MAX_RESTARTS_IN_WINDOW: usize = 10;
@@ -50,7 +106,7 @@ impl RestartTracker {
 
 /// 1 s, 2 s, 4 s, 8 s, 8 s …
 pub fn delay(consecutive: u32) -> Duration {
-    Duration::from_secs(1u64 << consecutive.saturating_sub(1).min(3))
+    Backoff::RESTART.delay(consecutive.saturating_sub(1))
 }
 
 #[cfg(test)]
@@ -69,6 +125,18 @@ mod tests {
     #[test]
     fn delay_is_capped() {
         assert_eq!(delay(10), Duration::from_secs(8));
+    }
+
+    #[test]
+    fn each_schedule_keeps_the_delays_it_replaced() {
+        let secs = |b: Backoff, n: u32| (0..n).map(|i| b.delay(i).as_secs()).collect::<Vec<_>>();
+        assert_eq!(secs(Backoff::RESTART, 6), [1, 2, 4, 8, 8, 8]);
+        assert_eq!(secs(Backoff::LOOP, 9), [1, 2, 4, 8, 16, 32, 60, 60, 60]);
+        assert_eq!(secs(Backoff::BATCH_RETRY, 4), [5, 30, 120, 120]);
+        let chroma = Backoff::doubling(Duration::from_millis(500), Duration::from_secs(5));
+        assert_eq!(chroma.delay(40), Duration::from_secs(5), "no overflow on a long outage");
+        assert_eq!(Backoff::BATCH_RETRY.jittered(1, 0.0), Duration::from_secs(24));
+        assert_eq!(Backoff::BATCH_RETRY.jittered(2, 1.0), Duration::from_secs(144));
     }
 
     #[test]

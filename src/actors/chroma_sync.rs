@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde::{Deserialize, Serialize};
 
-use crate::clock::{iso, now_ms};
+use crate::clock::{Clock, iso};
 use crate::store::Store;
 use crate::vectors::chroma::ChromaClient;
 use crate::vectors::mirror::{MirrorOutcome, prepare, step};
@@ -27,6 +27,7 @@ pub struct ChromaSyncArgs {
     pub tick: Duration,
     /// First backoff after a failure; doubles up to [`MAX_BACKOFF`].
     pub retry: Duration,
+    pub clock: Clock,
 }
 
 pub enum ChromaSyncMsg {
@@ -98,12 +99,12 @@ impl ChromaSyncState {
                 self.last_error = None;
                 if let MirrorOutcome::Worked(n) = outcome {
                     self.rows_synced += n as u64;
-                    self.last_synced_at = Some(now_ms());
+                    self.last_synced_at = Some(self.args.clock.now());
                     let _ = myself.cast(ChromaSyncMsg::Tick);
                 }
             }
             Err(e) => {
-                let backoff = self.args.retry.saturating_mul(1u32 << self.failures.min(10)).min(MAX_BACKOFF);
+                let backoff = super::backoff::Backoff::doubling(self.args.retry, MAX_BACKOFF).delay(self.failures);
                 self.failures += 1;
                 self.prepared = false;
                 self.retry_at = Some(Instant::now() + backoff);

@@ -2,13 +2,12 @@
 //! that restarts while a call is open, a respawn that keeps failing, `StopAll`, a late `Healthy`, a
 //! transcript watcher that fails and is restarted.
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::provider::ObserverSetup;
 use super::session_manager::ManagerMsg;
-use super::supervision_tests::{event, observed, services, tree_watching, tree_with, until};
+use super::supervision_tests::{event, observed, tree_watching, tree_with, until};
 use crate::config::Secret;
 use crate::providers::Backend;
 use crate::providers::anthropic::Anthropic;
@@ -60,7 +59,7 @@ async fn a_provider_restart_during_a_call_still_processes_the_batch() {
 async fn respawns_that_keep_failing_mark_the_tree_dead() {
     let t = tree_with(ObserverSetup::default(), 3, Duration::from_secs(60)).await;
     let h = t.ctx.handles.clone();
-    t.respawn_faults.store(100, Ordering::Relaxed);
+    t.faults.respawn_failures.store(100, Ordering::Relaxed);
     h.reaper().expect("reaper").stop(Some("injected".into()));
     assert!(until(async || h.tree().down.contains_key("OrphanReaper")).await);
     assert!(until(async || h.tree().dead.is_some()).await, "the root gave the child up");
@@ -68,24 +67,15 @@ async fn respawns_that_keep_failing_mark_the_tree_dead() {
     assert!(dead.contains("OrphanReaper") && dead.contains("injected respawn failure"), "{dead}");
     // The rest of the tree keeps running; readiness says the tree is down, and why.
     assert!(h.manager().is_some() && h.provider().is_some() && h.store().is_some());
-    let worker = Arc::new(crate::worker::WorkerState::new("t".into(), 0));
-    worker.ready(services(&t.ctx));
-    let req = axum::http::Request::builder()
-        .uri("/api/readiness")
-        .header("host", "127.0.0.1:1")
-        .body(axum::body::Body::empty())
-        .unwrap();
-    let resp = tower::ServiceExt::oneshot(crate::ingress::router(worker), req).await.unwrap();
-    assert_eq!(resp.status(), axum::http::StatusCode::SERVICE_UNAVAILABLE);
-    let body = axum::body::to_bytes(resp.into_body(), 1 << 16).await.unwrap();
-    assert!(String::from_utf8_lossy(&body).contains("OrphanReaper"), "{body:?}");
+    let why = t.worker.unready_reason().expect("readiness answers 503");
+    assert!(why.contains("OrphanReaper"), "{why}");
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_respawn_after_one_failure_brings_the_child_back() {
     let t = tree_with(ObserverSetup::default(), 3, Duration::from_secs(60)).await;
     let h = t.ctx.handles.clone();
-    t.respawn_faults.store(1, Ordering::Relaxed);
+    t.faults.respawn_failures.store(1, Ordering::Relaxed);
     h.reaper().expect("reaper").stop(Some("injected".into()));
     assert!(until(async || h.tree().down.is_empty() && h.reaper().is_some_and(|r| r.get_status() == ractor::ActorStatus::Running)).await);
     assert!(h.tree().dead.is_none());
@@ -97,11 +87,16 @@ async fn stop_all_answers_after_the_sessions_are_gone() {
     let ctx = &t.ctx;
     for s in ["a", "b", "c"] {
         // Each actor takes a second to stop: StopAll must wait for it.
-        ctx.slow_stops.insert(crate::store::sessions::SessionKey::new("claude", s));
+        t.faults.slow_stops.insert(crate::store::sessions::SessionKey::new("claude", s));
         event(ctx, s, 0).await;
     }
     let manager = ctx.handles.manager().unwrap();
     assert!(until(async || manager.get_children().len() == 3).await);
+    // Idle first: a stop waits behind a handler that waits on the writer thread in real time,
+    // while paused time leaps past StopAll's 5 s wait.
+    for s in ["a", "b", "c"] {
+        assert!(until(async || observed(ctx, s).await == 1).await, "{s} observed");
+    }
     let children = manager.get_children();
     ractor::call_t!(manager, ManagerMsg::StopAll, 30_000).expect("StopAll answers");
     for c in children {
@@ -118,7 +113,9 @@ async fn stop_all_answers_after_the_sessions_are_gone() {
 async fn a_late_healthy_does_not_revive_a_parked_session() {
     let t = tree_with(ObserverSetup::default(), 3, Duration::from_secs(60)).await;
     let ctx = &t.ctx;
-    ctx.faults.insert(crate::store::sessions::SessionKey::new("claude", "bad"), 10);
+    t.faults
+        .session_failures
+        .insert(crate::store::sessions::SessionKey::new("claude", "bad"), 10);
     event(ctx, "bad", 0).await;
     let key = crate::store::sessions::SessionKey::new("claude", "bad");
     let parked = async || {

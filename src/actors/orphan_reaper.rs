@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Handles;
 use super::session_manager::ManagerMsg;
-use crate::clock::{iso, now_ms};
+use crate::clock::{Clock, iso};
 
 pub struct OrphanReaper;
 
@@ -29,6 +29,7 @@ pub struct ReaperArgs {
     pub idle_ms: i64,
     pub stale_pid_replaced: bool,
     pub children_reaped: u64,
+    pub clock: Clock,
 }
 
 pub enum ReaperMsg {
@@ -117,7 +118,7 @@ impl Actor for OrphanReaper {
                     }
                 }
                 state.status.stale_files_removed += remove_stale_tmp(&state.args.data_dir, Duration::from_secs(3600));
-                state.status.last_run_at = Some(iso(now_ms()));
+                state.status.last_run_at = Some(iso(state.args.clock.now()));
             }
             ReaperMsg::Status(reply) => {
                 let _ = reply.send(state.status.clone());
@@ -141,6 +142,7 @@ mod tests {
                 idle_ms: 0,
                 stale_pid_replaced: false,
                 children_reaped: 0,
+                clock: Clock::manual(0),
             },
             status: ReaperStatus::default(),
             stopped_last_pass: false,

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use super::Handles;
 use super::breaker::{Admission, Breakers, Outcome};
 use super::session::SessionMsg;
-use crate::clock::{day, now_ms};
+use crate::clock::{Clock, day};
 use crate::observer::fallback as extractive;
 use crate::observer::job::{Job, Step};
 use crate::observer::prompt::part_a_sha256;
@@ -43,6 +43,7 @@ pub struct ProviderArgs {
     pub store: Store,
     /// Where call results go: whichever provider is running when the call ends.
     pub handles: Arc<Handles>,
+    pub clock: Clock,
 }
 
 pub enum ProviderMsg {
@@ -117,6 +118,7 @@ pub struct ProviderState {
     tokens: i64,
     latencies: VecDeque<u64>,
     prefix: BTreeMap<String, String>,
+    clock: Clock,
 }
 
 impl ProviderState {
@@ -189,7 +191,7 @@ fn outcome_of(e: &CallError) -> Outcome {
 
 impl ProviderActor {
     fn observe(&self, batch: Box<ClaimedBatch>, reply_to: ActorRef<SessionMsg>, deadline: Instant, state: &mut ProviderState) {
-        let now = now_ms();
+        let now = state.clock.now();
         state.roll_day(now);
         if matches!(state.setup.backend, Backend::Extractive) {
             return self.extractive(batch, reply_to, state);
@@ -213,7 +215,7 @@ impl ProviderActor {
     /// Rows wait for the breaker, up to the defer limit counted from the oldest row.
     fn defer(&self, batch: Box<ClaimedBatch>, reply_to: ActorRef<SessionMsg>, until: i64, reason: &str, state: &mut ProviderState) {
         let deadline = batch.meta.oldest_epoch + state.setup.max_defer_ms as i64;
-        if now_ms() >= deadline {
+        if state.clock.now() >= deadline {
             return self.extractive(batch, reply_to, state);
         }
         let msg = SessionMsg::Deferred {
@@ -297,7 +299,7 @@ impl ProviderActor {
             result,
             latency_ms,
         } = done;
-        let now = now_ms();
+        let now = state.clock.now();
         state.roll_day(now);
         let step = match result {
             Ok(reply) => {
@@ -377,9 +379,9 @@ impl ProviderActor {
             input_tokens: job.input_tokens,
             output_tokens: job.output_tokens,
         };
-        let store = state.store.clone();
+        let (store, clock) = (state.store.clone(), state.clock.clone());
         tokio::spawn(async move {
-            let now = now_ms();
+            let now = clock.now();
             if let Err(e) = store.write(move |c| record_usage(c, &delta, now)).await {
                 tracing::warn!(error = %e, "cannot record provider usage");
             }
@@ -389,7 +391,7 @@ impl ProviderActor {
     fn finish(&self, job: Box<Job>, reply_to: ActorRef<SessionMsg>, state: &ProviderState) {
         let (mode, privacy, store) = (state.setup.mode.clone(), state.privacy.clone(), state.store.clone());
         let (provider, model) = (state.setup.backend.kind().name(), state.setup.backend.model().to_string());
-        let batch_id = job.batch.id();
+        let (batch_id, clock) = (job.batch.id(), state.clock.clone());
         tokio::spawn(async move {
             let joined = tokio::task::spawn_blocking(move || job.finish(provider, &model, &mode, &privacy)).await;
             let Ok((batch, out, delta)) = joined else {
@@ -400,7 +402,7 @@ impl ProviderActor {
                 return;
             };
             if delta.calls != 0 || delta.failures != 0 || delta.reasks != 0 || delta.input_tokens != 0 || delta.output_tokens != 0 {
-                let now = now_ms();
+                let now = clock.now();
                 if let Err(e) = store.write(move |c| record_usage(c, &delta, now)).await {
                     tracing::warn!(error = %e, "cannot record provider usage");
                 }
@@ -419,7 +421,7 @@ impl Actor for ProviderActor {
     type Arguments = ProviderArgs;
 
     async fn pre_start(&self, _myself: ActorRef<ProviderMsg>, args: ProviderArgs) -> Result<ProviderState, ActorProcessingErr> {
-        let now = now_ms();
+        let now = args.clock.now();
         let tokens = args.store.read(move |c| tokens_today(c, now)).await.unwrap_or(0);
         let prefix = BTreeMap::from([(args.setup.mode_id.clone(), part_a_sha256(&args.setup.mode))]);
         tracing::info!(
@@ -440,6 +442,7 @@ impl Actor for ProviderActor {
             tokens,
             latencies: VecDeque::new(),
             prefix,
+            clock: args.clock,
         })
     }
 
@@ -449,7 +452,7 @@ impl Actor for ProviderActor {
             ProviderMsg::Fallback { batch, reply_to } => self.extractive(batch, reply_to, state),
             ProviderMsg::CallDone(done) => self.call_done(*done, state),
             ProviderMsg::Status(reply) => {
-                state.roll_day(now_ms());
+                state.roll_day(state.clock.now());
                 let _ = reply.send(state.status());
             }
             ProviderMsg::Reconfigure(setup) => state.setup = setup.keeping_calls_of(&state.setup),

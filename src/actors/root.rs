@@ -1,6 +1,6 @@
-//! RootSupervisor — the top of the tree: StoreActor, ProviderActor, SessionManager, OrphanReaper,
-//! VectorSync when vectors are on, ChromaSync when a Chroma server is configured, TranscriptWatcher
-//! when `MEMD_WATCH` is on.
+//! RootSupervisor — the top of the tree: the children of [`super::children`] (StoreActor,
+//! ProviderActor, SessionManager, OrphanReaper, VectorSync when vectors are on, ChromaSync when a
+//! Chroma server is configured, TranscriptWatcher when `MEMD_WATCH` is on).
 //!
 //! Owns the spawn arguments of each child so it can restart any of them. Failure policy: a child
 //! that fails (or stops on its own) is restarted with the session backoff ([`super::backoff`]:
@@ -17,16 +17,11 @@ use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 
-use super::Handles;
 use super::backoff::{RestartTracker, Verdict};
-use super::chroma_sync::{ChromaSync, ChromaSyncArgs};
-use super::orphan_reaper::{OrphanReaper, ReaperArgs};
-use super::provider::{ObserverSetup, ProviderActor, ProviderArgs, ProviderMsg};
+use super::children::{Child, start_child};
+use super::provider::{ObserverSetup, ProviderMsg};
 use super::session::SessionContext;
-use super::session_manager::{ManagerArgs, SessionManager};
-use super::store::{StoreActor, StoreArgs};
-use super::transcript_watcher::{TranscriptWatcher, WatcherArgs};
-use super::vector_sync::{VectorSync, VectorSyncArgs};
+use super::transcript_watcher::WatcherArgs;
 use crate::pipeline::privacy::Privacy;
 
 pub struct RootSupervisor;
@@ -48,9 +43,6 @@ pub struct RootArgs {
     pub chroma: Option<(Arc<crate::vectors::chroma::ChromaClient>, Duration)>,
     /// The transcript watcher's arguments (cloned for each start); None unless `MEMD_WATCH` is on.
     pub watch: Option<WatcherArgs>,
-    /// Respawns that fail on purpose (fault injection).
-    #[cfg(test)]
-    pub respawn_faults: Arc<std::sync::atomic::AtomicU32>,
 }
 
 pub enum RootMsg {
@@ -59,31 +51,6 @@ pub enum RootMsg {
     /// Settings reloaded: the provider runs with this setup now, and so does any provider the
     /// root starts later.
     Reconfigure(Box<ObserverSetup>),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Child {
-    Store,
-    Provider,
-    Manager,
-    Reaper,
-    VectorSync,
-    ChromaSync,
-    Watcher,
-}
-
-impl Child {
-    pub fn name(self) -> &'static str {
-        match self {
-            Child::Store => "StoreActor",
-            Child::Provider => "ProviderActor",
-            Child::Manager => "SessionManager",
-            Child::Reaper => "OrphanReaper",
-            Child::VectorSync => "VectorSync",
-            Child::ChromaSync => "ChromaSync",
-            Child::Watcher => "TranscriptWatcher",
-        }
-    }
 }
 
 pub struct RootState {
@@ -113,100 +80,13 @@ impl RootState {
 
 impl RootSupervisor {
     async fn spawn_child(&self, myself: &ActorRef<RootMsg>, which: Child, state: &mut RootState) -> Result<(), ActorProcessingErr> {
-        #[cfg(test)]
-        {
-            use std::sync::atomic::Ordering;
-            let faults = &state.args.respawn_faults;
-            if !state.children.is_empty() && faults.load(Ordering::Relaxed) > 0 {
-                faults.fetch_sub(1, Ordering::Relaxed);
-                return Err(ActorProcessingErr::from("injected respawn failure"));
-            }
+        if !state.children.is_empty() && state.args.ctx.faults.fail_respawn() {
+            return Err(ActorProcessingErr::from("injected respawn failure"));
         }
-        let a = &state.args;
-        let handles: &Arc<Handles> = &a.ctx.handles;
-        let cell = myself.get_cell();
-        let id = match which {
-            Child::Store => {
-                let (r, _) = Actor::spawn_linked(
-                    None,
-                    StoreActor,
-                    StoreArgs {
-                        store: a.ctx.store.clone(),
-                    },
-                    cell,
-                )
-                .await?;
-                handles.set_store(Some(r.clone()));
-                r.get_id()
-            }
-            Child::Provider => {
-                let args = ProviderArgs {
-                    setup: a.observer.clone(),
-                    privacy: a.privacy.clone(),
-                    store: a.ctx.store.clone(),
-                    handles: handles.clone(),
-                };
-                let (r, _) = Actor::spawn_linked(None, ProviderActor, args, cell).await?;
-                handles.set_provider(Some(r.clone()));
-                r.get_id()
-            }
-            Child::Manager => {
-                let (r, _) = Actor::spawn_linked(None, SessionManager, ManagerArgs { ctx: a.ctx.clone() }, cell).await?;
-                handles.set_manager(Some(r.clone()));
-                r.get_id()
-            }
-            Child::Reaper => {
-                let args = ReaperArgs {
-                    handles: handles.clone(),
-                    data_dir: a.data_dir.clone(),
-                    interval: a.reaper_interval,
-                    idle_ms: a.idle_ms,
-                    stale_pid_replaced: a.stale_pid_replaced,
-                    children_reaped: a.children_reaped,
-                };
-                let (r, _) = Actor::spawn_linked(None, OrphanReaper, args, cell).await?;
-                handles.set_reaper(Some(r.clone()));
-                r.get_id()
-            }
-            Child::VectorSync => {
-                // A read-only database (written by a newer memd) gets no vector writes.
-                let Some(embed) = a.embed.clone().filter(|_| !a.ctx.store.read_only) else {
-                    return Ok(());
-                };
-                let args = VectorSyncArgs {
-                    store: a.ctx.store.clone(),
-                    embed,
-                    tick: Duration::from_millis(500),
-                };
-                let (r, _) = Actor::spawn_linked(None, VectorSync, args, cell).await?;
-                handles.set_vector_sync(Some(r.clone()));
-                r.get_id()
-            }
-            Child::ChromaSync => {
-                let Some((client, retry)) = a.chroma.clone().filter(|_| !a.ctx.store.read_only) else {
-                    return Ok(());
-                };
-                let args = ChromaSyncArgs {
-                    store: a.ctx.store.clone(),
-                    client,
-                    tick: Duration::from_millis(1000),
-                    retry,
-                };
-                let (r, _) = Actor::spawn_linked(None, ChromaSync, args, cell).await?;
-                handles.set_chroma_sync(Some(r.clone()));
-                r.get_id()
-            }
-            Child::Watcher => {
-                let Some(args) = a.watch.clone().filter(|_| !a.ctx.store.read_only) else {
-                    return Ok(());
-                };
-                let (r, _) = Actor::spawn_linked(None, TranscriptWatcher, args, cell).await?;
-                handles.set_watcher(Some(r.clone()));
-                r.get_id()
-            }
-        };
-        state.children.retain(|(_, c)| *c != which);
-        state.children.push((id, which));
+        if let Some(id) = start_child(which, &state.args, myself.get_cell()).await? {
+            state.children.retain(|(_, c)| *c != which);
+            state.children.push((id, which));
+        }
         Ok(())
     }
 }
@@ -261,16 +141,7 @@ impl Actor for RootSupervisor {
             epoch: std::time::Instant::now(),
             stopping: false,
         };
-        // Provider before manager: rebuilt sessions start claiming right away.
-        for which in [
-            Child::Store,
-            Child::Provider,
-            Child::Manager,
-            Child::Reaper,
-            Child::VectorSync,
-            Child::ChromaSync,
-            Child::Watcher,
-        ] {
+        for &which in Child::ALL {
             self.spawn_child(&myself, which, &mut state).await?;
         }
         Ok(state)
@@ -312,14 +183,7 @@ impl Actor for RootSupervisor {
 
     async fn post_stop(&self, _myself: ActorRef<RootMsg>, state: &mut RootState) -> Result<(), ActorProcessingErr> {
         state.stopping = true;
-        let h = &state.args.ctx.handles;
-        h.set_manager(None);
-        h.set_provider(None);
-        h.set_reaper(None);
-        h.set_vector_sync(None);
-        h.set_chroma_sync(None);
-        h.set_watcher(None);
-        h.set_store(None);
+        state.args.ctx.handles.clear_children();
         Ok(())
     }
 }

@@ -13,10 +13,11 @@ use std::time::Duration;
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 
 use super::Handles;
+use super::faults::Faults;
 use super::provider::ProviderMsg;
 use super::registry::{Registry, SessionState as RunState, short_error};
 use super::session_manager::ManagerMsg;
-use crate::clock::{iso, now_ms};
+use crate::clock::{Clock, iso};
 use crate::store::Store;
 use crate::store::batch::{BatchOutput, store_batch};
 use crate::store::pending::{self, BatchLimits, Claim, ClaimedBatch, Release};
@@ -38,11 +39,10 @@ pub struct SessionContext {
     /// How long a batch may be with the observer before the session takes it back (the call, its
     /// re-ask and an overflow split at `MEMD_OBSERVER_TIMEOUT_MS` each, plus a margin).
     pub observe_deadline: Duration,
-    #[cfg(test)]
-    pub faults: Arc<dashmap::DashMap<SessionKey, u32>>,
-    /// Sessions whose actor takes a second to stop (fault injection).
-    #[cfg(test)]
-    pub slow_stops: Arc<dashmap::DashSet<SessionKey>>,
+    /// Where every session actor (and the manager) reads "now".
+    pub clock: Clock,
+    /// Faults a test injects through the worker's builder; empty otherwise.
+    pub faults: Arc<Faults>,
 }
 
 pub struct SessionActor;
@@ -107,7 +107,7 @@ impl SessionActor {
         if state.in_flight.is_some() {
             return Ok(());
         }
-        let (id, limits, now) = (state.session_db_id, ctx.limits, now_ms());
+        let (id, limits, now) = (state.session_db_id, ctx.limits, ctx.clock.now());
         let (claim, depth) = ctx
             .store
             .write(move |c| {
@@ -169,14 +169,10 @@ impl SessionActor {
         state: &mut SessionState,
         ctx: &SessionContext,
     ) -> Result<(), ActorProcessingErr> {
-        #[cfg(test)]
-        if let Some(mut n) = ctx.faults.get_mut(&state.key)
-            && *n > 0
-        {
-            *n -= 1;
+        if ctx.faults.fail_session_store(&state.key) {
             return Err(err("injected session failure"));
         }
-        let now = now_ms();
+        let now = ctx.clock.now();
         let meta = batch.meta.clone();
         let stored = ctx.store.write(move |c| store_batch(c, &meta, &out, now)).await.map_err(err)?;
         if let Some(manager) = ctx.handles.manager() {
@@ -187,7 +183,7 @@ impl SessionActor {
             myself.stop(Some("completed".into()));
             return Ok(());
         }
-        let next = state.after_batch(now_ms());
+        let next = state.after_batch(ctx.clock.now());
         let (queued, idle) = (state.unclaimed.max(0), next == Next::Nothing && state.unclaimed <= 0);
         ctx.registry.update(&state.key, state.session_db_id, |s| {
             s.queue_depth = queued;
@@ -222,7 +218,7 @@ impl SessionActor {
                 })
                 .map_err(err);
         }
-        let retry_at = now_ms() + retry_delay_ms(attempts, jitter_unit());
+        let retry_at = ctx.clock.now() + retry_delay_ms(attempts, jitter_unit(ctx.clock.now()));
         self.release(myself, error, retry_at, true, state, ctx).await
     }
 
@@ -237,7 +233,7 @@ impl SessionActor {
     ) -> Result<(), ActorProcessingErr> {
         let Some(ids) = state.in_flight.take() else { return Ok(()) };
         state.backstop.clear();
-        let now = now_ms();
+        let now = ctx.clock.now();
         let e = error.clone();
         ctx.store
             .write(move |c| pending::release_batch(c, &ids, &Release::Retry { retry_at, count_attempt }, &e, now))
@@ -271,7 +267,7 @@ impl Actor for SessionActor {
             .await
             .map_err(err)?;
         let queued = if args.drain_at_start { depth.0 } else { 0 };
-        let now = now_ms();
+        let now = ctx.clock.now();
         ctx.registry.update(&args.key, id, |s| {
             // Spawning counts as activity: the reaper must not stop an actor before its first Poke.
             s.last_event_epoch = s.last_event_epoch.max(now);
@@ -285,7 +281,7 @@ impl Actor for SessionActor {
             session_db_id: id,
             in_flight: None,
             timer_armed: false,
-            last_event_ms: now_ms(),
+            last_event_ms: ctx.clock.now(),
             first_unclaimed_ms: None,
             unclaimed: queued,
             debounce_ms: ctx.debounce_ms as i64,
@@ -299,9 +295,8 @@ impl Actor for SessionActor {
         Ok((state, ctx))
     }
 
-    #[cfg(test)]
     async fn post_stop(&self, _myself: ActorRef<SessionMsg>, st: &mut Self::State) -> Result<(), ActorProcessingErr> {
-        if st.1.slow_stops.contains(&st.0.key) {
+        if st.1.faults.slow_stops.contains(&st.0.key) {
             tokio::time::sleep(Duration::from_secs(1)).await;
         }
         Ok(())
@@ -312,7 +307,7 @@ impl Actor for SessionActor {
         let ctx = ctx.clone();
         match msg {
             SessionMsg::Poke => {
-                let now = now_ms();
+                let now = ctx.clock.now();
                 ctx.registry.update(&state.key, state.session_db_id, |s| {
                     s.last_event_epoch = now;
                     s.last_event_at = Some(iso(now));
@@ -323,7 +318,7 @@ impl Actor for SessionActor {
             }
             SessionMsg::Drain => self.claim(&myself, state, &ctx).await,
             SessionMsg::Tick => {
-                let next = state.on_tick(now_ms());
+                let next = state.on_tick(ctx.clock.now());
                 self.act(&myself, next, state, &ctx).await
             }
             SessionMsg::Observed { batch, .. } | SessionMsg::Deferred { batch, .. } if !state.is_current(batch.id()) => {
@@ -334,12 +329,12 @@ impl Actor for SessionActor {
             SessionMsg::Observed { batch, result: Ok(out) } => self.stored(&myself, batch, out, state, &ctx).await,
             SessionMsg::Observed { batch, result: Err(e) } => self.failed_attempt(&myself, batch, e, state, &ctx).await,
             SessionMsg::ObserveFailed { error, .. } => {
-                let retry_at = now_ms() + retry_delay_ms(1, jitter_unit());
+                let retry_at = ctx.clock.now() + retry_delay_ms(1, jitter_unit(ctx.clock.now()));
                 self.release(&myself, error, retry_at, true, state, &ctx).await
             }
             SessionMsg::ObserveTimeout { batch_id } => {
                 tracing::warn!(session_id = %state.key, batch = batch_id, "no answer from the observer by the deadline; batch taken back");
-                let retry_at = now_ms() + retry_delay_ms(1, jitter_unit());
+                let retry_at = ctx.clock.now() + retry_delay_ms(1, jitter_unit(ctx.clock.now()));
                 self.release(&myself, "observer deadline passed".into(), retry_at, false, state, &ctx)
                     .await
             }

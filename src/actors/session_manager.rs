@@ -15,7 +15,7 @@ use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, Supervi
 use super::backoff::{RestartTracker, Verdict};
 use super::registry::{SessionState as RunState, short_error};
 use super::session::{SessionActor, SessionArgs, SessionContext, SessionMsg};
-use crate::clock::{iso, now_ms};
+use crate::clock::iso;
 use crate::store::sessions::{self, SessionKey};
 
 pub struct SessionManager;
@@ -125,7 +125,7 @@ impl SessionManager {
         match verdict {
             Verdict::RestartAfter(delay) => {
                 tracing::warn!(session_id = %key, delay_ms = delay.as_millis() as u64, error = %error, "session actor failed; restarting");
-                let retry_at = now_ms() + delay.as_millis() as i64;
+                let retry_at = state.ctx.clock.now() + delay.as_millis() as i64;
                 state.ctx.registry.update(&key, session_db_id, |s| {
                     s.state = RunState::Backoff;
                     s.consecutive_failures = tracker.consecutive;
@@ -211,7 +211,7 @@ impl Actor for SessionManager {
                 self.ensure(&myself, key, session_db_id, true, state).await;
             }
             ManagerMsg::StopIdle { idle_ms, reply } => {
-                let now = now_ms();
+                let now = state.ctx.clock.now();
                 let mut stopped = 0;
                 for (key, (actor, _)) in &state.actors {
                     let idle = state.ctx.registry.sessions.get(key).is_some_and(|s| {
@@ -268,7 +268,7 @@ impl Actor for SessionManager {
                     if let Some((_, id)) = state.actors.remove(&key)
                         && reason.as_deref() == Some("idle")
                     {
-                        let now = now_ms();
+                        let now = state.ctx.clock.now();
                         let _ = state.ctx.store.write(move |c| sessions::complete_idle(c, id, now)).await;
                     }
                     state.ctx.registry.remove(&key);

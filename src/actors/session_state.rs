@@ -5,25 +5,20 @@
 
 use std::time::Duration;
 
-use crate::clock::now_ms;
 use crate::store::sessions::SessionKey;
 
 /// Backoff before retrying a batch after its `attempts`-th failed provider call:
 /// 5 s, 30 s, then 120 s, each ± 20 % jitter (docs/spec/pipeline.md §13).
 pub fn retry_delay_ms(attempts: i64, jitter_unit: f64) -> i64 {
-    let base: f64 = match attempts {
-        ..=1 => 5_000.0,
-        2 => 30_000.0,
-        _ => 120_000.0,
-    };
-    (base * (0.8 + 0.4 * jitter_unit.clamp(0.0, 1.0))) as i64
+    let step = attempts.clamp(1, 16) as u32 - 1;
+    super::backoff::Backoff::BATCH_RETRY.jittered(step, jitter_unit).as_millis() as i64
 }
 
-/// A number in [0, 1) from the process's random hasher keys and the clock.
-pub(super) fn jitter_unit() -> f64 {
+/// A number in [0, 1) from the process's random hasher keys and `seed` (the clock's now).
+pub(super) fn jitter_unit(seed: i64) -> f64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_i64(now_ms());
+    h.write_i64(seed);
     (h.finish() % 1_000_000) as f64 / 1_000_000.0
 }
 

@@ -16,6 +16,7 @@ pub struct StoreActor;
 
 pub struct StoreArgs {
     pub store: Store,
+    pub clock: crate::clock::Clock,
 }
 
 pub enum StoreMsg {
@@ -27,6 +28,7 @@ pub enum StoreMsg {
 
 pub struct StoreState {
     store: Store,
+    clock: crate::clock::Clock,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -63,7 +65,7 @@ impl StoreState {
     /// Builds the status document (reads run on the pool, never on this actor's thread).
     pub async fn status(&self) -> StoreStatus {
         let stats = self.store.writer.stats();
-        let now = crate::clock::now_ms();
+        let now = self.clock.now();
         let figures = self.store.read(move |c| figures(c, now)).await.unwrap_or_default();
         let wal = {
             let mut p = self.store.path.clone().into_os_string();
@@ -97,7 +99,10 @@ impl Actor for StoreActor {
     type Arguments = StoreArgs;
 
     async fn pre_start(&self, _myself: ActorRef<StoreMsg>, args: StoreArgs) -> Result<StoreState, ActorProcessingErr> {
-        Ok(StoreState { store: args.store })
+        Ok(StoreState {
+            store: args.store,
+            clock: args.clock,
+        })
     }
 
     async fn handle(&self, _myself: ActorRef<StoreMsg>, msg: StoreMsg, state: &mut StoreState) -> Result<(), ActorProcessingErr> {

@@ -1,27 +1,32 @@
-//! Supervision behaviour of the real actor tree, in-process, driven through the fault-injection
-//! seam (`SessionContext::faults`, compiled only for tests) with paused tokio time.
+//! Supervision behaviour of the real actor tree, in-process: the worker is built by the same
+//! builder `memd serve` uses, with faults injected through it ([`Faults`]), a clock that follows
+//! paused tokio time, and no HTTP listener.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use ractor::Actor;
 use tokio::time::Instant;
 
-use super::Handles;
-use super::registry::{Registry, SessionState};
-use super::root::{RootArgs, RootSupervisor};
+use super::faults::Faults;
+use super::registry::SessionState;
 use super::session::SessionContext;
 use super::session_manager::ManagerMsg;
-use crate::pipeline::privacy::Privacy;
-use crate::store::pending::BatchLimits;
+use crate::clock::Clock;
+use crate::config::{EmbeddingsMode, RawSettings, Settings};
+use crate::data_dir::DataDir;
 use crate::store::sessions::SessionKey;
 use crate::store::tool_events::{ToolEventOutcome, ingest_tool_event, sample_event};
-use crate::store::{Store, StoreOptions};
+use crate::worker::WorkerState;
+use crate::worker::builder::WorkerBuilder;
+use crate::worker::running::Running;
 
 pub(super) struct Tree {
     pub _dir: tempfile::TempDir,
     pub ctx: Arc<SessionContext>,
-    pub respawn_faults: Arc<std::sync::atomic::AtomicU32>,
+    pub faults: Arc<Faults>,
+    /// The worker the tree belongs to (its services are installed: status and readiness read it).
+    pub worker: Arc<WorkerState>,
+    pub _running: Running,
 }
 
 async fn tree() -> Tree {
@@ -38,6 +43,21 @@ pub(super) async fn tree_watching(root: &std::path::Path) -> Tree {
     build(Default::default(), 3, Duration::from_secs(60), Some(root.to_path_buf())).await
 }
 
+/// Settings of a test tree: small batches, a short debounce, no vectors, no group-commit wait.
+fn settings(dir: &std::path::Path, max_attempts: u32, watch_root: Option<std::path::PathBuf>) -> Settings {
+    let mut s = Settings::resolve(dir.to_path_buf(), &RawSettings::default(), None);
+    (s.batch_max_events, s.batch_max_chars, s.batch_debounce_ms, s.batch_max_wait_ms) = (20, 40_000, 10, 1_000);
+    (s.db_readers, s.store_queue_max, s.group_commit_ms) = (2, 1000, 0);
+    (s.reaper_interval_ms, s.session_idle_ms) = (3_600_000, 600_000);
+    s.observer.max_attempts = max_attempts;
+    s.vectors.mode = EmbeddingsMode::Off;
+    s.vectors.chroma = None;
+    s.watch.enabled = watch_root.is_some();
+    s.watch.roots = watch_root.into_iter().collect();
+    (s.watch.interval_ms, s.watch.idle_ms) = (50, 200);
+    s
+}
+
 async fn build(
     observer: super::provider::ObserverSetup,
     max_attempts: u32,
@@ -45,56 +65,27 @@ async fn build(
     watch_root: Option<std::path::PathBuf>,
 ) -> Tree {
     let dir = tempfile::tempdir().unwrap();
-    let opts = StoreOptions {
-        synchronous_full: false,
-        readers: 2,
-        queue_max: 1000,
-        group_commit: Duration::ZERO,
-        arrivals: Default::default(),
-    };
-    let store = Store::open(&dir.path().join("memd.db"), &opts, 0).unwrap();
-    let ctx = Arc::new(SessionContext {
-        store,
-        handles: Arc::new(Handles::default()),
-        registry: Arc::new(Registry::default()),
-        limits: BatchLimits {
-            max_events: 20,
-            max_chars: 40_000,
-        },
-        debounce_ms: 10,
-        max_wait_ms: 1_000,
-        max_attempts,
-        observe_deadline,
-        faults: Default::default(),
-        slow_stops: Default::default(),
-    });
-    let respawn_faults: Arc<std::sync::atomic::AtomicU32> = Default::default();
-    let args = RootArgs {
-        ctx: ctx.clone(),
-        privacy: Arc::new(Privacy::default()),
-        observer,
-        data_dir: dir.path().to_path_buf(),
-        reaper_interval: Duration::from_secs(3600),
-        idle_ms: 600_000,
-        stale_pid_replaced: false,
-        children_reaped: 0,
-        embed: None,
-        chroma: None,
-        watch: watch_root.map(|root| super::transcript_watcher::WatcherArgs {
-            ingest: services(&ctx).ingest,
-            roots: vec![root],
-            state_path: dir.path().join("watch-state-worker.json"),
-            interval: Duration::from_millis(50),
-            idle: Duration::from_millis(200),
-            busy: Default::default(),
-        }),
-        respawn_faults: respawn_faults.clone(),
-    };
-    Actor::spawn(None, RootSupervisor, args).await.unwrap();
+    let faults = Arc::new(Faults::default());
+    let worker = Arc::new(WorkerState::new("t".into(), 0));
+    let built = WorkerBuilder::new(
+        settings(dir.path(), max_attempts, watch_root),
+        DataDir::new(dir.path().to_path_buf()),
+    )
+    .clock(Clock::following_tokio())
+    .faults(faults.clone())
+    .observer(observer)
+    .observe_deadline(observe_deadline)
+    .build(&worker)
+    .await
+    .unwrap();
+    let ctx = built.ctx.clone();
+    let running = built.start(worker.clone()).await.unwrap();
     Tree {
         _dir: dir,
         ctx,
-        respawn_faults,
+        faults,
+        worker,
+        _running: running,
     }
 }
 
@@ -127,36 +118,9 @@ pub(super) async fn state_of(ctx: &SessionContext, session: &str) -> Option<(Ses
     ctx.registry.sessions.get(&key).map(|s| (s.state, s.consecutive_failures))
 }
 
-/// The worker's services over this tree (for the status room and the routes).
-pub(super) fn services(ctx: &Arc<SessionContext>) -> crate::worker::Services {
-    let dir = std::path::PathBuf::from("/nonexistent");
-    let settings = crate::config::Settings::resolve(dir.clone(), &crate::config::RawSettings::default(), None);
-    let privacy = Arc::new(Privacy::default());
-    let pipeline = crate::ingest::Pipeline {
-        privacy,
-        excluded: crate::pipeline::glob::ExcludedProjects::new("", None),
-        skip_tools: vec![],
-        data_dir: dir,
-        home: None,
-        tool_use_max_chars: 1000,
-        redactions: Default::default(),
-    };
-    let ingest = crate::ingest::IngestService::new(Arc::new(pipeline), ctx.store.clone(), ctx.registry.clone(), ctx.handles.clone());
-    crate::worker::Services {
-        store: ctx.store.clone(),
-        handles: ctx.handles.clone(),
-        registry: ctx.registry.clone(),
-        ingest: Arc::new(ingest),
-        settings: Arc::new(crate::config::live::Live::new(settings)),
-        vectors: None,
-        mode: Arc::new(crate::modes::load_mode("code", &[]).0),
-    }
-}
-
-async fn status_doc(ctx: &Arc<SessionContext>) -> serde_json::Value {
-    let svc = services(ctx);
-    let worker = crate::worker::WorkerState::new("t".into(), 0);
-    serde_json::to_value(crate::status::document(&worker, &svc).await).unwrap()
+async fn status_doc(t: &Tree) -> serde_json::Value {
+    let svc = t.worker.services().unwrap();
+    serde_json::to_value(crate::status::document(&t.worker, svc).await).unwrap()
 }
 
 /// Polls in small virtual-time steps until `f` holds, bounded by 30 s of REAL time (virtual time
@@ -176,7 +140,7 @@ pub(super) async fn until<F: AsyncFnMut() -> bool>(mut f: F) -> bool {
 async fn failures_back_off_1_2_4_then_park_while_other_sessions_work() {
     let t = tree().await;
     let ctx = &t.ctx;
-    ctx.faults.insert(SessionKey::new("claude", "bad"), 4);
+    t.faults.session_failures.insert(SessionKey::new("claude", "bad"), 4);
     for n in 0..4 {
         event(ctx, "good", n).await;
     }
@@ -238,7 +202,7 @@ async fn failures_back_off_1_2_4_then_park_while_other_sessions_work() {
     );
     assert_eq!(observed(ctx, "bad").await, 0);
     // `memd status --json` prints this document: the parked session shows as failed.
-    let doc = status_doc(ctx).await;
+    let doc = status_doc(&t).await;
     let bad = doc["sessions"]["items"]
         .as_array()
         .unwrap()
@@ -260,7 +224,7 @@ async fn failures_back_off_1_2_4_then_park_while_other_sessions_work() {
 async fn a_session_recovers_after_fewer_failures_than_the_limit() {
     let t = tree().await;
     let ctx = &t.ctx;
-    ctx.faults.insert(SessionKey::new("claude", "flaky"), 2);
+    t.faults.session_failures.insert(SessionKey::new("claude", "flaky"), 2);
     event(ctx, "flaky", 0).await;
     assert!(until(async || observed(ctx, "flaky").await == 1).await);
     assert!(until(async || matches!(state_of(ctx, "flaky").await, Some((SessionState::Idle, 0)))).await);

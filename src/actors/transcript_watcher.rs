@@ -21,7 +21,7 @@ use std::time::Duration;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde::{Deserialize, Serialize};
 
-use crate::clock::{iso, now_ms};
+use crate::clock::{Clock, iso};
 use crate::ingest::{CompleteOutcome, IngestError, IngestService, InitOutcome, ObservationOutcome, SummarizeOutcome, body_platform};
 use crate::protocol::IngestRoute;
 use crate::replay::bodies::Call;
@@ -38,6 +38,7 @@ pub struct WatcherArgs {
     pub idle: Duration,
     /// A pass is running (shared by every instance the root starts, so it outlives a restart).
     pub busy: Arc<AtomicBool>,
+    pub clock: Clock,
 }
 
 pub enum WatcherMsg {
@@ -69,6 +70,7 @@ pub struct WatcherStatus {
 pub struct WatcherState {
     ingest: Arc<IngestService>,
     passes: PassBook,
+    clock: Clock,
 }
 
 /// The watcher's bookkeeping: where it looks, its marks between passes, its counters.
@@ -203,18 +205,19 @@ impl Actor for TranscriptWatcher {
         myself.send_interval(args.interval, || WatcherMsg::Tick);
         let _ = myself.cast(WatcherMsg::Tick);
         // Reading the marks is file I/O: off the async workers.
-        let ingest = args.ingest.clone();
-        let passes = tokio::task::spawn_blocking(move || PassBook::new(args.roots, args.state_path, args.idle, args.busy, now_ms()))
+        let (ingest, clock) = (args.ingest.clone(), args.clock.clone());
+        let now = clock.now();
+        let passes = tokio::task::spawn_blocking(move || PassBook::new(args.roots, args.state_path, args.idle, args.busy, now))
             .await
             .map_err(|e| ActorProcessingErr::from(format!("watcher state: {e}")))?;
-        Ok(WatcherState { ingest, passes })
+        Ok(WatcherState { ingest, passes, clock })
     }
 
     async fn handle(&self, myself: ActorRef<WatcherMsg>, msg: WatcherMsg, state: &mut WatcherState) -> Result<(), ActorProcessingErr> {
         match msg {
             WatcherMsg::Tick => {
                 let book = &mut state.passes;
-                let Some(start) = book.begin_pass(now_ms()) else {
+                let Some(start) = book.begin_pass(state.clock.now()) else {
                     return Ok(());
                 };
                 let (roots, path, busy) = (book.roots.clone(), book.state_path.clone(), book.busy.clone());
@@ -234,7 +237,7 @@ impl Actor for TranscriptWatcher {
                     busy.store(false, Ordering::Release);
                 });
             }
-            WatcherMsg::PassDone(marks, outcome) => state.passes.end_pass(*marks, outcome, now_ms()),
+            WatcherMsg::PassDone(marks, outcome) => state.passes.end_pass(*marks, outcome, state.clock.now()),
             WatcherMsg::Status(reply) => {
                 let _ = reply.send(state.passes.status.clone());
             }

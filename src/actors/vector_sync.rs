@@ -140,7 +140,7 @@ impl VectorSyncState {
             }
             Err(e) => {
                 self.failures += 1;
-                let backoff = Duration::from_secs(1u64 << self.failures.min(6)).min(Duration::from_secs(60));
+                let backoff = super::backoff::Backoff::LOOP.delay(self.failures);
                 self.retry_at = Some(Instant::now() + backoff);
                 self.no_model = model_problem && !self.args.embed.model_present();
                 tracing::warn!(error = %e, retry_in_s = backoff.as_secs(), "vector sync step failed");

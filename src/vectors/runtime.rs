@@ -27,6 +27,37 @@ pub struct VectorRuntime {
 }
 
 impl VectorRuntime {
+    /// The embedder and query path, or None with `MEMD_EMBEDDINGS=none`. A missing model is not
+    /// an error: status says `no_model` and search stays keyword-only until the files appear.
+    pub async fn from_settings(v: &crate::config::VectorSettings, store: &Store, extension: bool) -> Option<Arc<VectorRuntime>> {
+        use super::sync_state::{SQLITE_TARGET, meta, set_meta};
+        if v.mode != crate::config::EmbeddingsMode::Local {
+            return None;
+        }
+        let embed = EmbedService::new(v.model_dir.clone(), v.encoder, v.kernel);
+        if !embed.model_present() {
+            tracing::warn!(dir = %v.model_dir.display(), "no embedding model: keyword search only (memd models install)");
+        }
+        let chroma = match &v.chroma {
+            Some(c) => {
+                let db_id = store.read(|conn| meta(conn, "db_id")).await.ok().flatten().unwrap_or_default();
+                Some(Arc::new(super::chroma::ChromaClient::new(c, &db_id, embed.model_name())))
+            }
+            None => None,
+        };
+        if chroma.is_none() && embed.model_present() {
+            // Deletes queue for Chroma only while it is the target (docs/spec/storage.md §3.10 triggers).
+            let _ = store.write(|c| set_meta(c, "vector_target", SQLITE_TARGET)).await;
+        }
+        Some(Arc::new(VectorRuntime {
+            embed,
+            extension,
+            chroma,
+            query_budget: Duration::from_millis(v.query_budget_ms),
+            codes: Default::default(),
+        }))
+    }
+
     /// Vectors are meant to answer: the model files are present (a model that fails to load makes
     /// queries fail, and searches say so).
     pub fn usable(&self) -> bool {

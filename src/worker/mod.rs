@@ -7,11 +7,13 @@
 //! [`WorkerState::services`], which says why they are not there otherwise.
 
 pub mod allocator;
+pub mod builder;
 pub mod edit;
 pub mod maintenance;
 pub mod memory;
 pub mod reload;
 pub mod rescan;
+pub mod running;
 pub mod service_link;
 pub mod tasks;
 pub mod viewer_access;

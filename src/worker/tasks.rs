@@ -5,9 +5,10 @@
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
+
+use crate::actors::backoff::Backoff;
 
 /// Restart counts of the supervised loops (status: `supervisor.task_restarts`).
 #[derive(Default)]
@@ -17,11 +18,6 @@ impl TaskRestarts {
     pub fn get(&self) -> u64 {
         self.0.load(Ordering::Relaxed)
     }
-}
-
-/// Delay before the `n`-th restart: 1 s, 2 s, 4 s … capped at 60 s.
-pub fn restart_delay(n: u32) -> Duration {
-    Duration::from_secs((1u64 << n.min(6)).min(60))
 }
 
 /// Runs `make()` until `stop` is cancelled; a run that panics or returns early starts again.
@@ -51,7 +47,7 @@ where
             }
             restarts.0.fetch_add(1, Ordering::Relaxed);
             tokio::select! {
-                _ = tokio::time::sleep(restart_delay(n)) => {}
+                _ = tokio::time::sleep(Backoff::LOOP.delay(n)) => {}
                 _ = stop.cancelled() => return,
             }
             n = n.saturating_add(1);
@@ -62,6 +58,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[tokio::test(start_paused = true)]
     async fn a_panicking_loop_is_restarted_until_shutdown() {
