@@ -10,19 +10,13 @@ use crate::store::forget::RecordKind;
 impl CallerContext {
     /// Runs one tool.
     pub fn call(&self, name: &str, args: &Map<String, Value>) -> Result<ToolText, ToolError> {
-        match name {
-            "search" => self.search(args),
-            "timeline" => self.timeline(args),
-            "get_observations" => super::records::get_observations(self, args),
-            "get_tool_uses" => super::records::get_tool_uses(self, args),
-            "save_memory" => self.save_memory(args),
-            "forget" => self.forget(args),
-            "session_start_context" => self.session_start_context(args),
-            other => Err(ToolError::UnknownTool(other.to_string())),
+        match super::schema::find(name) {
+            Some(tool) => (tool.run)(self, args),
+            None => Err(ToolError::UnknownTool(name.to_string())),
         }
     }
 
-    fn search(&self, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
+    pub(super) fn search(&self, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
         let mut q: Vec<(&str, String)> = Vec::new();
         q.push(("query", str_arg(a, "query")?.unwrap_or_default()));
         for key in [
@@ -54,7 +48,7 @@ impl CallerContext {
         }
     }
 
-    fn timeline(&self, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
+    pub(super) fn timeline(&self, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
         let anchor = list_arg(a, "anchor")?;
         let query = str_arg(a, "query")?.unwrap_or_default();
         if anchor.is_empty() == query.is_empty() {
@@ -79,7 +73,7 @@ impl CallerContext {
         }
     }
 
-    fn save_memory(&self, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
+    pub(super) fn save_memory(&self, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
         let text = str_arg(a, "text")?
             .filter(|t| !t.trim().is_empty())
             .ok_or_else(|| bad("text is required"))?;
@@ -118,7 +112,7 @@ impl CallerContext {
         }
     }
 
-    fn forget(&self, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
+    pub(super) fn forget(&self, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
         let session = str_arg(a, "contentSessionId")?;
         let project = str_arg(a, "project")?;
         let has_ids = a.get("ids").is_some_and(|v| !v.is_null());
@@ -177,7 +171,7 @@ impl CallerContext {
         }
     }
 
-    fn session_start_context(&self, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
+    pub(super) fn session_start_context(&self, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
         let mut projects = list_arg(a, "projects")?;
         if projects.is_empty() {
             projects = str_arg(a, "project")?.unwrap_or_default();
