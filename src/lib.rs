@@ -8,7 +8,7 @@
 //! |---|---|
 //! | **adapters** | |
 //! | [`cli`] | one file per subcommand (`memd open`: the viewer's one-time link); `main.rs` only dispatches; `anyhow` lives here |
-//! | [`server`] | `memd serve`: start-up, [`server::serve`] on a given listener, graceful shutdown |
+//! | [`server`] | `memd serve`: the listener, signals, and [`server::serve`], which calls the worker's builder, start and shutdown |
 //! | [`ingress`] | the HTTP leaf: axum routes, request checks (Host/Origin/size), who may call (token, viewer cookie + CSRF), `/stream`, the embedded viewer page, typed errors → HTTP |
 //! | [`hook`] | `memd hook claude-code|codex|gemini <event>`: the thin blocking hook process, host adapters, spool writer (also on SIGTERM) |
 //! | [`mcp`] | `memd mcp`: the stdio MCP server, a client of the worker's HTTP API; reads the database when no worker runs |
@@ -17,10 +17,10 @@
 //! | [`watch`] | the transcript watcher's passes (`memd watch`, and the worker's `TranscriptWatcher` actor when `MEMD_WATCH` is on): tails Claude Code session files and Codex rollouts, converts them with the replay converter, ingests new events exactly once (durable per-file state) |
 //! | [`eval`] | `memd eval`: the retrieval benchmark — dataset generator from transcripts, runs over the public API, metrics, report |
 //! | **the worker's rooms** | |
-//! | [`worker`] | the worker's state (phase, token, counters, viewer codes and sessions) and services; use-cases: memory, editing an observation, maintenance, redaction rescan, SIGHUP reload; the sd_notify link; allocator tuning |
+//! | [`worker`] | the composition root (`builder.rs`: settings → a built worker; `running.rs`: start, supervised loops, shutdown); the worker's state (phase, token, counters, viewer codes and sessions) and services; use-cases: memory, editing an observation, maintenance, redaction rescan, SIGHUP reload; the sd_notify link; allocator tuning |
 //! | [`ingest`] | the ingest pipeline and its four commands (`init`, `observations`, `summarize`, `complete`), the spool ingester |
 //! | [`status`] | the typed `GET /api/status` document, built from the worker, read back by the CLI |
-//! | [`actors`] | the supervised actor tree: root, store, provider, session manager, sessions, reaper, vector and Chroma sync, transcript watcher |
+//! | [`actors`] | the supervised actor tree: root, the one list of its children (`children.rs`), store, provider, session manager, sessions, reaper, vector and Chroma sync, transcript watcher; the backoff schedules; the fault-injection seam tests fill through the builder |
 //! | [`retrieval`] | the read side: context injection, file context, search, timeline, records, the `/stream` feed, the viewer's paged lists, request parameters |
 //! | [`vectors`] | embeddings (all-MiniLM-L6-v2 on the `memd-bert` crate, int8 or f16 dense kernel, or the static token table distilled from it), the binary sqlite-vec index and its in-memory copy (sign codes) + exact re-rank, documents, Chroma, model install |
 //! | [`import`] | `memd import-claude-mem`: reading, cleaning and chunking a claude-mem database |
@@ -30,13 +30,13 @@
 //! | [`modes`] | observer modes (`modes/*.json`), lookup and deep merge |
 //! | [`store`] | SQLite: migrations, group-commit writer thread, read pool, integrity, backups and salvage, rescan, one file per table family |
 //! | [`pipeline`] | pure privacy and hygiene rules: tags, redaction (fixed-prefix, context and structure-aware detectors), images, globs, limits, hashing, project identity |
-//! | [`protocol`] | wire types: HTTP bodies, the ingest route paths, the hook's stdin |
+//! | [`protocol`] | wire types: HTTP bodies, every API path (`paths.rs`), the ingest route paths, the hook's stdin |
 //! | [`client`] | a blocking loopback HTTP client, worker discovery, worker auto-start (hook, MCP, CLI, tests) |
 //! | [`config`] | the settings table (key, default, kind, doc), the one rule per kind every process reads by, typed sections (the watcher's in `config/watch.rs`) |
 //! | [`service`] | systemd units and the launchd agent (`memd service`), sd_notify, socket activation, which manager started us |
 //! | [`data_dir`] | `<data>` layout, permissions, the worker lock, PID file, API token |
 //! | [`logging`] | tracing to stderr and a rotating file in `<data>/logs/` |
-//! | [`clock`] | epoch milliseconds, ISO-8601 and UTC day formatting |
+//! | [`clock`] | the injectable `Clock` the actors read (system, manual, following tokio time), epoch milliseconds, ISO-8601 and UTC day formatting |
 
 pub mod actors;
 pub mod cli;
