@@ -38,34 +38,20 @@ macro_rules! record {
     };
 }
 
-record! {
-    Observation, OBS_COLS = "o" {
-        id: i64 = "id",
-        memory_session_id: String = "memory_session_id",
-        project: String = "project",
-        merged_into_project: Option<String> = "merged_into_project",
-        platform_source: String = "platform_source",
-        obs_type: String = "type",
-        title: Option<String> = "title",
-        subtitle: Option<String> = "subtitle",
-        narrative: Option<String> = "narrative",
-        facts: String = "facts",
-        concepts: String = "concepts",
-        files_read: String = "files_read",
-        files_modified: String = "files_modified",
-        prompt_number: Option<i64> = "prompt_number",
-        discovery_tokens: i64 = "discovery_tokens",
-        content_hash: String = "content_hash",
-        origin: String = "origin",
-        generated_by_model: Option<String> = "generated_by_model",
-        agent_id: Option<String> = "agent_id",
-        agent_type: Option<String> = "agent_type",
-        metadata: Option<String> = "metadata",
-        occurrence_count: i64 = "occurrence_count",
-        reinforcement_dates: String = "reinforcement_dates",
-        last_reinforced_epoch: Option<i64> = "last_reinforced_epoch",
-        created_at: String = "created_at",
-        created_at_epoch: i64 = "created_at_epoch",
+pub use crate::store::observation_record::{OBS_COLS, ObservationRecord};
+
+/// An observation as retrieval reads it: its id and [`ObservationRecord`], the one record every
+/// writer stores (its fields read through `Deref`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Observation {
+    pub id: i64,
+    pub record: ObservationRecord,
+}
+
+impl std::ops::Deref for Observation {
+    type Target = ObservationRecord;
+    fn deref(&self) -> &ObservationRecord {
+        &self.record
     }
 }
 
@@ -77,6 +63,14 @@ pub fn json_list(s: &str) -> Vec<String> {
 }
 
 impl Observation {
+    /// A row selected with [`OBS_COLS`] (other columns may follow).
+    pub fn from_row(r: &SqlRow) -> rusqlite::Result<Self> {
+        Ok(Self {
+            id: r.get("id")?,
+            record: ObservationRecord::from_row(r)?,
+        })
+    }
+
     /// ceil(chars / 4) over title + subtitle + narrative + every fact.
     pub fn read_tokens(&self) -> i64 {
         let text = |s: &Option<String>| s.as_deref().map_or(0, |t| t.chars().count());

@@ -4,6 +4,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::StoreError;
+use super::observation_record::{ObservationRecord, json_array};
 use crate::clock::{day, iso};
 use crate::observer::types::SummaryDraft;
 pub use crate::observer::types::{BatchMeta, BatchOutput, UsageDelta};
@@ -38,38 +39,30 @@ pub fn store_batch(conn: &Connection, meta: &BatchMeta, out: &BatchOutput, now: 
         if tomb.is_some() {
             continue;
         }
-        let inserted: Option<i64> = conn
-            .query_row(
-                "INSERT INTO observations(memory_session_id, project, platform_source, type, title, subtitle, narrative, facts, concepts,
-                   files_read, files_modified, prompt_number, discovery_tokens, content_hash, origin, generated_by_model, agent_id,
-                   agent_type, created_at, created_at_epoch)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
-                 ON CONFLICT(memory_session_id, content_hash) DO NOTHING RETURNING id",
-                params![
-                    meta.memory_session_id,
-                    meta.project,
-                    meta.platform_source,
-                    o.obs_type,
-                    o.title,
-                    o.subtitle,
-                    o.narrative,
-                    json(&o.facts),
-                    json(&o.concepts),
-                    json(&o.files_read),
-                    json(&o.files_modified),
-                    prompt,
-                    share,
-                    hash,
-                    out.origin,
-                    out.model,
-                    meta.agent_id,
-                    meta.agent_type,
-                    iso(meta.oldest_epoch),
-                    meta.oldest_epoch
-                ],
-                |r| r.get(0),
+        let record = ObservationRecord {
+            title: o.title.clone(),
+            subtitle: o.subtitle.clone(),
+            narrative: o.narrative.clone(),
+            facts: json_array(&o.facts),
+            concepts: json_array(&o.concepts),
+            files_read: json_array(&o.files_read),
+            files_modified: json_array(&o.files_modified),
+            prompt_number: prompt,
+            discovery_tokens: share,
+            content_hash: hash.clone(),
+            generated_by_model: Some(out.model.clone()),
+            agent_id: meta.agent_id.clone(),
+            agent_type: meta.agent_type.clone(),
+            ..ObservationRecord::new(
+                &meta.memory_session_id,
+                &meta.project,
+                &meta.platform_source,
+                &o.obs_type,
+                out.origin,
             )
-            .optional()?;
+            .created(meta.oldest_epoch)
+        };
+        let inserted = record.insert(conn)?;
         let id = match inserted {
             Some(id) => id,
             None => {
@@ -166,7 +159,7 @@ pub fn add_reinforcement_date(existing: &str, today: &str) -> String {
     }
     dates.sort();
     let skip = dates.len().saturating_sub(MAX_REINFORCEMENT_DATES);
-    json(&dates[skip..])
+    json_array(&dates[skip..])
 }
 
 fn upsert_summary(
@@ -229,11 +222,7 @@ fn prompt_files(conn: &Connection, msid: &str, prompt: Option<i64>) -> Result<(S
             }
         }
     }
-    Ok((json(&read), json(&edited)))
-}
-
-fn json(v: &[String]) -> String {
-    serde_json::to_string(v).unwrap_or_else(|_| "[]".into())
+    Ok((json_array(&read), json_array(&edited)))
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::StoreError;
+use super::observation_record::ObservationRecord;
 use crate::clock::iso;
 use crate::pipeline::hash::content_hash;
 
@@ -61,43 +62,27 @@ pub(super) fn observation(conn: &Connection, o: &ImportObservation, msid: &str, 
     if tomb.is_some() {
         return Ok(None);
     }
-    Ok(conn
-        .prepare_cached(
-            "INSERT INTO observations(memory_session_id, project, merged_into_project, platform_source, type, title, subtitle, narrative,
-               facts, concepts, files_read, files_modified, prompt_number, discovery_tokens, content_hash, origin, generated_by_model,
-               agent_id, agent_type, metadata, occurrence_count, reinforcement_dates, created_at, created_at_epoch)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 'import', ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)
-             ON CONFLICT(memory_session_id, content_hash) DO NOTHING RETURNING id",
-        )?
-        .query_row(
-            params![
-                msid,
-                o.project,
-                o.merged_into_project,
-                platform,
-                o.obs_type,
-                o.title,
-                o.subtitle,
-                o.narrative,
-                o.facts,
-                o.concepts,
-                o.files_read,
-                o.files_modified,
-                o.prompt_number,
-                o.discovery_tokens,
-                hash,
-                o.generated_by_model,
-                o.agent_id,
-                o.agent_type,
-                o.metadata,
-                o.occurrence_count,
-                o.reinforcement_dates,
-                iso(o.created_at_epoch),
-                o.created_at_epoch
-            ],
-            |r| r.get(0),
-        )
-        .optional()?)
+    let record = ObservationRecord {
+        merged_into_project: o.merged_into_project.clone(),
+        title: o.title.clone(),
+        subtitle: o.subtitle.clone(),
+        narrative: o.narrative.clone(),
+        facts: o.facts.clone(),
+        concepts: o.concepts.clone(),
+        files_read: o.files_read.clone(),
+        files_modified: o.files_modified.clone(),
+        prompt_number: o.prompt_number,
+        discovery_tokens: o.discovery_tokens,
+        content_hash: hash,
+        generated_by_model: o.generated_by_model.clone(),
+        agent_id: o.agent_id.clone(),
+        agent_type: o.agent_type.clone(),
+        metadata: o.metadata.clone(),
+        occurrence_count: o.occurrence_count,
+        reinforcement_dates: o.reinforcement_dates.clone(),
+        ..ObservationRecord::new(msid, &o.project, platform, &o.obs_type, "import").created(o.created_at_epoch)
+    };
+    Ok(record.insert(conn)?)
 }
 
 /// Inserts, or replaces an older summary of the same prompt (the newest wins).

@@ -6,6 +6,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::StoreError;
 use super::batch::add_reinforcement_date;
+use super::observation_record::{ObservationRecord, json_array};
 use crate::clock::{day, iso};
 use crate::pipeline::hash::content_hash;
 
@@ -74,29 +75,16 @@ pub fn save_memory(conn: &Connection, m: &ManualMemory, now: i64) -> Result<Save
         "DELETE FROM tombstones WHERE memory_session_id = ?1 AND content_hash = ?2",
         params![msid, hash],
     )?;
-    let concepts = serde_json::to_string(&m.concepts).unwrap_or_else(|_| "[]".into());
-    let inserted: Option<i64> = conn
-        .query_row(
-            "INSERT INTO observations(memory_session_id, project, platform_source, type, title, subtitle, narrative, facts, concepts,
-               prompt_number, discovery_tokens, content_hash, origin, metadata, created_at, created_at_epoch)
-             VALUES (?1, ?2, ?3, ?4, ?5, 'Manual memory', ?6, '[]', ?7, NULL, 0, ?8, 'manual', ?9, ?10, ?11)
-             ON CONFLICT(memory_session_id, content_hash) DO NOTHING RETURNING id",
-            params![
-                msid,
-                m.project,
-                m.platform_source,
-                m.obs_type,
-                m.title,
-                m.narrative,
-                concepts,
-                hash,
-                m.metadata,
-                iso(now),
-                now
-            ],
-            |r| r.get(0),
-        )
-        .optional()?;
+    let record = ObservationRecord {
+        title: Some(m.title.clone()),
+        subtitle: Some("Manual memory".into()),
+        narrative: Some(m.narrative.clone()),
+        concepts: json_array(&m.concepts),
+        content_hash: hash.clone(),
+        metadata: m.metadata.clone(),
+        ..ObservationRecord::new(&msid, &m.project, &m.platform_source, &m.obs_type, "manual").created(now)
+    };
+    let inserted = record.insert(conn)?;
     if let Some(id) = inserted {
         return Ok(SavedMemory {
             id,

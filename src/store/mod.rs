@@ -11,6 +11,7 @@ pub mod import_rows;
 pub mod integrity;
 pub mod memory;
 pub mod migrations;
+pub mod observation_record;
 pub mod open;
 pub mod pending;
 pub mod prompts;

@@ -20,8 +20,7 @@ fn pdt() -> Zone {
 }
 
 fn obs(id: i64, at: i64, ty: &str, title: &str, read: usize, work: i64) -> Observation {
-    Observation {
-        id,
+    let record = crate::store::observation_record::ObservationRecord {
         obs_type: ty.into(),
         title: Some(title.into()),
         narrative: Some("n".repeat(read * 4 - title.chars().count())),
@@ -29,8 +28,9 @@ fn obs(id: i64, at: i64, ty: &str, title: &str, read: usize, work: i64) -> Obser
         discovery_tokens: work,
         created_at_epoch: at,
         memory_session_id: "m".into(),
-        ..Observation::default()
-    }
+        ..Default::default()
+    };
+    Observation { id, record }
 }
 
 fn opts(max: usize) -> RenderOptions {
@@ -191,7 +191,7 @@ fn tiny_cap_cuts_text() {
 #[test]
 fn full_rows_show_narrative() {
     let mut o = obs(7, AUG18, "bugfix", "Fixed it", 10, 0);
-    o.narrative = Some("line one\nline two".into());
+    o.record.narrative = Some("line one\nline two".into());
     let data = ContextData {
         primary: "acme".into(),
         observations: vec![o],
