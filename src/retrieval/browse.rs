@@ -46,7 +46,7 @@ pub fn observations_page(
         .query_map(rusqlite::params_from_iter(p), Observation::from_row)?
         .collect::<Result<_, _>>()?;
     let next = (rows.len() as i64 == page.limit).then(|| rows.last().map(|o| o.id)).flatten();
-    Ok(json!({"items": rows.iter().map(Observation::to_json).collect::<Vec<_>>(), "nextBefore": next}))
+    Ok(json!({"items": rows.iter().map(Observation::to_json_with_arrays).collect::<Vec<_>>(), "nextBefore": next}))
 }
 
 /// Sessions newest first, with their counts.
@@ -110,7 +110,7 @@ pub fn session_detail(conn: &Connection, id: i64) -> Result<Value, RetrievalErro
         items.push((p.created_at_epoch, 0, p.id, v));
     }
     for o in observations.into_iter().take(cap) {
-        let mut v = o.to_json();
+        let mut v = o.to_json_with_arrays();
         v["kind"] = json!("observation");
         items.push((o.created_at_epoch, 1, o.id, v));
     }

@@ -94,6 +94,22 @@ impl Observation {
             "last_reinforced_epoch": self.last_reinforced_epoch,
         })
     }
+
+    /// [`Observation::to_json`] with `facts`, `concepts`, `files_read` and `files_modified` as
+    /// JSON arrays: the shape of memd's own routes (the viewer's browse, session and edit
+    /// answers); the claude-mem-compatible rows keep the strings (docs/spec/api.md §2.7).
+    pub fn to_json_with_arrays(&self) -> Value {
+        let mut v = self.to_json();
+        for (key, col) in [
+            ("facts", &self.facts),
+            ("concepts", &self.concepts),
+            ("files_read", &self.files_read),
+            ("files_modified", &self.files_modified),
+        ] {
+            v[key] = json!(json_list(col));
+        }
+        v
+    }
 }
 
 record! {

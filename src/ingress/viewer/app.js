@@ -50,7 +50,9 @@ async function api(path, opts = {}) {
   return data;
 }
 
+// A list column: an array (memd's own routes) or a string holding one (claude-mem-compatible rows).
 function list(s) {
+  if (Array.isArray(s)) return s;
   try { const v = JSON.parse(s || '[]'); return Array.isArray(v) ? v : []; } catch (_) { return []; }
 }
 
