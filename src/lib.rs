@@ -23,6 +23,7 @@
 //! | [`actors`] | the supervised actor tree: root, the one list of its children (`children.rs`), store, provider, session manager, sessions, reaper, vector and Chroma sync, transcript watcher; the backoff schedules; the fault-injection seam tests fill through the builder |
 //! | [`retrieval`] | the read side: context injection, file context, search, timeline, records, the `/stream` feed, the viewer's paged lists, request parameters |
 //! | [`vectors`] | embeddings (all-MiniLM-L6-v2 on the `memd-bert` crate, int8 or f16 dense kernel, or the static token table distilled from it), the binary sqlite-vec index and its in-memory copy (sign codes) + exact re-rank, documents, Chroma, model install |
+//! | [`backend`] | the store seam: the [`backend::Storage`] trait (ingest writes, pending work, observations and summaries, memories, forget, keyword search, vector candidates, timeline, records, browse and feed, stats) and its SQLite implementation; services hold an `Arc<dyn Storage>` |
 //! | [`import`] | `memd import-claude-mem`: reading, cleaning and chunking a claude-mem database |
 //! | **domain and infrastructure** | |
 //! | [`observer`] | prompt, XML reply parser, batch job state machine, output bounds, file evidence, the extractive observer |
@@ -39,6 +40,7 @@
 //! | [`clock`] | the injectable `Clock` the actors read (system, manual, following tokio time), epoch milliseconds, ISO-8601 and UTC day formatting |
 
 pub mod actors;
+pub mod backend;
 pub mod cli;
 pub mod client;
 pub mod clock;

@@ -94,7 +94,7 @@ children! {
 
 fn store(a: &RootArgs) -> Option<(StoreActor, StoreArgs)> {
     let args = StoreArgs {
-        store: a.ctx.store.clone(),
+        store: a.store.clone(),
         clock: a.ctx.clock.clone(),
     };
     Some((StoreActor, args))
@@ -104,7 +104,7 @@ fn provider(a: &RootArgs) -> Option<(ProviderActor, ProviderArgs)> {
     let args = ProviderArgs {
         setup: a.observer.clone(),
         privacy: a.privacy.clone(),
-        store: a.ctx.store.clone(),
+        storage: a.ctx.storage.clone(),
         handles: a.ctx.handles.clone(),
         clock: a.ctx.clock.clone(),
     };
@@ -130,9 +130,9 @@ fn reaper(a: &RootArgs) -> Option<(OrphanReaper, ReaperArgs)> {
 
 /// A read-only database (written by a newer memd) gets no vector writes.
 fn vector_sync(a: &RootArgs) -> Option<(VectorSync, VectorSyncArgs)> {
-    let embed = a.embed.clone().filter(|_| !a.ctx.store.read_only)?;
+    let embed = a.embed.clone().filter(|_| !a.store.read_only)?;
     let args = VectorSyncArgs {
-        store: a.ctx.store.clone(),
+        store: a.store.clone(),
         embed,
         tick: std::time::Duration::from_millis(500),
     };
@@ -140,9 +140,9 @@ fn vector_sync(a: &RootArgs) -> Option<(VectorSync, VectorSyncArgs)> {
 }
 
 fn chroma_sync(a: &RootArgs) -> Option<(ChromaSync, ChromaSyncArgs)> {
-    let (client, retry) = a.chroma.clone().filter(|_| !a.ctx.store.read_only)?;
+    let (client, retry) = a.chroma.clone().filter(|_| !a.store.read_only)?;
     let args = ChromaSyncArgs {
-        store: a.ctx.store.clone(),
+        store: a.store.clone(),
         client,
         tick: std::time::Duration::from_millis(1000),
         retry,
@@ -152,6 +152,6 @@ fn chroma_sync(a: &RootArgs) -> Option<(ChromaSync, ChromaSyncArgs)> {
 }
 
 fn watcher(a: &RootArgs) -> Option<(TranscriptWatcher, WatcherArgs)> {
-    let args = a.watch.clone().filter(|_| !a.ctx.store.read_only)?;
+    let args = a.watch.clone().filter(|_| !a.ctx.storage.read_only())?;
     Some((TranscriptWatcher, args))
 }

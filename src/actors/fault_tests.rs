@@ -40,14 +40,14 @@ async fn a_provider_restart_during_a_call_still_processes_the_batch() {
     );
     ctx.handles.provider().expect("provider").stop(Some("injected".into()));
     assert!(
-        until(async || observed(ctx, "s").await == 1).await,
+        until(async || observed(&t, "s").await == 1).await,
         "the batch was processed after the restart"
     );
     assert!(
         ctx.handles.child_restarts.load(Ordering::Relaxed) >= 1,
         "the provider was restarted"
     );
-    let pending: i64 = ctx
+    let pending: i64 = t
         .store
         .read(|c| Ok(c.query_row("SELECT count(*) FROM pending_messages", [], |r| r.get(0))?))
         .await
@@ -95,7 +95,7 @@ async fn stop_all_answers_after_the_sessions_are_gone() {
     // Idle first: a stop waits behind a handler that waits on the writer thread in real time,
     // while paused time leaps past StopAll's 5 s wait.
     for s in ["a", "b", "c"] {
-        assert!(until(async || observed(ctx, s).await == 1).await, "{s} observed");
+        assert!(until(async || observed(&t, s).await == 1).await, "{s} observed");
     }
     let children = manager.get_children();
     ractor::call_t!(manager, ManagerMsg::StopAll, 30_000).expect("StopAll answers");
@@ -133,8 +133,8 @@ async fn a_late_healthy_does_not_revive_a_parked_session() {
     assert!(s.last_error.is_some() && s.consecutive_failures > 0, "{s:?}");
 }
 
-async fn tool_uses(ctx: &super::session::SessionContext) -> i64 {
-    ctx.store
+async fn tool_uses(t: &super::supervision_tests::Tree) -> i64 {
+    t.store
         .read(|c| Ok(c.query_row("SELECT count(*) FROM tool_uses", [], |r| r.get(0))?))
         .await
         .unwrap()
@@ -155,10 +155,7 @@ async fn a_failed_transcript_watcher_is_restarted_and_stores_every_call() {
     let f = std::fs::File::options().write(true).open(&file).unwrap();
     f.set_modified(std::time::SystemTime::now()).unwrap();
     let h = t.ctx.handles.clone();
-    assert!(
-        until(async || tool_uses(&t.ctx).await == 1).await,
-        "the watcher stored the first call"
-    );
+    assert!(until(async || tool_uses(&t).await == 1).await, "the watcher stored the first call");
     h.watcher().expect("watcher").stop(Some("injected".into()));
     assert!(
         until(async || h.child_restarts.load(Ordering::Relaxed) >= 1 && h.watcher().is_some()).await,
@@ -166,7 +163,7 @@ async fn a_failed_transcript_watcher_is_restarted_and_stores_every_call() {
     );
     std::fs::write(&file, &text).unwrap();
     assert!(
-        until(async || tool_uses(&t.ctx).await == 2).await,
+        until(async || tool_uses(&t).await == 2).await,
         "the restarted watcher stored the second call"
     );
     let status = ractor::call_t!(h.watcher().unwrap(), super::transcript_watcher::WatcherMsg::Status, 2_000).unwrap();

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use super::Handles;
 use super::breaker::{Admission, Breakers, Outcome};
 use super::session::SessionMsg;
+use crate::backend::Storage;
 use crate::clock::{Clock, day};
 use crate::observer::fallback as extractive;
 use crate::observer::job::{Job, Step};
@@ -31,8 +32,7 @@ use crate::observer::prompt::part_a_sha256;
 pub use crate::observer::setup::ObserverSetup;
 use crate::pipeline::privacy::Privacy;
 use crate::providers::{Backend, CallError, LlmReply};
-use crate::store::Store;
-use crate::store::batch::{UsageDelta, record_usage, tokens_today};
+use crate::store::batch::UsageDelta;
 use crate::store::pending::ClaimedBatch;
 
 pub struct ProviderActor;
@@ -40,7 +40,7 @@ pub struct ProviderActor;
 pub struct ProviderArgs {
     pub setup: ObserverSetup,
     pub privacy: Arc<Privacy>,
-    pub store: Store,
+    pub storage: Arc<dyn Storage>,
     /// Where call results go: whichever provider is running when the call ends.
     pub handles: Arc<Handles>,
     pub clock: Clock,
@@ -108,7 +108,7 @@ pub struct Latency {
 pub struct ProviderState {
     setup: ObserverSetup,
     privacy: Arc<Privacy>,
-    store: Store,
+    storage: Arc<dyn Storage>,
     handles: Arc<Handles>,
     breakers: Breakers,
     next_call: u64,
@@ -379,17 +379,17 @@ impl ProviderActor {
             input_tokens: job.input_tokens,
             output_tokens: job.output_tokens,
         };
-        let (store, clock) = (state.store.clone(), state.clock.clone());
+        let (storage, clock) = (state.storage.clone(), state.clock.clone());
         tokio::spawn(async move {
             let now = clock.now();
-            if let Err(e) = store.write(move |c| record_usage(c, &delta, now)).await {
+            if let Err(e) = storage.record_usage(delta, now).await {
                 tracing::warn!(error = %e, "cannot record provider usage");
             }
         });
     }
 
     fn finish(&self, job: Box<Job>, reply_to: ActorRef<SessionMsg>, state: &ProviderState) {
-        let (mode, privacy, store) = (state.setup.mode.clone(), state.privacy.clone(), state.store.clone());
+        let (mode, privacy, storage) = (state.setup.mode.clone(), state.privacy.clone(), state.storage.clone());
         let (provider, model) = (state.setup.backend.kind().name(), state.setup.backend.model().to_string());
         let (batch_id, clock) = (job.batch.id(), state.clock.clone());
         tokio::spawn(async move {
@@ -403,7 +403,7 @@ impl ProviderActor {
             };
             if delta.calls != 0 || delta.failures != 0 || delta.reasks != 0 || delta.input_tokens != 0 || delta.output_tokens != 0 {
                 let now = clock.now();
-                if let Err(e) = store.write(move |c| record_usage(c, &delta, now)).await {
+                if let Err(e) = storage.record_usage(delta, now).await {
                     tracing::warn!(error = %e, "cannot record provider usage");
                 }
             }
@@ -422,7 +422,7 @@ impl Actor for ProviderActor {
 
     async fn pre_start(&self, _myself: ActorRef<ProviderMsg>, args: ProviderArgs) -> Result<ProviderState, ActorProcessingErr> {
         let now = args.clock.now();
-        let tokens = args.store.read(move |c| tokens_today(c, now)).await.unwrap_or(0);
+        let tokens = args.storage.tokens_today(now).await.unwrap_or(0);
         let prefix = BTreeMap::from([(args.setup.mode_id.clone(), part_a_sha256(&args.setup.mode))]);
         tracing::info!(
             provider = args.setup.backend.kind().name(),
@@ -432,7 +432,7 @@ impl Actor for ProviderActor {
         Ok(ProviderState {
             setup: args.setup,
             privacy: args.privacy,
-            store: args.store,
+            storage: args.storage,
             handles: args.handles,
             breakers: Breakers::default(),
             next_call: 0,

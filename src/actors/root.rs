@@ -28,6 +28,9 @@ pub struct RootSupervisor;
 
 pub struct RootArgs {
     pub ctx: Arc<SessionContext>,
+    /// The embedded SQLite file itself: its writer (the store actor) and its vector index (the
+    /// vector and Chroma syncs). Everything else reaches storage through `ctx.storage`.
+    pub store: crate::store::Store,
     pub privacy: Arc<Privacy>,
     /// Backend, mode, budget and limits of the observer.
     pub observer: ObserverSetup,

@@ -17,10 +17,10 @@ use super::faults::Faults;
 use super::provider::ProviderMsg;
 use super::registry::{Registry, SessionState as RunState, short_error};
 use super::session_manager::ManagerMsg;
+use crate::backend::Storage;
 use crate::clock::{Clock, iso};
-use crate::store::Store;
-use crate::store::batch::{BatchOutput, store_batch};
-use crate::store::pending::{self, BatchLimits, Claim, ClaimedBatch, Release};
+use crate::store::batch::BatchOutput;
+use crate::store::pending::{BatchLimits, Claim, ClaimedBatch, Release};
 use crate::store::sessions::SessionKey;
 
 pub use super::session_state::{Backstop, Next, SessionState, retry_delay_ms};
@@ -28,7 +28,8 @@ use super::session_state::{DEADLINE_GRACE, jitter_unit};
 
 /// Shared by every session actor.
 pub struct SessionContext {
-    pub store: Store,
+    /// Storage (the seam): claims, releases and stored batches.
+    pub storage: Arc<dyn Storage>,
     pub handles: Arc<Handles>,
     pub registry: Arc<Registry>,
     pub limits: BatchLimits,
@@ -108,14 +109,7 @@ impl SessionActor {
             return Ok(());
         }
         let (id, limits, now) = (state.session_db_id, ctx.limits, ctx.clock.now());
-        let (claim, depth) = ctx
-            .store
-            .write(move |c| {
-                let claim = pending::claim_batch(c, id, now, limits)?;
-                Ok((claim, pending::depth(c, id)?))
-            })
-            .await
-            .map_err(err)?;
+        let (claim, depth) = ctx.storage.claim_batch(id, now, limits).await.map_err(err)?;
         ctx.registry.update(&state.key, id, |s| {
             s.queue_depth = depth.0;
             s.in_flight = depth.1;
@@ -174,7 +168,7 @@ impl SessionActor {
         }
         let now = ctx.clock.now();
         let meta = batch.meta.clone();
-        let stored = ctx.store.write(move |c| store_batch(c, &meta, &out, now)).await.map_err(err)?;
+        let stored = ctx.storage.store_batch(meta, *out, now).await.map_err(err)?;
         if let Some(manager) = ctx.handles.manager() {
             let _ = manager.cast(ManagerMsg::Healthy(state.key.clone()));
         }
@@ -235,8 +229,8 @@ impl SessionActor {
         state.backstop.clear();
         let now = ctx.clock.now();
         let e = error.clone();
-        ctx.store
-            .write(move |c| pending::release_batch(c, &ids, &Release::Retry { retry_at, count_attempt }, &e, now))
+        ctx.storage
+            .release_batch(ids, Release::Retry { retry_at, count_attempt }, e, now)
             .await
             .map_err(err)?;
         ctx.registry.update(&state.key, state.session_db_id, |s| {
@@ -258,14 +252,7 @@ impl Actor for SessionActor {
         let ctx = args.ctx;
         let id = args.session_db_id;
         // Rows a dead predecessor had claimed become claimable again (rebuild from SQLite).
-        let depth = ctx
-            .store
-            .write(move |c| {
-                pending::revert_session(c, id)?;
-                pending::depth(c, id)
-            })
-            .await
-            .map_err(err)?;
+        let depth = ctx.storage.revert_session(id).await.map_err(err)?;
         let queued = if args.drain_at_start { depth.0 } else { 0 };
         let now = ctx.clock.now();
         ctx.registry.update(&args.key, id, |s| {

@@ -16,7 +16,7 @@ use super::backoff::{RestartTracker, Verdict};
 use super::registry::{SessionState as RunState, short_error};
 use super::session::{SessionActor, SessionArgs, SessionContext, SessionMsg};
 use crate::clock::iso;
-use crate::store::sessions::{self, SessionKey};
+use crate::store::sessions::SessionKey;
 
 pub struct SessionManager;
 
@@ -140,7 +140,7 @@ impl SessionManager {
                 tracing::error!(session_id = %key, reason = %reason, error = %error, "session parked as failed; its rows are kept");
                 // The row first: whoever sees `failed` in the registry finds it in the store too.
                 let why = format!("{reason}: {}", short_error(&error));
-                let _ = state.ctx.store.write(move |c| sessions::mark_failed(c, session_db_id, &why)).await;
+                let _ = state.ctx.storage.mark_session_failed(session_db_id, why).await;
                 state.ctx.registry.update(&key, session_db_id, |s| {
                     s.state = RunState::Failed;
                     s.consecutive_failures = tracker.consecutive;
@@ -168,13 +168,13 @@ impl Actor for SessionManager {
         };
         // Rebuild every session that has work queued (after a crash or a restart). A read-only
         // store (damaged, or from a newer memd) cannot claim rows: the work waits for a repair.
-        let work = if state.ctx.store.read_only {
+        let work = if state.ctx.storage.read_only() {
             Vec::new()
         } else {
             state
                 .ctx
-                .store
-                .read(sessions::with_pending_work)
+                .storage
+                .sessions_with_pending_work()
                 .await
                 .map_err(|e| ActorProcessingErr::from(e.to_string()))?
         };
@@ -269,7 +269,7 @@ impl Actor for SessionManager {
                         && reason.as_deref() == Some("idle")
                     {
                         let now = state.ctx.clock.now();
-                        let _ = state.ctx.store.write(move |c| sessions::complete_idle(c, id, now)).await;
+                        let _ = state.ctx.storage.complete_idle_session(id, now).await;
                     }
                     state.ctx.registry.remove(&key);
                     state.shrink_maps();

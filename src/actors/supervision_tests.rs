@@ -15,7 +15,7 @@ use crate::clock::Clock;
 use crate::config::{EmbeddingsMode, RawSettings, Settings};
 use crate::data_dir::DataDir;
 use crate::store::sessions::SessionKey;
-use crate::store::tool_events::{ToolEventOutcome, ingest_tool_event, sample_event};
+use crate::store::tool_events::{ToolEventOutcome, sample_event};
 use crate::worker::WorkerState;
 use crate::worker::builder::WorkerBuilder;
 use crate::worker::running::Running;
@@ -23,6 +23,8 @@ use crate::worker::running::Running;
 pub(super) struct Tree {
     pub _dir: tempfile::TempDir,
     pub ctx: Arc<SessionContext>,
+    /// The embedded file under the tree, for the tests' own SQL.
+    pub store: crate::store::Store,
     pub faults: Arc<Faults>,
     /// The worker the tree belongs to (its services are installed: status and readiness read it).
     pub worker: Arc<WorkerState>,
@@ -78,11 +80,12 @@ async fn build(
     .build(&worker)
     .await
     .unwrap();
-    let ctx = built.ctx.clone();
+    let (ctx, store) = (built.ctx.clone(), built.services.store.clone());
     let running = built.start(worker.clone()).await.unwrap();
     Tree {
         _dir: dir,
         ctx,
+        store,
         faults,
         worker,
         _running: running,
@@ -91,7 +94,7 @@ async fn build(
 
 pub(super) async fn event(ctx: &SessionContext, session: &str, n: usize) {
     let ev = sample_event(session, Some(&format!("{session}-{n}")));
-    let out = ctx.store.write(move |c| ingest_tool_event(c, &ev)).await.unwrap();
+    let out = ctx.storage.ingest_tool_event(ev).await.unwrap();
     let ToolEventOutcome::Queued { session_db_id, .. } = out else {
         panic!("not queued: {out:?}")
     };
@@ -104,13 +107,10 @@ pub(super) async fn event(ctx: &SessionContext, session: &str, n: usize) {
 }
 
 /// Events of the session that were turned into observations.
-pub(super) async fn observed(ctx: &SessionContext, session: &str) -> i64 {
+pub(super) async fn observed(t: &Tree, session: &str) -> i64 {
     let session = session.to_string();
     let sql = "SELECT count(*) FROM observation_sources o JOIN tool_uses t ON t.id = o.tool_use_row_id WHERE t.content_session_id = ?1";
-    ctx.store
-        .read(move |c| Ok(c.query_row(sql, [session], |r| r.get(0))?))
-        .await
-        .unwrap()
+    t.store.read(move |c| Ok(c.query_row(sql, [session], |r| r.get(0))?)).await.unwrap()
 }
 
 pub(super) async fn state_of(ctx: &SessionContext, session: &str) -> Option<(SessionState, u32)> {
@@ -163,7 +163,7 @@ async fn failures_back_off_1_2_4_then_park_while_other_sessions_work() {
     assert_eq!(restarts, Some(3));
 
     // The parked session keeps its rows; the other session kept working throughout.
-    let pending: i64 = ctx
+    let pending: i64 = t
         .store
         .read(|c| {
             Ok(c.query_row(
@@ -175,14 +175,14 @@ async fn failures_back_off_1_2_4_then_park_while_other_sessions_work() {
         .await
         .unwrap();
     assert_eq!(pending, 1);
-    let status: String = ctx
+    let status: String = t
         .store
         .read(|c| Ok(c.query_row("SELECT status FROM sdk_sessions WHERE content_session_id = 'bad'", [], |r| r.get(0))?))
         .await
         .unwrap();
     assert_eq!(status, "failed");
-    let ok = until(async || observed(ctx, "good").await == 4).await;
-    let rows: Vec<(i64, String, i64)> = ctx
+    let ok = until(async || observed(&t, "good").await == 4).await;
+    let rows: Vec<(i64, String, i64)> = t
         .store
         .read(|c| {
             let mut st = c.prepare("SELECT p.id, p.status, p.next_attempt_epoch FROM pending_messages p JOIN sdk_sessions s ON s.id = p.session_db_id WHERE s.content_session_id = 'good'")?;
@@ -198,9 +198,9 @@ async fn failures_back_off_1_2_4_then_park_while_other_sessions_work() {
     assert!(
         ok,
         "the healthy session was processed: observed {} rows {rows:?} registry {reg:?}",
-        observed(ctx, "good").await
+        observed(&t, "good").await
     );
-    assert_eq!(observed(ctx, "bad").await, 0);
+    assert_eq!(observed(&t, "bad").await, 0);
     // `memd status --json` prints this document: the parked session shows as failed.
     let doc = status_doc(&t).await;
     let bad = doc["sessions"]["items"]
@@ -217,7 +217,7 @@ async fn failures_back_off_1_2_4_then_park_while_other_sessions_work() {
     // A new event for the parked session is kept, not processed, until `memd retry`.
     event(ctx, "bad", 1).await;
     tokio::time::sleep(Duration::from_secs(30)).await;
-    assert_eq!(observed(ctx, "bad").await, 0);
+    assert_eq!(observed(&t, "bad").await, 0);
 }
 
 #[tokio::test(start_paused = true)]
@@ -226,6 +226,6 @@ async fn a_session_recovers_after_fewer_failures_than_the_limit() {
     let ctx = &t.ctx;
     t.faults.session_failures.insert(SessionKey::new("claude", "flaky"), 2);
     event(ctx, "flaky", 0).await;
-    assert!(until(async || observed(ctx, "flaky").await == 1).await);
+    assert!(until(async || observed(&t, "flaky").await == 1).await);
     assert!(until(async || matches!(state_of(ctx, "flaky").await, Some((SessionState::Idle, 0)))).await);
 }

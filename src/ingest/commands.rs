@@ -11,13 +11,14 @@ use super::{Pipeline, Skip, event_time};
 use crate::actors::Handles;
 use crate::actors::registry::Registry;
 use crate::actors::session_manager::ManagerMsg;
+use crate::backend::Storage;
 use crate::clock::now_ms;
 use crate::protocol::IngestRoute;
 use crate::protocol::api::{CompleteBody, InitBody, Invalid, ObservationBody, SummarizeBody, describe_json_error};
-use crate::store::prompts::{PromptOutcome, ingest_prompt, record_event, seen_event};
-use crate::store::sessions::{self, CompleteOutcome as StoreComplete, SessionKey};
-use crate::store::tool_events::{SummaryRequestOutcome, ToolEventOutcome, ingest_summary_request, ingest_tool_event};
-use crate::store::{Store, StoreError};
+use crate::store::StoreError;
+use crate::store::prompts::PromptOutcome;
+use crate::store::sessions::{CompleteOutcome as StoreComplete, SessionKey};
+use crate::store::tool_events::{SummaryRequestOutcome, ToolEventOutcome};
 
 /// Why a command did not store its event.
 #[derive(Debug, thiserror::Error)]
@@ -96,7 +97,7 @@ pub enum CompleteOutcome {
 /// The ingest pipeline with what its commands write to and wake.
 pub struct IngestService {
     pub pipeline: Arc<Pipeline>,
-    store: Store,
+    storage: Arc<dyn Storage>,
     registry: Arc<Registry>,
     handles: Arc<Handles>,
 }
@@ -119,10 +120,10 @@ pub fn body_platform(body: &Value) -> String {
 }
 
 impl IngestService {
-    pub fn new(pipeline: Arc<Pipeline>, store: Store, registry: Arc<Registry>, handles: Arc<Handles>) -> Self {
+    pub fn new(pipeline: Arc<Pipeline>, storage: Arc<dyn Storage>, registry: Arc<Registry>, handles: Arc<Handles>) -> Self {
         Self {
             pipeline,
-            store,
+            storage,
             registry,
             handles,
         }
@@ -156,7 +157,7 @@ impl IngestService {
             Err(skip) => return Ok(InitOutcome::Skipped(skip)),
         };
         let live = self.registry.sessions.contains_key(&prompt.seed.key);
-        Ok(match self.store.write(move |c| ingest_prompt(c, &prompt)).await? {
+        Ok(match self.storage.ingest_prompt(prompt).await? {
             PromptOutcome::Stored {
                 session_db_id,
                 prompt_number,
@@ -198,7 +199,7 @@ impl IngestService {
             Err(skip) => return Ok(ObservationOutcome::Skipped(skip)),
         };
         let key = event.seed.key.clone();
-        Ok(match self.store.write(move |c| ingest_tool_event(c, &event)).await? {
+        Ok(match self.storage.ingest_tool_event(event).await? {
             ToolEventOutcome::Queued { pending_id, session_db_id } => {
                 self.notify(key, session_db_id);
                 ObservationOutcome::Queued { pending_id }
@@ -217,7 +218,7 @@ impl IngestService {
             Err(skip) => return Ok(SummarizeOutcome::Skipped(skip)),
         };
         let key = req.seed.key.clone();
-        Ok(match self.store.write(move |c| ingest_summary_request(c, &req)).await? {
+        Ok(match self.storage.ingest_summary_request(req).await? {
             SummaryRequestOutcome::Queued {
                 pending_id,
                 session_db_id,
@@ -236,20 +237,9 @@ impl IngestService {
         b.validate()?;
         let key = SessionKey::new(platform, b.content_session_id.clone());
         let reason = b.reason.clone().unwrap_or_else(|| "other".into());
-        let (k, event_id) = (key.clone(), b.event_id.clone());
-        let now = now_ms();
         let out = self
-            .store
-            .write(move |c| {
-                if seen_event(c, event_id.as_deref())?.is_some() {
-                    return Ok(None);
-                }
-                let out = sessions::complete(c, &k, &reason, now)?;
-                if let StoreComplete::Completing { session_db_id, .. } | StoreComplete::Completed { session_db_id } = out {
-                    record_event(c, event_id.as_deref(), "complete", session_db_id, None, now)?;
-                }
-                Ok(Some(out))
-            })
+            .storage
+            .complete_session(key.clone(), reason, b.event_id.clone(), now_ms())
             .await?;
         Ok(match out {
             None => CompleteOutcome::Duplicate,

@@ -11,9 +11,9 @@ use serde_json::Value;
 
 use super::checks::json_body;
 use super::error::ApiError;
-use super::retrieval_routes::{api_error, read};
+use super::retrieval_routes::api_error;
 use crate::clock::{day, now_ms};
-use crate::retrieval::browse::{Page, observations_page, session_detail, sessions_page, tool_uses_of, usage_by_day};
+use crate::retrieval::browse::Page;
 use crate::retrieval::params::Params;
 use crate::worker::WorkerState;
 use crate::worker::edit::{Edit, edit_observation};
@@ -45,9 +45,7 @@ pub async fn observations(State(app): State<Arc<WorkerState>>, Query(q): Q) -> R
     let p = Params(q);
     let (page, project, session) = (page(&p)?, text(&p, &["project"]), text(&p, &["session", "memorySessionId"]));
     let svc = app.services()?;
-    Ok(Json(
-        read(svc, move |c| observations_page(c, project.as_deref(), session.as_deref(), page)).await?,
-    ))
+    Ok(Json(svc.storage.observations_page(project, session, page).await?))
 }
 
 /// `GET /api/sessions?project=&before=&limit=`.
@@ -55,14 +53,14 @@ pub async fn sessions(State(app): State<Arc<WorkerState>>, Query(q): Q) -> Resul
     let p = Params(q);
     let (page, project) = (page(&p)?, text(&p, &["project"]));
     let svc = app.services()?;
-    Ok(Json(read(svc, move |c| sessions_page(c, project.as_deref(), page)).await?))
+    Ok(Json(svc.storage.sessions_page(project, page).await?))
 }
 
 /// `GET /api/session/:id`.
 pub async fn session(State(app): State<Arc<WorkerState>>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
     let id = positive_id(&id, "session")?;
     let svc = app.services()?;
-    Ok(Json(read(svc, move |c| session_detail(c, id)).await?))
+    Ok(Json(svc.storage.session_detail(id).await?))
 }
 
 /// `GET /api/tool-uses?observation=<id>`.
@@ -73,7 +71,7 @@ pub async fn tool_uses(State(app): State<Arc<WorkerState>>, Query(q): Q) -> Resu
         .ok_or_else(|| ApiError::bad_request("observation is required"))?;
     let id = positive_id(raw, "observation")?;
     let svc = app.services()?;
-    Ok(Json(read(svc, move |c| tool_uses_of(c, id)).await?))
+    Ok(Json(svc.storage.tool_uses(id).await?))
 }
 
 /// `GET /api/usage?days=30`.
@@ -81,7 +79,7 @@ pub async fn usage(State(app): State<Arc<WorkerState>>, Query(q): Q) -> Result<J
     let days = Params(q).int(&["days"], 1, 366).map_err(api_error)?.unwrap_or(30);
     let today = day(now_ms());
     let svc = app.services()?;
-    Ok(Json(read(svc, move |c| usage_by_day(c, days, &today)).await?))
+    Ok(Json(svc.storage.usage_by_day(days, today).await?))
 }
 
 #[derive(serde::Deserialize)]
@@ -107,7 +105,7 @@ pub async fn edit(State(app): State<Arc<WorkerState>>, Path(id): Path<String>, b
         before: Some(id + 1),
         limit: 1,
     };
-    let v = read(svc, move |c| observations_page(c, None, None, page)).await?;
+    let v = svc.storage.observations_page(None, None, page).await?;
     let o = v["items"].get(0).filter(|o| o["id"] == id).cloned();
     o.map(Json)
         .ok_or_else(|| ApiError::not_found(format!("Observation #{id} not found")))

@@ -60,6 +60,7 @@ impl From<RetrievalError> for ApiError {
         match e {
             RetrievalError::Invalid(m) => Self::bad_request(m),
             RetrievalError::NotFound(m) => Self::not_found(m),
+            RetrievalError::Store(e) => e.into(),
             RetrievalError::Sqlite(e) => {
                 tracing::error!(error = %e, "retrieval query failed");
                 Self::internal("retrieval query failed")

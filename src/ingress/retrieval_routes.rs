@@ -8,22 +8,20 @@ use axum::body::Body;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
-use rusqlite::Connection;
 use serde_json::{Map, Value, json};
 
 use super::checks::json_body;
 use super::error::ApiError;
 use super::platform::header_platform;
 use crate::clock::now_ms;
-use crate::retrieval::file_context::{FileContextRequest, file_context, observations_by_file};
-use crate::retrieval::ids::{RecordId, fetch_records, parse_ids};
-use crate::retrieval::overview::{database_figures, projects as project_list};
+use crate::retrieval::file_context::FileContextRequest;
+use crate::retrieval::ids::{RecordId, parse_ids};
 use crate::retrieval::params::Params;
 use crate::retrieval::scope::parse_chain;
-use crate::retrieval::semantic::{SemanticRequest, semantic_context_with};
-use crate::retrieval::vector_rows::{nearest_rows, vector_scope};
-use crate::retrieval::{ContextRequest, Kind, RetrievalError, Scope, Zone, context_inject as render_context};
-use crate::worker::{Services, VERSION, WorkerState};
+use crate::retrieval::semantic::SemanticRequest;
+use crate::retrieval::vector_rows::vector_scope;
+use crate::retrieval::{ContextRequest, Kind, RetrievalError, Scope};
+use crate::worker::{VERSION, WorkerState};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -32,15 +30,6 @@ const PATH_MAX: usize = 4_096;
 
 pub fn api_error(e: RetrievalError) -> ApiError {
     e.into()
-}
-
-/// Runs `f` on a read-only connection.
-pub async fn read<T, F>(svc: &Services, f: F) -> Result<T, ApiError>
-where
-    T: Send + 'static,
-    F: FnOnce(&Connection) -> Result<T, RetrievalError> + Send + 'static,
-{
-    svc.store.read(move |c| Ok(f(c))).await?.map_err(api_error)
 }
 
 pub fn text(body: String) -> Response {
@@ -63,7 +52,7 @@ pub async fn context_inject(State(app): State<Arc<WorkerState>>, Query(q): Q, he
         tracing::debug!(session_id = %session, source = p.get(&["source"]).unwrap_or(""), "context requested");
     }
     let (cfg, mode) = (svc.settings.get().context.clone(), svc.mode.clone());
-    let out = read(svc, move |c| render_context(c, &req, &cfg, &mode, &Zone::Local, now_ms())).await?;
+    let out = svc.storage.context(req, cfg, mode, now_ms()).await?;
     let mut resp = text(out.text);
     let h = resp.headers_mut();
     h.insert("x-memd-observations", out.observations.into());
@@ -115,17 +104,14 @@ pub async fn context_semantic(
     let scope = vector_scope(&[crate::retrieval::Kind::Observation], &req.scope, None, None);
     let long_enough = req.q.trim().chars().count() >= crate::retrieval::semantic::MIN_PROMPT_CHARS;
     let rows = match long_enough {
-        true => nearest_rows(svc.vectors.as_ref(), &svc.store, &req.q, scope)
-            .await
-            .rows()
-            .map(<[_]>::to_vec),
+        true => svc.storage.vector_candidates(req.q.clone(), scope).await.rows().map(<[_]>::to_vec),
         false => None,
     };
     let floor = svc.settings.get().vectors.fusion.vector_floor;
-    match read(svc, move |c| semantic_context_with(c, &req, &Zone::Local, rows.as_deref(), floor)).await {
+    match svc.storage.semantic_context(req, rows, floor).await {
         Ok((context, count)) => Ok(Json(json!({"context": context, "count": count}))),
         Err(e) => {
-            tracing::warn!(error = %e.detail, "semantic context failed; answering empty");
+            tracing::warn!(error = %e, "semantic context failed; answering empty");
             Ok(empty())
         }
     }
@@ -152,10 +138,10 @@ pub async fn by_file(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: 
     };
     if p.get(&["format"]) == Some("context") {
         let mode = svc.mode.clone();
-        let block = read(svc, move |c| file_context(c, &req, &mode, &Zone::Local, now_ms())).await?;
+        let block = svc.storage.file_context(req, mode, now_ms()).await?;
         return Ok(text(block));
     }
-    let rows = read(svc, move |c| observations_by_file(c, &req)).await?;
+    let rows = svc.storage.observations_by_file(req).await?;
     let rows: Vec<Value> = rows.iter().map(|o| o.to_json()).collect();
     Ok(Json(json!({"count": rows.len(), "observations": rows})).into_response())
 }
@@ -192,7 +178,7 @@ pub async fn batch(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: He
         .or_else(|| p.platform(header_platform(&headers)));
     let svc = app.services()?;
     let scope = Scope::new(chain, platform);
-    let found = read(svc, move |c| fetch_records(c, &ids, &scope)).await?;
+    let found = svc.storage.records(ids, scope).await?;
     let mut records: Vec<_> = found.into_values().collect();
     records.sort_by_key(|r| (r.at_ms(), r.kind(), r.id()));
     if !asc {
@@ -222,7 +208,7 @@ pub async fn observation(
         id,
     };
     let scope = Scope::new(parse_chain(p.get(&["project", "projects"])), p.platform(header_platform(&headers)));
-    let mut found = read(svc, move |c| fetch_records(c, &[rid], &scope)).await?;
+    let mut found = svc.storage.records(vec![rid], scope).await?;
     match found.remove(&rid) {
         Some(crate::retrieval::Record::Observation(o)) => Ok(Json(o.to_json())),
         _ => Err(ApiError::not_found(format!("Observation #{id} not found"))),
@@ -233,13 +219,13 @@ pub async fn observation(
 pub async fn projects(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
     let platform = Params(q).platform(header_platform(&headers));
     let svc = app.services()?;
-    Ok(Json(read(svc, move |c| project_list(c, platform.as_deref())).await?))
+    Ok(Json(svc.storage.projects(platform).await?))
 }
 
 /// `GET /api/stats` (§6.2).
 pub async fn stats(State(app): State<Arc<WorkerState>>) -> Result<Json<Value>, ApiError> {
     let svc = app.services()?;
-    let figures = read(svc, database_figures).await?;
+    let figures = svc.storage.database_figures().await?;
     let path = svc.store.path.clone();
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     Ok(Json(json!({

@@ -10,14 +10,14 @@ use axum::response::{IntoResponse, Response};
 
 use super::error::ApiError;
 use super::platform::header_platform;
-use super::retrieval_routes::{api_error, read, text};
+use super::retrieval_routes::{api_error, text};
+use crate::retrieval::Zone;
 use crate::retrieval::params::Params;
 use crate::retrieval::requests::{search_request, timeline_request, timeline_text};
-use crate::retrieval::search::{KeywordPhase, finish, keyword_phase};
+use crate::retrieval::search::KeywordPhase;
 use crate::retrieval::search_render::{render_index, render_json};
 use crate::retrieval::timeline::timeline_json;
-use crate::retrieval::vector_rows::{VectorRows, nearest_rows, vector_scope};
-use crate::retrieval::{Zone, timeline as run_timeline};
+use crate::retrieval::vector_rows::{VectorRows, vector_scope};
 use crate::worker::WorkerState;
 
 type Q = Query<Vec<(String, String)>>;
@@ -52,21 +52,20 @@ pub async fn search(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: H
     let (vectors, phase) = tokio::join!(
         async {
             match use_vectors {
-                true => nearest_rows(svc.vectors.as_ref(), &svc.store, &req.query, scope).await,
+                true => svc.storage.vector_candidates(req.query.clone(), scope).await,
                 false => VectorRows::Off,
             }
         },
         async {
             match use_keyword {
-                true => read(svc, move |c| keyword_phase(c, &r)).await,
+                true => svc.storage.keyword_search(r).await,
                 false => Ok(KeywordPhase::default()),
             }
         }
     );
-    let (phase, r) = (phase?, req.clone());
     let rows = vectors.rows().map(<[_]>::to_vec);
     let fusion = svc.settings.get().vectors.fusion;
-    let res = read(svc, move |c| finish(c, &r, phase, rows.as_deref(), &fusion)).await?;
+    let res = svc.storage.fuse(req.clone(), phase?, rows, fusion).await?;
     if json {
         let mut v = render_json(&req, &res);
         if vectors.failure().is_some() {
@@ -88,8 +87,7 @@ pub async fn timeline(State(app): State<Arc<WorkerState>>, Query(q): Q, headers:
     let svc = app.services()?;
     let json = p.get(&["format"]) == Some("json");
     let mode = svc.mode.clone();
-    let r = req.clone();
-    let res = read(svc, move |c| run_timeline(c, &r)).await?;
+    let res = svc.storage.timeline(req.clone()).await?;
     if json {
         let v = match &res {
             Some(res) => timeline_json(res),

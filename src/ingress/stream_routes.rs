@@ -18,9 +18,8 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::error::ApiError;
-use super::retrieval_routes::read;
 use crate::clock::now_ms;
-use crate::retrieval::feed::{Cursor, head, since};
+use crate::retrieval::feed::Cursor;
 use crate::worker::{VERSION, WorkerState};
 
 pub const MAX_CLIENTS: usize = 16;
@@ -67,13 +66,13 @@ async fn feed(app: Arc<WorkerState>, mut cursor: Cursor, tx: mpsc::Sender<Event>
             _ = tokio::time::sleep(POLL) => {}
         }
         let Ok(svc) = app.services() else { return };
-        let events = match read(svc, move |c| since(c, cursor)).await {
+        let events = match svc.storage.feed_since(cursor).await {
             Ok((events, next)) => {
                 cursor = next;
                 events
             }
             Err(e) => {
-                tracing::warn!(error = %e.detail, "stream poll failed");
+                tracing::warn!(error = %e, "stream poll failed");
                 continue;
             }
         };
@@ -110,7 +109,7 @@ pub async fn stream(
         .or_else(|| q.iter().find(|(k, _)| k == "since").map(|(_, v)| v.clone()));
     let start = match resume.as_deref().and_then(Cursor::parse) {
         Some(c) => c,
-        None => read(svc, head).await?,
+        None => svc.storage.feed_head().await?,
     };
     let counter = app.stream_clients.clone();
     if counter.fetch_add(1, Ordering::Relaxed) >= MAX_CLIENTS {

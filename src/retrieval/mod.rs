@@ -73,6 +73,9 @@ pub use zone::Zone;
 pub enum RetrievalError {
     #[error("sqlite: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// The store could not run the read (closed, a task that died).
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
     /// A request value out of range or malformed (HTTP 400, MCP −32602).
     #[error("{0}")]
     Invalid(String),

@@ -20,7 +20,7 @@ use crate::actors::vector_sync::VectorSyncStatus;
 use crate::clock::{iso, now_ms};
 use crate::import::ImportSnapshot;
 use crate::ingest::spool::SpoolStatus;
-use crate::store::stats::{PendingCounts, parked_sessions};
+use crate::store::stats::PendingCounts;
 use crate::worker::{Services, VERSION, WorkerState};
 
 const MAX_ITEMS: usize = 500;
@@ -131,7 +131,7 @@ pub struct PrivacyStatus {
 /// Live session actors from the registry, plus parked sessions from the store.
 async fn sessions(svc: &Services) -> SessionsStatus {
     let mut items: Vec<SessionStatus> = svc.registry.snapshot();
-    let parked = svc.store.read(|c| parked_sessions(c, MAX_ITEMS as i64)).await.unwrap_or_default();
+    let parked = svc.storage.parked_sessions(MAX_ITEMS as i64).await.unwrap_or_default();
     for p in parked {
         if !items.iter().any(|s| s.session_db_id == p.session_db_id) {
             items.push(SessionStatus {

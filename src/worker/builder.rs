@@ -15,6 +15,8 @@ use crate::actors::registry::Registry;
 use crate::actors::root::RootArgs;
 use crate::actors::session::SessionContext;
 use crate::actors::transcript_watcher::WatcherArgs;
+use crate::backend::Storage;
+use crate::backend::sqlite::SqliteBackend;
 use crate::clock::Clock;
 use crate::config::live::Live;
 use crate::config::{EmbeddingsMode, RawSettings, Settings};
@@ -144,8 +146,11 @@ impl WorkerBuilder {
         let store = open_store(&settings, &dir, app, clock.now()).await?;
         let privacy = Arc::new(Privacy::new(redactor(&mut settings, &app.token)));
         let (handles, registry) = (Arc::new(Handles::default()), Arc::new(Registry::default()));
+        let vectors = VectorRuntime::from_settings(&settings.vectors, &store, extension).await;
+        // The one place that picks the storage backend; everything after it sees only the seam.
+        let storage: Arc<dyn Storage> = Arc::new(SqliteBackend::new(store.clone(), vectors.clone()));
         let ctx = Arc::new(SessionContext {
-            store: store.clone(),
+            storage: storage.clone(),
             handles: handles.clone(),
             registry: registry.clone(),
             limits: BatchLimits {
@@ -162,15 +167,15 @@ impl WorkerBuilder {
         let children_reaped = crate::providers::children::reap_leftovers(&dir.root);
         let from_settings = ObserverSetup::from_settings(&mut settings, &dir.root);
         let observer = observer.unwrap_or(from_settings);
-        let vectors = VectorRuntime::from_settings(&settings.vectors, &store, extension).await;
         let ingest = Arc::new(IngestService::new(
             pipeline(&settings, &privacy, &dir),
-            store.clone(),
+            storage.clone(),
             registry.clone(),
             handles.clone(),
         ));
         let root_args = RootArgs {
             ctx: ctx.clone(),
+            store: store.clone(),
             privacy: privacy.clone(),
             // One loaded mode serves the observer and the renderers.
             observer: observer.clone(),
@@ -194,6 +199,7 @@ impl WorkerBuilder {
         let services = Services {
             mode: observer.mode,
             store,
+            storage,
             handles,
             registry,
             ingest,

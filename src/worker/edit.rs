@@ -5,8 +5,8 @@
 
 use super::Services;
 use super::memory::MemoryError;
+use crate::backend::ObservationEdit;
 use crate::pipeline::limits::bound;
-use crate::store::StoreError;
 
 const TITLE_MAX_CHARS: usize = 200;
 const NARRATIVE_MAX_CHARS: usize = 8_000;
@@ -68,20 +68,8 @@ pub async fn edit_observation(svc: &Services, id: i64, edit: Edit) -> Result<(),
         serde_json::to_string(&kept).unwrap_or_else(|_| "[]".into())
     });
     pipeline.count(&counts);
-    let found = svc
-        .store
-        .write(move |c| {
-            let n = c.execute(
-                "UPDATE observations SET title = coalesce(?2, title), narrative = coalesce(?3, narrative),
-                   facts = coalesce(?4, facts) WHERE id = ?1",
-                rusqlite::params![id, title, narrative, facts],
-            )?;
-            if n > 0 {
-                crate::store::rescan::requeue_vector(c, "observation", id).map_err(StoreError::from)?;
-            }
-            Ok(n > 0)
-        })
-        .await?;
+    let edit = ObservationEdit { title, narrative, facts };
+    let found = svc.storage.edit_observation(id, edit).await?;
     if !found {
         return Err(MemoryError::NotFound(format!("Observation #{id} not found")));
     }

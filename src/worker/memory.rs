@@ -2,17 +2,17 @@
 //! forget in bulk. Every write goes through the store writer; saved text passes the privacy
 //! pipeline (docs/spec/pipeline.md §17). Called by the HTTP routes.
 
-use rusqlite::OptionalExtension;
 use serde_json::{Map, Value};
 
 use super::Services;
+use crate::backend::Forgotten;
 use crate::clock::now_ms;
 use crate::observer::xml::normalize_concepts;
 use crate::pipeline::limits::bound;
 use crate::pipeline::project::UNKNOWN_PROJECT;
 use crate::store::StoreError;
-use crate::store::forget::{ForgetCounts, ForgetSelector, RecordKind, RecordRef, forget_bulk, forget_one};
-use crate::store::memory::{ManualMemory, save_memory};
+use crate::store::forget::{ForgetCounts, ForgetSelector, RecordKind, RecordRef};
+use crate::store::memory::ManualMemory;
 
 pub const SAVE_TEXT_MAX_CHARS: usize = 100_000;
 const TITLE_MAX_CHARS: usize = 200;
@@ -121,7 +121,7 @@ pub async fn save(svc: &Services, req: SaveRequest) -> Result<Saved, MemoryError
     };
     let title = memory.title.clone();
     let now = now_ms();
-    let saved = svc.store.write(move |c| save_memory(c, &memory, now)).await?;
+    let saved = svc.storage.save_memory(memory, now).await?;
     tracing::info!(observation_id = saved.id, reinforced = saved.reinforced, "manual memory saved");
     Ok(Saved {
         id: saved.id,
@@ -139,15 +139,7 @@ pub async fn forget_record(svc: &Services, r: RecordRef, reason: Option<String>)
         return Err(invalid("reason exceeds 200 characters"));
     }
     let now = now_ms();
-    let (found, target) = svc
-        .store
-        .write(move |c| {
-            let target: Option<String> = c
-                .query_row("SELECT value FROM meta WHERE key = 'vector_target'", [], |r| r.get(0))
-                .optional()?;
-            Ok((forget_one(c, r, reason.as_deref(), now)?, target))
-        })
-        .await?;
+    let Forgotten { found, vector_target } = svc.storage.forget(r, reason, now).await?;
     if !found {
         let noun = match r.kind {
             RecordKind::Observation => "Observation",
@@ -157,7 +149,7 @@ pub async fn forget_record(svc: &Services, r: RecordRef, reason: Option<String>)
         return Err(MemoryError::NotFound(format!("{noun} {} not found", r.kind.label(r.id))));
     }
     tracing::info!(kind = r.kind.name(), id = r.id, "record forgotten");
-    Ok(match target.as_deref() {
+    Ok(match vector_target.as_deref() {
         Some(t) if t.starts_with("chroma:") => "queued",
         Some(_) => "deleted",
         None => "none",
@@ -175,10 +167,7 @@ pub async fn forget_matching(
         return Err(invalid("reason exceeds 200 characters"));
     }
     let now = now_ms();
-    let counts = svc
-        .store
-        .write(move |c| forget_bulk(c, &sel, dry_run, reason.as_deref(), now))
-        .await?;
+    let counts = svc.storage.forget_matching(sel, dry_run, reason, now).await?;
     tracing::info!(
         dry_run,
         observations = counts.observations,

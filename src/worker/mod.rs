@@ -57,7 +57,12 @@ pub enum Unavailable {
 
 /// What the use-cases need once the worker is ready.
 pub struct Services {
+    /// The embedded SQLite file itself, for its maintenance (repair, backups, retention, re-scan,
+    /// import, vector index) and figures.
     pub store: Store,
+    /// Storage through the seam: what ingest, the routes, the MCP tools and the use-cases read
+    /// and write.
+    pub storage: Arc<dyn crate::backend::Storage>,
     /// The actor directory: current references to the long-lived actors.
     pub handles: Arc<Handles>,
     /// Live status of every session actor.

@@ -1,0 +1,137 @@
+//! The store seam: every operation that ingest, the session actors, the observer, retrieval, the
+//! viewer and the memory use-cases need from storage, as one object-safe trait ([`Storage`]).
+//! Callers hold an `Arc<dyn Storage>` ([`crate::worker::Services::storage`]) and never see a
+//! connection, so a second backend implements this trait and is chosen in the worker's builder
+//! without touching retrieval, ingest or the routes.
+//!
+//! [`sqlite::SqliteBackend`] is the default and, for now, only backend: each method runs the
+//! existing functions of `store/` and `retrieval/` on the writer thread or the read pool.
+//! Maintenance of the embedded file itself (repair, backups, retention, re-scan, the claude-mem
+//! import, the vector index) stays on [`crate::store::Store`]: it is what that backend is.
+//!
+//! Errors: writes answer [`StoreError`] (overloaded, read-only, closed …); reads answer
+//! [`RetrievalError`], whose `Store` variant carries a store failure.
+
+#[cfg(test)]
+mod contract_tests;
+pub mod sqlite;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::config::ContextSettings;
+use crate::modes::Mode;
+use crate::retrieval::browse::Page;
+use crate::retrieval::feed::{Cursor, FeedEvent};
+use crate::retrieval::fusion::{Fusion, Near};
+use crate::retrieval::overview::DatabaseFigures;
+use crate::retrieval::records::Observation;
+use crate::retrieval::search::{KeywordPhase, SearchRequest, SearchResult};
+use crate::retrieval::semantic::SemanticRequest;
+use crate::retrieval::vector_rows::VectorRows;
+use crate::retrieval::{
+    ContextRequest, FileContextRequest, Record, RecordId, RenderedContext, RetrievalError, Scope, TimelineRequest, TimelineResult,
+};
+use crate::store::StoreError;
+use crate::store::batch::{BatchMeta, BatchOutput, StoredBatch, UsageDelta};
+use crate::store::forget::{ForgetCounts, ForgetSelector, RecordRef};
+use crate::store::memory::{ManualMemory, SavedMemory};
+use crate::store::pending::{BatchLimits, Claim, Release};
+use crate::store::prompts::{PromptIn, PromptOutcome};
+use crate::store::sessions::{CompleteOutcome, SessionKey};
+use crate::store::stats::{ParkedSession, StoreFigures};
+use crate::store::tool_events::{SummaryRequestIn, SummaryRequestOutcome, ToolEventIn, ToolEventOutcome};
+use crate::vectors::nearest::VectorScope;
+
+/// A storage operation in flight (boxed so the trait stays object-safe).
+pub type Op<'a, T, E = StoreError> = Pin<Box<dyn Future<Output = Result<T, E>> + Send + 'a>>;
+
+/// A read (retrieval) operation in flight.
+pub type Read<'a, T> = Op<'a, T, RetrievalError>;
+
+/// Queue depth of one session: (pending rows, rows with the observer).
+pub type Depth = (i64, i64);
+
+/// The changes `PATCH /api/observation/:id` makes (None keeps a field; text already cleaned).
+#[derive(Debug, Clone, Default)]
+pub struct ObservationEdit {
+    pub title: Option<String>,
+    pub narrative: Option<String>,
+    /// A JSON array of strings.
+    pub facts: Option<String>,
+}
+
+/// What forgetting one record found: whether it existed, and where its vectors lived
+/// (`vector_target`, None when vectors were never written).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Forgotten {
+    pub found: bool,
+    pub vector_target: Option<String>,
+}
+
+/// Everything memd asks of a storage backend (see the module header).
+pub trait Storage: Send + Sync {
+    /// Writes are refused (a damaged file, a newer schema): no work can be claimed.
+    fn read_only(&self) -> bool;
+
+    // --- ingest: one event, one transaction, idempotent by event id ---
+    fn ingest_prompt(&self, p: PromptIn) -> Op<'_, PromptOutcome>;
+    fn ingest_tool_event(&self, e: ToolEventIn) -> Op<'_, ToolEventOutcome>;
+    fn ingest_summary_request(&self, s: SummaryRequestIn) -> Op<'_, SummaryRequestOutcome>;
+    /// Ends a session (None: `event_id` was seen before, nothing changed).
+    fn complete_session(&self, key: SessionKey, reason: String, event_id: Option<String>, now: i64) -> Op<'_, Option<CompleteOutcome>>;
+
+    // --- pending work: claimed by the session actors, released or completed by the observer ---
+    fn sessions_with_pending_work(&self) -> Op<'_, Vec<(i64, SessionKey)>>;
+    /// Rows a dead predecessor had claimed become claimable again; answers the depth after.
+    fn revert_session(&self, session_db_id: i64) -> Op<'_, Depth>;
+    fn claim_batch(&self, session_db_id: i64, now: i64, limits: BatchLimits) -> Op<'_, (Claim, Depth)>;
+    fn release_batch(&self, ids: Vec<i64>, how: Release, error: String, now: i64) -> Op<'_, ()>;
+    /// Writes a batch's observations and summary and completes its rows, in one transaction.
+    fn store_batch(&self, meta: BatchMeta, out: BatchOutput, now: i64) -> Op<'_, StoredBatch>;
+    fn mark_session_failed(&self, session_db_id: i64, reason: String) -> Op<'_, ()>;
+    fn complete_idle_session(&self, session_db_id: i64, now: i64) -> Op<'_, bool>;
+    fn record_usage(&self, delta: UsageDelta, now: i64) -> Op<'_, ()>;
+    fn tokens_today(&self, now: i64) -> Op<'_, i64>;
+
+    // --- memories written by hand, edited, forgotten ---
+    fn save_memory(&self, m: ManualMemory, now: i64) -> Op<'_, SavedMemory>;
+    /// Applies an edit and queues the observation for re-embedding (false: no such observation).
+    fn edit_observation(&self, id: i64, edit: ObservationEdit) -> Op<'_, bool>;
+    fn forget(&self, r: RecordRef, reason: Option<String>, now: i64) -> Op<'_, Forgotten>;
+    fn forget_matching(&self, sel: ForgetSelector, dry_run: bool, reason: Option<String>, now: i64) -> Op<'_, ForgetCounts>;
+
+    // --- retrieval ---
+    fn context(&self, req: ContextRequest, cfg: ContextSettings, mode: Arc<Mode>, now: i64) -> Read<'_, RenderedContext>;
+    /// The semantic-context block and the number of records in it.
+    fn semantic_context(&self, req: SemanticRequest, vector: Option<Vec<Near>>, floor: f32) -> Read<'_, (String, usize)>;
+    fn file_context(&self, req: FileContextRequest, mode: Arc<Mode>, now: i64) -> Read<'_, String>;
+    fn observations_by_file(&self, req: FileContextRequest) -> Read<'_, Vec<Observation>>;
+    /// The keyword half of a search: every kind's ranked candidates.
+    fn keyword_search(&self, req: SearchRequest) -> Read<'_, KeywordPhase>;
+    /// The rows nearest to `query` (never an error: a failure is [`VectorRows::Failed`]).
+    fn vector_candidates(&self, query: String, scope: VectorScope) -> Pin<Box<dyn Future<Output = VectorRows> + Send + '_>>;
+    /// Joins the keyword and vector halves and reads the page of results.
+    fn fuse(&self, req: SearchRequest, phase: KeywordPhase, vector: Option<Vec<Near>>, fusion: Fusion) -> Read<'_, SearchResult>;
+    fn timeline(&self, req: TimelineRequest) -> Read<'_, Option<TimelineResult>>;
+    fn records(&self, ids: Vec<RecordId>, scope: Scope) -> Read<'_, HashMap<RecordId, Record>>;
+    fn projects(&self, platform: Option<String>) -> Read<'_, Value>;
+    fn database_figures(&self) -> Read<'_, DatabaseFigures>;
+
+    // --- the viewer: browse pages and the live feed ---
+    fn observations_page(&self, project: Option<String>, memory_session: Option<String>, page: Page) -> Read<'_, Value>;
+    fn sessions_page(&self, project: Option<String>, page: Page) -> Read<'_, Value>;
+    fn session_detail(&self, id: i64) -> Read<'_, Value>;
+    fn tool_uses(&self, observation_id: i64) -> Read<'_, Value>;
+    fn usage_by_day(&self, days: i64, today: String) -> Read<'_, Value>;
+    fn feed_head(&self) -> Read<'_, Cursor>;
+    fn feed_since(&self, from: Cursor) -> Read<'_, (Vec<FeedEvent>, Cursor)>;
+
+    // --- stats ---
+    fn store_figures(&self, now: i64) -> Op<'_, StoreFigures>;
+    fn parked_sessions(&self, limit: i64) -> Op<'_, Vec<ParkedSession>>;
+}

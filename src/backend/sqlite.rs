@@ -1,0 +1,225 @@
+//! The embedded SQLite backend of the store seam: writes go to the single writer thread (group
+//! commit), reads to the read-only pool; each method is one of the plain functions of `store/`
+//! or `retrieval/` over a connection. Vector candidates come from the vector runtime (sqlite-vec
+//! in the same file, or Chroma).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rusqlite::{Connection, OptionalExtension};
+use serde_json::Value;
+
+use super::{Depth, Forgotten, ObservationEdit, Op, Read, Storage};
+use crate::config::ContextSettings;
+use crate::modes::Mode;
+use crate::retrieval::browse::{self, Page};
+use crate::retrieval::feed::{self, Cursor, FeedEvent};
+use crate::retrieval::fusion::{Fusion, Near};
+use crate::retrieval::overview::{self, DatabaseFigures};
+use crate::retrieval::records::Observation;
+use crate::retrieval::search::{KeywordPhase, SearchRequest, SearchResult, finish, keyword_phase};
+use crate::retrieval::semantic::{SemanticRequest, semantic_context_with};
+use crate::retrieval::vector_rows::{VectorRows, nearest_rows};
+use crate::retrieval::{
+    ContextRequest, FileContextRequest, Record, RecordId, RenderedContext, RetrievalError, Scope, TimelineRequest, TimelineResult, Zone,
+};
+use crate::store::batch::{BatchMeta, BatchOutput, StoredBatch, UsageDelta, record_usage, store_batch, tokens_today};
+use crate::store::forget::{ForgetCounts, ForgetSelector, RecordRef, forget_bulk, forget_one};
+use crate::store::memory::{ManualMemory, SavedMemory, save_memory};
+use crate::store::pending::{self, BatchLimits, Claim, Release};
+use crate::store::prompts::{PromptIn, PromptOutcome, ingest_prompt, record_event, seen_event};
+use crate::store::sessions::{self, CompleteOutcome, SessionKey};
+use crate::store::stats::{ParkedSession, StoreFigures, figures, parked_sessions};
+use crate::store::tool_events::{
+    SummaryRequestIn, SummaryRequestOutcome, ToolEventIn, ToolEventOutcome, ingest_summary_request, ingest_tool_event,
+};
+use crate::store::{Store, StoreError};
+use crate::vectors::nearest::VectorScope;
+use crate::vectors::runtime::VectorRuntime;
+
+/// The default backend: one SQLite file (`<data>/memd.db`).
+pub struct SqliteBackend {
+    store: Store,
+    vectors: Option<Arc<VectorRuntime>>,
+}
+
+impl SqliteBackend {
+    pub fn new(store: Store, vectors: Option<Arc<VectorRuntime>>) -> Self {
+        Self { store, vectors }
+    }
+
+    fn write<T, F>(&self, f: F) -> Op<'_, T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        Box::pin(self.store.write(f))
+    }
+
+    fn stat<T, F>(&self, f: F) -> Op<'_, T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        Box::pin(self.store.read(f))
+    }
+
+    fn read<T, F>(&self, f: F) -> Read<'_, T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, RetrievalError> + Send + 'static,
+    {
+        Box::pin(async move { self.store.read(move |c| Ok(f(c))).await? })
+    }
+}
+
+impl Storage for SqliteBackend {
+    fn read_only(&self) -> bool {
+        self.store.read_only
+    }
+
+    fn ingest_prompt(&self, p: PromptIn) -> Op<'_, PromptOutcome> {
+        self.write(move |c| ingest_prompt(c, &p))
+    }
+    fn ingest_tool_event(&self, e: ToolEventIn) -> Op<'_, ToolEventOutcome> {
+        self.write(move |c| ingest_tool_event(c, &e))
+    }
+    fn ingest_summary_request(&self, s: SummaryRequestIn) -> Op<'_, SummaryRequestOutcome> {
+        self.write(move |c| ingest_summary_request(c, &s))
+    }
+    fn complete_session(&self, key: SessionKey, reason: String, event_id: Option<String>, now: i64) -> Op<'_, Option<CompleteOutcome>> {
+        self.write(move |c| {
+            if seen_event(c, event_id.as_deref())?.is_some() {
+                return Ok(None);
+            }
+            let out = sessions::complete(c, &key, &reason, now)?;
+            if let CompleteOutcome::Completing { session_db_id, .. } | CompleteOutcome::Completed { session_db_id } = out {
+                record_event(c, event_id.as_deref(), "complete", session_db_id, None, now)?;
+            }
+            Ok(Some(out))
+        })
+    }
+
+    fn sessions_with_pending_work(&self) -> Op<'_, Vec<(i64, SessionKey)>> {
+        self.stat(sessions::with_pending_work)
+    }
+    fn revert_session(&self, id: i64) -> Op<'_, Depth> {
+        self.write(move |c| {
+            pending::revert_session(c, id)?;
+            pending::depth(c, id)
+        })
+    }
+    fn claim_batch(&self, id: i64, now: i64, limits: BatchLimits) -> Op<'_, (Claim, Depth)> {
+        self.write(move |c| Ok((pending::claim_batch(c, id, now, limits)?, pending::depth(c, id)?)))
+    }
+    fn release_batch(&self, ids: Vec<i64>, how: Release, error: String, now: i64) -> Op<'_, ()> {
+        self.write(move |c| pending::release_batch(c, &ids, &how, &error, now))
+    }
+    fn store_batch(&self, meta: BatchMeta, out: BatchOutput, now: i64) -> Op<'_, StoredBatch> {
+        self.write(move |c| store_batch(c, &meta, &out, now))
+    }
+    fn mark_session_failed(&self, id: i64, reason: String) -> Op<'_, ()> {
+        self.write(move |c| sessions::mark_failed(c, id, &reason))
+    }
+    fn complete_idle_session(&self, id: i64, now: i64) -> Op<'_, bool> {
+        self.write(move |c| sessions::complete_idle(c, id, now))
+    }
+    fn record_usage(&self, delta: UsageDelta, now: i64) -> Op<'_, ()> {
+        self.write(move |c| record_usage(c, &delta, now))
+    }
+    fn tokens_today(&self, now: i64) -> Op<'_, i64> {
+        self.stat(move |c| tokens_today(c, now))
+    }
+
+    fn save_memory(&self, m: ManualMemory, now: i64) -> Op<'_, SavedMemory> {
+        self.write(move |c| save_memory(c, &m, now))
+    }
+    fn edit_observation(&self, id: i64, e: ObservationEdit) -> Op<'_, bool> {
+        self.write(move |c| {
+            let n = c.execute(
+                "UPDATE observations SET title = coalesce(?2, title), narrative = coalesce(?3, narrative),
+                   facts = coalesce(?4, facts) WHERE id = ?1",
+                rusqlite::params![id, e.title, e.narrative, e.facts],
+            )?;
+            if n > 0 {
+                crate::store::rescan::requeue_vector(c, "observation", id)?;
+            }
+            Ok(n > 0)
+        })
+    }
+    fn forget(&self, r: RecordRef, reason: Option<String>, now: i64) -> Op<'_, Forgotten> {
+        self.write(move |c| {
+            let vector_target: Option<String> = c
+                .query_row("SELECT value FROM meta WHERE key = 'vector_target'", [], |r| r.get(0))
+                .optional()?;
+            let found = forget_one(c, r, reason.as_deref(), now)?;
+            Ok(Forgotten { found, vector_target })
+        })
+    }
+    fn forget_matching(&self, sel: ForgetSelector, dry_run: bool, reason: Option<String>, now: i64) -> Op<'_, ForgetCounts> {
+        self.write(move |c| forget_bulk(c, &sel, dry_run, reason.as_deref(), now))
+    }
+
+    fn context(&self, req: ContextRequest, cfg: ContextSettings, mode: Arc<Mode>, now: i64) -> Read<'_, RenderedContext> {
+        self.read(move |c| crate::retrieval::context_inject(c, &req, &cfg, &mode, &Zone::Local, now))
+    }
+    fn semantic_context(&self, req: SemanticRequest, vector: Option<Vec<Near>>, floor: f32) -> Read<'_, (String, usize)> {
+        self.read(move |c| semantic_context_with(c, &req, &Zone::Local, vector.as_deref(), floor))
+    }
+    fn file_context(&self, req: FileContextRequest, mode: Arc<Mode>, now: i64) -> Read<'_, String> {
+        self.read(move |c| crate::retrieval::file_context(c, &req, &mode, &Zone::Local, now))
+    }
+    fn observations_by_file(&self, req: FileContextRequest) -> Read<'_, Vec<Observation>> {
+        self.read(move |c| crate::retrieval::observations_by_file(c, &req))
+    }
+    fn keyword_search(&self, req: SearchRequest) -> Read<'_, KeywordPhase> {
+        self.read(move |c| keyword_phase(c, &req))
+    }
+    fn vector_candidates(&self, query: String, scope: VectorScope) -> std::pin::Pin<Box<dyn Future<Output = VectorRows> + Send + '_>> {
+        Box::pin(async move { nearest_rows(self.vectors.as_ref(), &self.store, &query, scope).await })
+    }
+    fn fuse(&self, req: SearchRequest, phase: KeywordPhase, vector: Option<Vec<Near>>, fusion: Fusion) -> Read<'_, SearchResult> {
+        self.read(move |c| finish(c, &req, phase, vector.as_deref(), &fusion))
+    }
+    fn timeline(&self, req: TimelineRequest) -> Read<'_, Option<TimelineResult>> {
+        self.read(move |c| crate::retrieval::timeline(c, &req))
+    }
+    fn records(&self, ids: Vec<RecordId>, scope: Scope) -> Read<'_, HashMap<RecordId, Record>> {
+        self.read(move |c| crate::retrieval::fetch_records(c, &ids, &scope))
+    }
+    fn projects(&self, platform: Option<String>) -> Read<'_, Value> {
+        self.read(move |c| overview::projects(c, platform.as_deref()))
+    }
+    fn database_figures(&self) -> Read<'_, DatabaseFigures> {
+        self.read(overview::database_figures)
+    }
+
+    fn observations_page(&self, project: Option<String>, session: Option<String>, page: Page) -> Read<'_, Value> {
+        self.read(move |c| browse::observations_page(c, project.as_deref(), session.as_deref(), page))
+    }
+    fn sessions_page(&self, project: Option<String>, page: Page) -> Read<'_, Value> {
+        self.read(move |c| browse::sessions_page(c, project.as_deref(), page))
+    }
+    fn session_detail(&self, id: i64) -> Read<'_, Value> {
+        self.read(move |c| browse::session_detail(c, id))
+    }
+    fn tool_uses(&self, id: i64) -> Read<'_, Value> {
+        self.read(move |c| browse::tool_uses_of(c, id))
+    }
+    fn usage_by_day(&self, days: i64, today: String) -> Read<'_, Value> {
+        self.read(move |c| browse::usage_by_day(c, days, &today))
+    }
+    fn feed_head(&self) -> Read<'_, Cursor> {
+        self.read(feed::head)
+    }
+    fn feed_since(&self, from: Cursor) -> Read<'_, (Vec<FeedEvent>, Cursor)> {
+        self.read(move |c| feed::since(c, from))
+    }
+
+    fn store_figures(&self, now: i64) -> Op<'_, StoreFigures> {
+        self.stat(move |c| figures(c, now))
+    }
+    fn parked_sessions(&self, limit: i64) -> Op<'_, Vec<ParkedSession>> {
+        self.stat(move |c| parked_sessions(c, limit))
+    }
+}
