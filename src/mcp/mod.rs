@@ -7,8 +7,10 @@ pub mod autostart;
 pub mod caller;
 pub mod link;
 pub mod offline;
+pub mod params;
 pub mod records;
 pub mod schema;
+pub mod tool_params;
 pub mod tools;
 
 use std::sync::Arc;

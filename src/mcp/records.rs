@@ -3,9 +3,11 @@
 //! `get_tool_uses`: an observation's raw tool calls (docs/spec/viewer.md §3).
 
 use crate::protocol::paths;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::caller::{CallerContext, ToolError, ToolText};
+use super::params::{Ids, ObservationId};
+use super::tool_params::{GetObservationsParams, GetToolUsesParams};
 use crate::store::forget::{RecordKind, RecordRef};
 
 const ARRAY_COLUMNS: &[&str] = &[
@@ -56,25 +58,8 @@ pub fn group(wanted: &[RecordRef], rows: &[Value]) -> Value {
     json!({"observations": observations, "summaries": summaries, "prompts": prompts, "missing": missing})
 }
 
-pub fn get_observations(ctx: &CallerContext, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
-    let Some(Value::Array(items)) = a.get("ids") else {
-        return Err(ToolError::InvalidParams("ids must be an array".into()));
-    };
-    if items.is_empty() || items.len() > 50 {
-        return Err(ToolError::InvalidParams("ids must hold 1..50 ids".into()));
-    }
-    let mut wanted: Vec<RecordRef> = Vec::with_capacity(items.len());
-    for i in items {
-        let s = match i {
-            Value::Number(n) => n.to_string(),
-            Value::String(s) => s.clone(),
-            _ => String::new(),
-        };
-        let r = RecordRef::parse(&s).ok_or_else(|| ToolError::InvalidParams(format!("malformed id {i}")))?;
-        if !wanted.contains(&r) {
-            wanted.push(r);
-        }
-    }
+pub fn get_observations(ctx: &CallerContext, p: GetObservationsParams) -> Result<ToolText, ToolError> {
+    let Ids(wanted) = p.ids;
     let labels: Vec<String> = wanted.iter().map(|r| r.kind.label(r.id)).collect();
     let body = json!({"ids": labels, "orderBy": "date_asc"});
     let rows = match ctx.fetch("POST", paths::OBSERVATIONS_BATCH, Some(&body))? {
@@ -101,17 +86,8 @@ pub fn get_observations(ctx: &CallerContext, a: &Map<String, Value>) -> Result<T
 
 /// `get_tool_uses`: the raw tool calls an observation was made from (`GET /api/tool-uses`), as
 /// stored (secrets redacted, long texts cut).
-pub fn get_tool_uses(ctx: &CallerContext, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
-    let raw = match a.get("id") {
-        Some(Value::Number(n)) => n.to_string(),
-        Some(Value::String(s)) => s.trim().trim_start_matches('#').to_string(),
-        _ => return Err(ToolError::InvalidParams("id (an observation id) is required".into())),
-    };
-    let id: i64 = raw
-        .parse()
-        .ok()
-        .filter(|n| *n > 0)
-        .ok_or_else(|| ToolError::InvalidParams(format!("malformed observation id {raw}")))?;
+pub fn get_tool_uses(ctx: &CallerContext, p: GetToolUsesParams) -> Result<ToolText, ToolError> {
+    let ObservationId(id) = p.id;
     let v = match ctx.fetch("GET", &format!("{}?observation={id}", paths::TOOL_USES), None)? {
         Ok(ans) => ans.json().unwrap_or_default(),
         Err(e) => match super::offline::tool_uses(&ctx.link.dir, id) {

@@ -3,8 +3,10 @@
 use crate::protocol::paths;
 use serde_json::{Map, Value, json};
 
-use super::caller::{CallerContext, ToolError, ToolText, bad, fail, ids_arg, int_arg, list_arg, ok, str_arg};
+use super::caller::{CallerContext, ToolError, ToolText, bad, fail, ok};
 use super::link::with_query;
+use super::params::{Ids, Moment, moment, words};
+use super::tool_params::{ContextParams, ForgetParams, SaveMemoryParams, SearchParams, TimelineParams};
 use crate::store::forget::RecordKind;
 
 impl CallerContext {
@@ -16,28 +18,22 @@ impl CallerContext {
         }
     }
 
-    pub(super) fn search(&self, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
-        let mut q: Vec<(&str, String)> = Vec::new();
-        q.push(("query", str_arg(a, "query")?.unwrap_or_default()));
-        for key in [
-            "type",
-            "obs_type",
-            "concepts",
-            "files",
-            "platformSource",
-            "dateStart",
-            "dateEnd",
-            "orderBy",
-        ] {
-            q.push((key, list_arg(a, key)?));
-        }
-        q.push(("project", self.chain_or(list_arg(a, "project")?)));
-        if let Some(l) = int_arg(a, "limit", 1, 100)? {
-            q.push(("limit", l.to_string()));
-        }
-        if let Some(o) = int_arg(a, "offset", 0, i64::MAX)? {
-            q.push(("offset", o.to_string()));
-        }
+    pub(super) fn search(&self, p: SearchParams) -> Result<ToolText, ToolError> {
+        let q: Vec<(&str, String)> = vec![
+            ("query", p.query.unwrap_or_default()),
+            ("type", words(&p.kind)),
+            ("obs_type", words(&p.obs_type)),
+            ("concepts", words(&p.concepts)),
+            ("files", words(&p.files)),
+            ("platformSource", words(&p.platform_source)),
+            ("dateStart", moment(&p.date_start)),
+            ("dateEnd", moment(&p.date_end)),
+            ("orderBy", p.order_by.map(|o| o.as_str().to_string()).unwrap_or_default()),
+            ("project", self.chain_or(words(&p.project))),
+            ("limit", p.limit.map(|l| l.0.to_string()).unwrap_or_default()),
+            ("offset", p.offset.map(|o| o.0.to_string()).unwrap_or_default()),
+        ];
+        let q: Vec<(&str, String)> = q.into_iter().filter(|(_, v)| !v.is_empty()).collect();
         match self.fetch("GET", &with_query(paths::SEARCH, &q), None)? {
             Ok(ans) => ok(ans.text()),
             // No worker: answer from the database (keyword only) rather than not at all.
@@ -48,21 +44,19 @@ impl CallerContext {
         }
     }
 
-    pub(super) fn timeline(&self, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
-        let anchor = list_arg(a, "anchor")?;
-        let query = str_arg(a, "query")?.unwrap_or_default();
+    pub(super) fn timeline(&self, p: TimelineParams) -> Result<ToolText, ToolError> {
+        let anchor = moment(&p.anchor);
+        let query = p.query.unwrap_or_default();
         if anchor.is_empty() == query.is_empty() {
             return Err(bad("give exactly one of anchor and query"));
         }
-        let before = int_arg(a, "depth_before", 0, 20)?.unwrap_or(5);
-        let after = int_arg(a, "depth_after", 0, 20)?.unwrap_or(5);
         let q = [
             ("anchor", anchor),
             ("query", query),
-            ("depth_before", before.to_string()),
-            ("depth_after", after.to_string()),
-            ("project", list_arg(a, "project")?),
-            ("platformSource", list_arg(a, "platformSource")?),
+            ("depth_before", p.depth_before.map_or(5, |d| d.0).to_string()),
+            ("depth_after", p.depth_after.map_or(5, |d| d.0).to_string()),
+            ("project", words(&p.project)),
+            ("platformSource", words(&p.platform_source)),
         ];
         match self.fetch("GET", &with_query(paths::TIMELINE, &q), None)? {
             Ok(ans) => ok(ans.text()),
@@ -73,25 +67,26 @@ impl CallerContext {
         }
     }
 
-    pub(super) fn save_memory(&self, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
-        let text = str_arg(a, "text")?
-            .filter(|t| !t.trim().is_empty())
-            .ok_or_else(|| bad("text is required"))?;
-        let mut body = json!({"text": text, "platformSource": self.platform});
-        for key in ["title", "project", "type"] {
-            if let Some(v) = str_arg(a, key)? {
+    pub(super) fn save_memory(&self, p: SaveMemoryParams) -> Result<ToolText, ToolError> {
+        if p.text.trim().is_empty() {
+            return Err(bad("text is required"));
+        }
+        let mut body = json!({"text": p.text, "platformSource": self.platform});
+        for (key, v) in [("title", p.title), ("project", p.project), ("type", p.kind)] {
+            if let Some(v) = v {
                 body[key] = json!(v);
             }
         }
         if body.get("project").is_none()
-            && let Some(p) = self.chain.last()
+            && let Some(project) = self.chain.last()
         {
-            body["project"] = json!(p);
+            body["project"] = json!(project);
         }
-        for key in ["concepts", "metadata"] {
-            if let Some(v) = a.get(key).filter(|v| !v.is_null()) {
-                body[key] = v.clone();
-            }
+        if let Some(c) = p.concepts {
+            body["concepts"] = json!(c);
+        }
+        if let Some(m) = p.metadata {
+            body["metadata"] = Value::Object(m);
         }
         let ans = match self.fetch("POST", paths::MEMORY_SAVE, Some(&body))? {
             Ok(a) => a,
@@ -112,16 +107,18 @@ impl CallerContext {
         }
     }
 
-    pub(super) fn forget(&self, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
-        let session = str_arg(a, "contentSessionId")?;
-        let project = str_arg(a, "project")?;
-        let has_ids = a.get("ids").is_some_and(|v| !v.is_null());
-        if [has_ids, session.is_some(), project.is_some()].iter().filter(|x| **x).count() != 1 {
+    pub(super) fn forget(&self, p: ForgetParams) -> Result<ToolText, ToolError> {
+        let (session, project) = (p.content_session_id, p.project);
+        if [p.ids.is_some(), session.is_some(), project.is_some()]
+            .iter()
+            .filter(|x| **x)
+            .count()
+            != 1
+        {
             return Err(bad("give exactly one of ids, contentSessionId or project"));
         }
-        let reason = str_arg(a, "reason")?.unwrap_or_default();
-        if has_ids {
-            let ids = ids_arg(a, 100)?;
+        let reason = p.reason.unwrap_or_default();
+        if let Some(Ids(ids)) = p.ids {
             let (mut gone, mut missing) = (Vec::new(), Vec::new());
             for r in ids {
                 if r.kind != RecordKind::Observation {
@@ -148,10 +145,10 @@ impl CallerContext {
         let mut body = json!({"reason": reason});
         match (session, project) {
             (Some(s), _) => body["contentSessionId"] = json!(s),
-            (_, Some(p)) => {
-                body["project"] = json!(p);
-                if let Some(b) = a.get("before").filter(|v| !v.is_null()) {
-                    body["before"] = b.clone();
+            (_, Some(project)) => {
+                body["project"] = json!(project);
+                if let Some(Moment(b)) = p.before {
+                    body["before"] = b;
                 }
             }
             _ => {}
@@ -171,17 +168,13 @@ impl CallerContext {
         }
     }
 
-    pub(super) fn session_start_context(&self, a: &Map<String, Value>) -> Result<ToolText, ToolError> {
-        let mut projects = list_arg(a, "projects")?;
+    pub(super) fn session_start_context(&self, p: ContextParams) -> Result<ToolText, ToolError> {
+        let mut projects = words(&p.projects);
         if projects.is_empty() {
-            projects = str_arg(a, "project")?.unwrap_or_default();
+            projects = p.project.unwrap_or_default();
         }
-        let full = match a.get("full") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => *b,
-            Some(_) => return Err(bad("full must be a boolean")),
-        };
-        let platform = str_arg(a, "platformSource")?.unwrap_or_else(|| self.platform.clone());
+        let full = p.full.unwrap_or(false);
+        let platform = p.platform_source.unwrap_or_else(|| self.platform.clone());
         let q = [
             ("projects", self.chain_or(projects)),
             ("platformSource", platform),

@@ -1,0 +1,203 @@
+//! The parameter type of each MCP tool: its fields, their docs (the schema's descriptions) and
+//! their value types give the tool's input schema and parse its arguments ([`super::params`]).
+//! Fields the client leaves out or sends as `null` are absent; fields memd does not know are
+//! ignored.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::params::{Bounded, Ids, Moment, ObservationId, Words};
+
+/// The order of search results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OrderBy {
+    Relevance,
+    DateDesc,
+    DateAsc,
+}
+
+impl OrderBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OrderBy::Relevance => "relevance",
+            OrderBy::DateDesc => "date_desc",
+            OrderBy::DateAsc => "date_asc",
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct SearchParams {
+    /// words, "phrases", prefix*; empty = newest first
+    pub query: Option<String>,
+    /// observations | sessions | prompts, or an observation type
+    #[serde(rename = "type")]
+    pub kind: Option<Words>,
+    /// observation types (any of)
+    pub obs_type: Option<Words>,
+    /// concepts (any of)
+    pub concepts: Option<Words>,
+    /// file path substrings (any of)
+    pub files: Option<Words>,
+    /// project or chain; default: this project; * = all
+    pub project: Option<Words>,
+    #[serde(rename = "platformSource")]
+    pub platform_source: Option<Words>,
+    #[serde(rename = "dateStart")]
+    pub date_start: Option<Moment>,
+    #[serde(rename = "dateEnd")]
+    pub date_end: Option<Moment>,
+    pub limit: Option<Bounded<1, 100>>,
+    pub offset: Option<Bounded<0, { i64::MAX }>>,
+    #[serde(rename = "orderBy")]
+    pub order_by: Option<OrderBy>,
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct TimelineParams {
+    /// a record id (123, S12, P7) or a time; give this or query
+    pub anchor: Option<Moment>,
+    /// centre on the best hit of this search; give this or anchor
+    pub query: Option<String>,
+    /// rows before the anchor (default 5)
+    pub depth_before: Option<Bounded<0, 20>>,
+    /// rows after the anchor (default 5)
+    pub depth_after: Option<Bounded<0, 20>>,
+    /// project or chain
+    pub project: Option<Words>,
+    #[serde(rename = "platformSource")]
+    pub platform_source: Option<Words>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GetObservationsParams {
+    /// ids from search or timeline: 123, "#123", "S12", "P7"
+    pub ids: Ids<50>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GetToolUsesParams {
+    pub id: ObservationId,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SaveMemoryParams {
+    /// what to remember
+    pub text: String,
+    pub title: Option<String>,
+    /// default: this project
+    pub project: Option<String>,
+    /// an observation type of the mode (default: discovery)
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub concepts: Option<Vec<String>>,
+    pub metadata: Option<Map<String, Value>>,
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct ForgetParams {
+    /// observation ids; give exactly one of ids, contentSessionId, project
+    pub ids: Option<Ids<100>>,
+    /// forget a whole session
+    #[serde(rename = "contentSessionId")]
+    pub content_session_id: Option<String>,
+    /// forget a project's memories (all, or those before `before`)
+    pub project: Option<String>,
+    pub before: Option<Moment>,
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct ContextParams {
+    pub project: Option<String>,
+    /// chain, primary last
+    pub projects: Option<Words>,
+    #[serde(rename = "platformSource")]
+    pub platform_source: Option<String>,
+    /// every observation of the window, not the compact index
+    pub full: Option<bool>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::caller::ToolError;
+    use crate::mcp::params::{parse, schema_of, words};
+    use crate::store::forget::{RecordKind, RecordRef};
+    use serde_json::json;
+
+    fn args(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap()
+    }
+
+    fn invalid<P: serde::de::DeserializeOwned + std::fmt::Debug>(v: Value) -> String {
+        match parse::<P>(&args(v)) {
+            Err(ToolError::InvalidParams(m)) => m,
+            other => panic!("not rejected: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn arguments_are_read_leniently_and_null_is_absent() {
+        let p: SearchParams = parse(&args(json!({
+            "query": "login", "files": ["src/a.rs", "b"], "obs_type": "bugfix", "project": 7,
+            "limit": 5, "dateStart": 1_700_000_000_000_i64, "orderBy": "date_asc", "offset": null, "unknown": true
+        })))
+        .unwrap();
+        assert_eq!(
+            (words(&p.files), words(&p.obs_type), words(&p.project)),
+            ("src/a.rs,b".into(), "bugfix".into(), "7".into())
+        );
+        assert_eq!(
+            (p.limit.map(|l| l.0), p.offset, p.order_by),
+            (Some(5), None, Some(OrderBy::DateAsc))
+        );
+        let ids: GetObservationsParams = parse(&args(json!({"ids": [12, "#12", "S3", "p7"]}))).unwrap();
+        let obs = RecordRef {
+            kind: RecordKind::Observation,
+            id: 12,
+        };
+        assert_eq!(ids.ids.0.len(), 3, "an id given twice is asked once");
+        assert_eq!(ids.ids.0[0], obs);
+        let one: GetToolUsesParams = parse(&args(json!({"id": "#41"}))).unwrap();
+        assert_eq!(one.id.0, 41);
+    }
+
+    #[test]
+    fn a_bad_argument_is_refused_naming_its_field() {
+        assert_eq!(
+            invalid::<SearchParams>(json!({"limit": 500})),
+            "limit: must be an integer in 1..100"
+        );
+        assert_eq!(invalid::<SearchParams>(json!({"files": [{}]})), "files: must hold strings");
+        assert!(invalid::<SearchParams>(json!({"orderBy": "sideways"})).starts_with("orderBy: unknown variant"));
+        assert_eq!(invalid::<GetObservationsParams>(json!({"ids": []})), "ids: must hold 1..50 ids");
+        assert_eq!(
+            invalid::<GetObservationsParams>(json!({"ids": ["X9"]})),
+            "ids[0]: malformed id \"X9\""
+        );
+        assert_eq!(invalid::<GetObservationsParams>(json!({})), "missing field `ids`");
+        assert_eq!(invalid::<GetToolUsesParams>(json!({"id": "S3"})), "id: malformed observation id S3");
+        assert_eq!(
+            invalid::<TimelineParams>(json!({"depth_before": 21})),
+            "depth_before: must be an integer in 0..20"
+        );
+        assert_eq!(invalid::<ContextParams>(json!({"full": "yes"})).split(':').next(), Some("full"));
+    }
+
+    #[test]
+    fn the_schema_comes_from_the_type() {
+        let s = Value::Object(schema_of::<SearchParams>().as_ref().clone());
+        assert_eq!(s["type"], "object");
+        assert!(s.get("title").is_none());
+        let props = &s["properties"];
+        assert_eq!(props["limit"]["maximum"], 100, "{props}");
+        assert_eq!(props["query"]["description"], "words, \"phrases\", prefix*; empty = newest first");
+        assert!(props.get("orderBy").is_some() && props.get("order_by").is_none());
+        let ids = Value::Object(schema_of::<GetObservationsParams>().as_ref().clone());
+        assert_eq!(ids["required"], json!(["ids"]));
+        assert_eq!(ids["properties"]["ids"]["maxItems"], 50);
+    }
+}
