@@ -6,8 +6,9 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::provider::ObserverSetup;
+use super::registry::SessionState;
 use super::session_manager::ManagerMsg;
-use super::supervision_tests::{event, observed, tree_watching, tree_with, until};
+use super::supervision_tests::{event, observed, state_of, tree_watching, tree_with, until};
 use crate::config::Secret;
 use crate::providers::Backend;
 use crate::providers::anthropic::Anthropic;
@@ -93,9 +94,12 @@ async fn stop_all_answers_after_the_sessions_are_gone() {
     let manager = ctx.handles.manager().unwrap();
     assert!(until(async || manager.get_children().len() == 3).await);
     // Idle first: a stop waits behind a handler that waits on the writer thread in real time,
-    // while paused time leaps past StopAll's 5 s wait.
+    // while paused time leaps past StopAll's 5 s wait. A stored batch is not enough: the handler
+    // that stored it is idle only once it has marked the session idle, its last step.
     for s in ["a", "b", "c"] {
         assert!(until(async || observed(&t, s).await == 1).await, "{s} observed");
+        let idle = async || matches!(state_of(ctx, s).await, Some((SessionState::Idle, 0)));
+        assert!(until(idle).await, "{s} idle");
     }
     let children = manager.get_children();
     ractor::call_t!(manager, ManagerMsg::StopAll, 30_000).expect("StopAll answers");
