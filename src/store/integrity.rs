@@ -77,24 +77,62 @@ pub fn backup_name(dir: &Path, now_ms: i64) -> PathBuf {
 }
 
 /// Copies the live database at `src` into `dest` with SQLite's online backup (consistent while
-/// the worker writes), mode 0600, then keeps only the `keep` newest `memd-*.db` copies in `dest`'s
-/// directory.
+/// the worker writes), then keeps only the `keep` newest `memd-*.db` copies in `dest`'s
+/// directory. The copy is written to `<dest>.db.tmp`, created 0600 before SQLite writes a byte (its
+/// journal takes the same mode), flushed, and renamed: a kill leaves no partial `dest`, only a
+/// private temp file that the next backup or worker start removes ([`remove_stale_temps`]).
 pub fn backup(src: &Path, dest: &Path, keep: usize) -> Result<u64, StoreError> {
-    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let io = |what: &Path, e: std::io::Error| StoreError::Internal(format!("{}: {e}", what.display()));
     let conn = Connection::open_with_flags(src, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
     if let Some(dir) = dest.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| StoreError::Internal(format!("{}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
         let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
     }
-    let tmp = dest.with_extension("db.tmp");
-    let _ = std::fs::remove_file(&tmp);
-    conn.backup(rusqlite::MAIN_DB, &tmp, None::<fn(rusqlite::backup::Progress)>)?;
-    let _ = std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600));
-    std::fs::rename(&tmp, dest).map_err(|e| StoreError::Internal(format!("{}: {e}", dest.display())))?;
+    let tmp = temp_of(dest);
+    remove_temp(&tmp);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&tmp)
+        .map_err(|e| io(&tmp, e))?;
+    if let Err(e) = conn.backup(rusqlite::MAIN_DB, &tmp, None::<fn(rusqlite::backup::Progress)>) {
+        remove_temp(&tmp);
+        return Err(e.into());
+    }
+    std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(|e| io(&tmp, e))?;
+    std::fs::rename(&tmp, dest).map_err(|e| io(dest, e))?;
     if let Some(dir) = dest.parent() {
+        let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
         prune(dir, keep);
     }
     Ok(std::fs::metadata(dest).map(|m| m.len()).unwrap_or(0))
+}
+
+const TEMP_SUFFIX: &str = ".db.tmp";
+
+fn temp_of(dest: &Path) -> PathBuf {
+    dest.with_extension(&TEMP_SUFFIX[1..])
+}
+
+fn remove_temp(tmp: &Path) {
+    let _ = std::fs::remove_file(tmp);
+    let _ = std::fs::remove_file(format!("{}-journal", tmp.display()));
+}
+
+/// Removes what killed backups left in `dir` (`*.db.tmp` and their journals); answers how many.
+pub fn remove_stale_temps(dir: &Path) -> usize {
+    let Ok(rd) = std::fs::read_dir(dir) else { return 0 };
+    let stale: Vec<PathBuf> = rd
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(TEMP_SUFFIX))
+        .collect();
+    for p in &stale {
+        remove_temp(p);
+    }
+    stale.len()
 }
 
 /// The `memd-*.db` copies in `dir`, newest first.
@@ -143,6 +181,10 @@ pub fn next_backup_in(dir: &Path, interval: Duration) -> Duration {
 
 /// The backup schedule, forever (the worker runs it under supervision and ends it at shutdown).
 pub async fn schedule(db: PathBuf, dir: PathBuf, interval: Duration, keep: usize) {
+    let stale = remove_stale_temps(&dir);
+    if stale > 0 {
+        tracing::info!(files = stale, "removed what interrupted backups left");
+    }
     loop {
         tokio::time::sleep(next_backup_in(&dir, interval)).await;
         let (db, dest) = (db.clone(), backup_name(&dir, crate::clock::now_ms()));

@@ -16,6 +16,7 @@ pub mod open;
 pub mod pending;
 pub mod prompts;
 pub mod reader;
+pub mod replace;
 pub mod rescan;
 pub mod retention;
 pub mod retention_run;

@@ -10,7 +10,8 @@ use super::StoreError;
 
 /// Opens (creating when absent, mode 0600) the single read-write connection.
 pub fn open_writer(path: &Path, synchronous_full: bool) -> Result<Connection, StoreError> {
-    let fresh = !path.exists();
+    // An empty file (one created 0600 ahead of SQLite) is as fresh as a missing one.
+    let fresh = std::fs::metadata(path).map(|m| m.len() == 0).unwrap_or(true);
     let conn = Connection::open(path)?;
     if fresh {
         conn.execute_batch("PRAGMA page_size=4096; PRAGMA auto_vacuum=INCREMENTAL;")?;

@@ -15,6 +15,7 @@
 //! | `worker_hostile` | idle, slowloris and stalled clients under a 1,024 fd limit; health and ingest still answer |
 //! | `worker_memory` | RSS falls back after 4,000 sessions are reaped |
 //! | `worker_integrity` | a damaged database: read-only, reported, repaired; backups |
+//! | `crash_safe` | maintenance commands killed at several points: never a partial store, a rerun reaches the exact state |
 //! | `service_manager` | unit files (`systemd-analyze verify`), the plist, sd_notify, socket activation, SIGHUP |
 //! | `worker_durability` | kill -9 and SIGTERM under load: nothing acknowledged is lost |
 //! | `hook_events` | every hook handler against a real worker: payloads in, protocol replies out |
@@ -44,6 +45,7 @@ mod support;
 
 mod claude_code;
 mod codex_cli;
+mod crash_safe;
 mod eval_benchmark;
 mod gemini_cli;
 mod hook_autostart;

@@ -29,7 +29,7 @@ fn filled_then_stopped() -> TestWorker {
 }
 
 /// Overwrites 8 KiB in the middle of the file with (seeded) random bytes, page-aligned.
-fn damage_the_middle(db: &Path) {
+pub(crate) fn damage_the_middle(db: &Path) {
     let len = std::fs::metadata(db).unwrap().len();
     assert!(len > 64 * 1024, "the database is large enough to have a middle ({len} bytes)");
     let at = (len / 2) & !4095;
