@@ -5,6 +5,7 @@
 //! Before the first pending migration on a database that holds rows, a copy is written with
 //! `VACUUM INTO` to `<data>/backups/` (the newest 3 are kept).
 
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
 use rusqlite::Connection;
@@ -69,14 +70,28 @@ fn backup(conn: &Connection, dir: &Path, old: i64, now_ms: i64) -> Result<(), St
     if rows == 0 {
         return Ok(());
     }
-    std::fs::create_dir_all(dir).map_err(|e| StoreError::Internal(format!("cannot create {}: {e}", dir.display())))?;
+    let io = |p: &Path, e: std::io::Error| StoreError::Internal(format!("{}: {e}", p.display()));
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
     let stamp: String = crate::clock::iso(now_ms)
         .chars()
         .filter(|c| c.is_ascii_digit() || *c == 'T')
         .take(15)
         .collect();
     let path = dir.join(format!("memd-v{old}-{stamp}.db"));
-    conn.execute("VACUUM INTO ?1", [path.to_string_lossy()])?;
+    // Into a private temp file first (VACUUM INTO takes an empty file): a kill leaves no partial
+    // copy under the backup's name, and nothing readable by other users.
+    let tmp = path.with_extension("db.tmp");
+    let _ = std::fs::remove_file(&tmp);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&tmp)
+        .map_err(|e| io(&tmp, e))?;
+    conn.execute("VACUUM INTO ?1", [tmp.to_string_lossy()])?;
+    std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(|e| io(&tmp, e))?;
+    std::fs::rename(&tmp, &path).map_err(|e| io(&path, e))?;
     let mut existing: Vec<_> = std::fs::read_dir(dir)
         .map(|d| {
             d.flatten()

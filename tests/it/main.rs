@@ -15,6 +15,7 @@
 //! | `worker_hostile` | idle, slowloris and stalled clients under a 1,024 fd limit; health and ingest still answer |
 //! | `worker_memory` | RSS falls back after 4,000 sessions are reaped |
 //! | `worker_integrity` | a damaged database: read-only, reported, repaired; backups |
+//! | `schema_upgrade` | a database of each older schema version opens with every row; a worker killed while migrating |
 //! | `crash_safe` | maintenance commands killed at several points: never a partial store, a rerun reaches the exact state |
 //! | `service_manager` | unit files (`systemd-analyze verify`), the plist, sd_notify, socket activation, SIGHUP |
 //! | `worker_durability` | kill -9 and SIGTERM under load: nothing acknowledged is lost |
@@ -68,6 +69,7 @@ mod replay_hook;
 mod replay_http;
 mod retrieval_context;
 mod retrieval_search;
+mod schema_upgrade;
 mod service_manager;
 mod vectors_chroma;
 mod vectors_search;
