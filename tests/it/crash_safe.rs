@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, params};
 
+use crate::support::claude_mem::{SECRET, build};
 use crate::worker_integrity::damage_the_middle;
 
 const OBSERVATIONS: i64 = 12_000;
@@ -50,8 +51,10 @@ fn filled() -> tempfile::TempDir {
             )
             .unwrap();
         for i in 0..OBSERVATIONS {
+            // Every tenth row holds a key a redaction rescan must remove.
+            let secret = if i % 10 == 0 { SECRET } else { "" };
             let narrative = format!(
-                "step {i} edited src/module_{}.rs and ran the tests; {}",
+                "step {i} edited src/module_{}.rs {secret} and ran the tests; {}",
                 i % 97,
                 "detail ".repeat(20)
             );
@@ -207,4 +210,56 @@ fn issue_34_a_killed_backup_leaves_no_partial_copy_and_nothing_readable_by_other
     let to = out.path().join("copy.db");
     run(reference.path(), &["backup", "--to", to.to_str().unwrap()]);
     assert_eq!(std::fs::metadata(&to).unwrap().permissions().mode() & 0o777, 0o600);
+}
+
+/// Runs `args` to completion on a copy of `template` (the reference), then on fresh copies killed
+/// at each of [`KILL_AT`], each followed by a complete rerun: every rerun must pass
+/// `integrity_check` and reach the reference's `state`.
+fn killed_then_rerun(template: &Path, args: &[&str], state: impl Fn(&Path) -> Vec<i64>) -> Vec<i64> {
+    let reference = copy_of(template);
+    let took = run(reference.path(), args);
+    let expected = state(&reference.path().join("memd.db"));
+    eprintln!("memd {args:?} took {took:?}: {expected:?}");
+    for at in KILL_AT {
+        let d = copy_of(template);
+        killed(d.path(), args, took.mul_f64(at));
+        run(d.path(), args);
+        let db = d.path().join("memd.db");
+        assert_eq!(integrity(&db), "ok", "memd {args:?} killed at {at}");
+        assert_eq!(state(&db), expected, "memd {args:?} killed at {at}: exact state after the rerun");
+    }
+    expected
+}
+
+fn table_counts(db: &Path) -> Vec<i64> {
+    ["sdk_sessions", "user_prompts", "observations", "session_summaries", "tool_uses"]
+        .iter()
+        .map(|t| count(db, &format!("SELECT count(*) FROM {t}")))
+        .collect()
+}
+
+#[test]
+fn issue_34_a_killed_import_gc_or_rescan_is_finished_exactly_by_a_rerun() {
+    // The claude-mem import: 40 sessions of 300 observations, imported once whatever the kills.
+    let src_dir = tempfile::tempdir().unwrap();
+    let src = src_dir.path().join("claude-mem.db");
+    build(&src, false, 40, 300);
+    let empty = tempfile::tempdir().unwrap();
+    let imported = killed_then_rerun(empty.path(), &["import-claude-mem", src.to_str().unwrap()], table_counts);
+    assert_eq!(imported[2], 12_000, "every observation imported: {imported:?}");
+
+    // Retention and VACUUM over the filled store.
+    let template = filled();
+    killed_then_rerun(template.path(), &["gc", "--vacuum"], table_counts);
+
+    // The redaction rescan: afterwards no row holds the planted key, and nothing was lost.
+    let with_secret = format!("SELECT count(*) FROM observations WHERE narrative LIKE '%{SECRET}%'");
+    assert!(count(&template.path().join("memd.db"), &with_secret) > 0, "the key is planted");
+    let rescanned = killed_then_rerun(template.path(), &["redact", "--rescan"], |db| {
+        let mut v = table_counts(db);
+        v.push(count(db, &with_secret));
+        v
+    });
+    assert_eq!(rescanned[5], 0, "the rescan removed every planted key");
+    assert_eq!(rescanned[2], OBSERVATIONS);
 }

@@ -25,12 +25,17 @@ fn worker_over(db: &Path) -> TestWorker {
 }
 
 fn user_version(db: &Path) -> i64 {
-    Connection::open(db).unwrap().query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap()
+    Connection::open(db)
+        .unwrap()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap()
 }
 
 fn backups(w: &TestWorker) -> Vec<PathBuf> {
     let dir = w.data_dir().join("backups");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
     v.sort();
     v
 }
@@ -38,7 +43,11 @@ fn backups(w: &TestWorker) -> Vec<PathBuf> {
 #[test]
 fn issue_34_every_older_schema_opens_with_every_row_after_a_private_copy() {
     use std::os::unix::fs::PermissionsExt;
-    assert_eq!(memd::store::migrations::latest_version(), LATEST, "a new migration: add its fixture (make.py)");
+    assert_eq!(
+        memd::store::migrations::latest_version(),
+        LATEST,
+        "a new migration: add its fixture (make.py)"
+    );
     for v in 1..LATEST {
         let mut w = worker_over(&fixture(v));
         w.spawn();
@@ -83,7 +92,13 @@ fn large_v1(n: i64) -> tempfile::TempDir {
             )
             .unwrap();
         for i in 0..n {
-            st.execute(params![format!("Change {i}"), format!("step {i} {}", "detail ".repeat(30)), format!("big-{i}"), i]).unwrap();
+            st.execute(params![
+                format!("Change {i}"),
+                format!("step {i} {}", "detail ".repeat(30)),
+                format!("big-{i}"),
+                i
+            ])
+            .unwrap();
         }
     }
     tx.commit().unwrap();
@@ -115,7 +130,11 @@ fn issue_34_a_worker_killed_while_it_migrates_leaves_a_store_the_next_start_fini
         assert!(v == 1 || v == LATEST, "killed at {at}: a migration is all or nothing (version {v})");
         w.spawn();
         assert_eq!(w.status()["integrity"]["state"], "ok", "killed at {at}");
-        assert_eq!(w.count("SELECT count(*) FROM observations"), expected, "killed at {at}: exact count");
+        assert_eq!(
+            w.count("SELECT count(*) FROM observations"),
+            expected,
+            "killed at {at}: exact count"
+        );
         let leftovers: Vec<_> = backups(&w).into_iter().filter(|p| !p.to_string_lossy().ends_with(".db")).collect();
         assert!(leftovers.is_empty(), "killed at {at}: {leftovers:?}");
         assert_eq!(w.stop().code(), Some(0));
