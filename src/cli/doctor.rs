@@ -332,6 +332,20 @@ fn database(r: &mut Report, env: &HashMap<String, String>, full: bool) {
         );
         return;
     }
+    for kept in crate::store::replace::damaged_copies(&db) {
+        r.line(
+            Verdict::Note,
+            "database",
+            format!("{} is a damaged copy an earlier `memd repair` kept (rows it could not salvage are only there; delete it once you no longer need it)", kept.display()),
+        );
+    }
+    if crate::store::replace::ready(&db).exists() || crate::store::replace::building(&db).exists() {
+        r.line(
+            Verdict::Fail,
+            "database",
+            "a repair was interrupted: run `memd repair` again to finish it",
+        );
+    }
     let what = if full {
         "integrity_check"
     } else {

@@ -171,6 +171,9 @@ fn issue_34_a_killed_salvage_leaves_the_damaged_file_or_the_whole_copy_and_a_rer
         let again = memd(d.path()).args(["repair"]).output().unwrap();
         let said = String::from_utf8_lossy(&again.stdout);
         assert!(said.contains("nothing to repair") && said.contains("damaged copy"), "{said}");
+        let doctor = memd(d.path()).arg("doctor").output().unwrap();
+        let said = String::from_utf8_lossy(&doctor.stdout);
+        assert!(said.contains(&format!("{} is a damaged copy", kept[0].display())), "{said}");
     }
 }
 
