@@ -302,3 +302,30 @@ fn issue_17_tool_uses_of_an_observation_made_by_the_observer() {
     assert_eq!(kinds.first(), Some(&"prompt"), "the session in order: its prompt first, {kinds:?}");
     assert!(kinds.contains(&"observation"));
 }
+
+#[test]
+fn issue_34_memd_open_puts_the_code_on_no_command_line() {
+    use std::os::unix::fs::PermissionsExt;
+    let w = TestWorker::start(&[]);
+    let bin = tempfile::tempdir().unwrap();
+    let record = bin.path().join("argv");
+    let opener = bin.path().join(if cfg!(target_os = "macos") { "open" } else { "xdg-open" });
+    std::fs::write(&opener, format!("#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\n", record.display())).unwrap();
+    std::fs::set_permissions(&opener, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap_or_default());
+    let out = w.command().env("PATH", path).arg("open").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("code="), "opened, not printed");
+
+    let argv = std::fs::read_to_string(&record).unwrap();
+    assert!(!argv.contains("code"), "the opener's argv holds no code: {argv}");
+    let page = std::path::PathBuf::from(argv.trim());
+    assert!(page.starts_with(w.data_dir()), "{argv}");
+    assert_eq!(std::fs::metadata(&page).unwrap().permissions().mode() & 0o777, 0o600);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let at = html.find("/viewer/login?code=").expect("the page sends the browser to the login");
+    let login: String = html[at..].chars().take_while(|c| !matches!(c, '"' | ';' | ' ' | '>')).collect();
+    let r = send(&w, "GET", &login, vec![], None);
+    assert_eq!(r.status, 303, "the page's link logs in");
+    assert_eq!(send(&w, "GET", &login, vec![], None).status, 401, "once");
+}
