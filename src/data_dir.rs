@@ -17,6 +17,37 @@ pub enum DataDirError {
     AlreadyRunning { data: PathBuf, pid: String },
     #[error("token file {0} is malformed (expected 64 hex characters)")]
     BadToken(PathBuf),
+    /// A path memd creates is a symbolic link, or belongs to another user: someone may be
+    /// redirecting memd's writes. memd never follows it.
+    #[error("{path} {why}; memd does not follow or use it (remove it and memd creates its own)")]
+    Redirected { path: PathBuf, why: &'static str },
+    #[error("token file {0} is readable by other users; delete it (memd writes a new one, mode 0600) and restart the worker")]
+    ExposedToken(PathBuf),
+}
+
+/// `O_NOFOLLOW`: opening a path whose last component is a symbolic link fails (ELOOP).
+pub const NO_FOLLOW: i32 = libc::O_NOFOLLOW;
+
+/// Refuses `path` when it is a symbolic link or owned by another user (None: it does not exist).
+pub fn refuse_redirect(path: &Path) -> Result<Option<fs::Metadata>, DataDirError> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(path)(e)),
+    };
+    let why = if meta.file_type().is_symlink() {
+        "is a symbolic link"
+    // SAFETY: geteuid has no preconditions.
+    } else if meta.uid() != unsafe { libc::geteuid() } {
+        "belongs to another user"
+    } else {
+        return Ok(Some(meta));
+    };
+    Err(DataDirError::Redirected {
+        path: path.to_path_buf(),
+        why,
+    })
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> DataDirError + '_ {
@@ -54,6 +85,9 @@ impl DataDir {
     pub fn spool(&self) -> PathBuf {
         self.root.join("spool")
     }
+    pub fn backups(&self) -> PathBuf {
+        self.root.join("backups")
+    }
 
     /// Creates `<data>` (0700) if needed.
     pub fn ensure_root(&self) -> Result<(), DataDirError> {
@@ -67,8 +101,19 @@ impl DataDir {
         if !self.root.is_dir() {
             self.ensure_root()?;
         }
+        refuse_redirect(dir)?;
         fs::create_dir_all(dir).map_err(io(dir))?;
+        refuse_redirect(dir)?;
         fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).map_err(io(dir))
+    }
+
+    /// `dir` as a private directory of ours: one `lstat` when it is already one (the hook's path),
+    /// else [`DataDir::ensure_subdir`]. A symbolic link or another user's directory is refused.
+    pub fn private_dir(&self, dir: &Path) -> Result<(), DataDirError> {
+        match refuse_redirect(dir)? {
+            Some(meta) if meta.is_dir() => Ok(()),
+            _ => self.ensure_subdir(dir),
+        }
     }
 
     /// Takes the exclusive worker lock; fails naming the running pid when another worker holds it.
@@ -79,6 +124,7 @@ impl DataDir {
             .truncate(false)
             .write(true)
             .mode(0o600)
+            .custom_flags(NO_FOLLOW)
             .open(&path)
             .map_err(io(&path))?;
         // SAFETY: flock on a valid, owned file descriptor.
@@ -112,6 +158,11 @@ impl DataDir {
     /// Reads the token, creating it (32 random bytes as 64 hex chars, 0600) when absent.
     pub fn ensure_token(&self) -> Result<String, DataDirError> {
         let path = self.token();
+        if let Some(meta) = refuse_redirect(&path)?
+            && meta.permissions().mode() & 0o077 != 0
+        {
+            return Err(DataDirError::ExposedToken(path));
+        }
         match fs::read_to_string(&path) {
             Ok(t) => {
                 let t = t.trim().to_string();
@@ -154,11 +205,14 @@ pub fn read_pid_file(path: &Path) -> Option<PidFile> {
 /// Writes a file readable by the owner only, atomically (temp file + rename).
 pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), DataDirError> {
     let tmp = path.with_extension("tmp");
+    refuse_redirect(path)?;
+    // A fresh temp file: never one someone else prepared, never through a link.
+    let _ = fs::remove_file(&tmp);
     let mut f = OpenOptions::new()
-        .create(true)
-        .truncate(true)
+        .create_new(true)
         .write(true)
         .mode(0o600)
+        .custom_flags(NO_FOLLOW)
         .open(&tmp)
         .map_err(io(&tmp))?;
     f.write_all(bytes).and_then(|_| f.sync_all()).map_err(io(&tmp))?;

@@ -50,7 +50,14 @@ impl RotatingFile {
     }
 
     fn reopen(&mut self) {
-        self.file = OpenOptions::new().create(true).append(true).mode(0o600).open(&self.path).ok();
+        // Never through a link planted where the log goes (O_NOFOLLOW).
+        self.file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .custom_flags(crate::data_dir::NO_FOLLOW)
+            .open(&self.path)
+            .ok();
         self.written = self.file.as_ref().and_then(|f| f.metadata().ok()).map(|m| m.len()).unwrap_or(0);
     }
 
@@ -129,10 +136,11 @@ pub fn init(logs_dir: Option<PathBuf>, name: &str, filter: &str, stderr_max: Opt
         .with_target(false)
         .with_filter(stderr_max.unwrap_or(LevelFilter::TRACE));
     let file = logs_dir.map(|dir| {
-        let log = SharedLog(Arc::new(Mutex::new(RotatingFile::open(
-            dir.join(format!("{name}.log")),
-            ROTATE_BYTES,
-        ))));
+        let path = dir.join(format!("{name}.log"));
+        if let Err(e) = crate::data_dir::refuse_redirect(&path) {
+            eprintln!("memd: not logging to a file: {e}");
+        }
+        let log = SharedLog(Arc::new(Mutex::new(RotatingFile::open(path, ROTATE_BYTES))));
         tracing_subscriber::fmt::layer()
             .fmt_fields(PlainFields(DefaultFields::new()))
             .with_writer(log)

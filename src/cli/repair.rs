@@ -28,7 +28,10 @@ pub fn backup(env: &HashMap<String, String>, to: Option<PathBuf>) -> anyhow::Res
         bail!("no database at {}", db.display());
     }
     let keep = Settings::load(dir.root.clone(), env).retention.backup_keep as usize;
-    let backups = dir.root.join("backups");
+    let backups = dir.backups();
+    if to.is_none() {
+        dir.ensure_subdir(&backups)?;
+    }
     integrity::remove_stale_temps(&backups);
     let dest = to.unwrap_or_else(|| integrity::backup_name(&backups, now_ms()));
     let bytes = integrity::backup(&db, &dest, keep).context("backing up")?;

@@ -102,6 +102,7 @@ pub fn spawn_serve(dir: &DataDir, exe: &Path, env: SpawnEnv<'_>, spawned_by: &st
         .create(true)
         .append(true)
         .mode(0o600)
+        .custom_flags(crate::data_dir::NO_FOLLOW)
         .open(logs.join("serve.out"))?;
     let err = out.try_clone()?;
     let mut cmd = Command::new(exe);

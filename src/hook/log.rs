@@ -13,7 +13,7 @@ use crate::logging::{ROTATE_BYTES, RotatingFile};
 /// had taken). Failures are ignored (the hook never fails because of its log).
 pub fn hook_log(dir: &DataDir, started: Instant, handler: &str, event_id: Option<&str>, reason: &str) {
     let logs = dir.logs();
-    if !logs.is_dir() && dir.ensure_subdir(&logs).is_err() {
+    if dir.private_dir(&logs).is_err() {
         return;
     }
     let mut file = RotatingFile::open(logs.join("hook.log"), ROTATE_BYTES);

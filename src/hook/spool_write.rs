@@ -138,11 +138,7 @@ fn create_exclusive(dir: &Path, stem: &str) -> std::io::Result<(PathBuf, File)> 
 }
 
 fn ensure_private_dir(hook: &HookEnv<'_>, dir: &Path) -> std::io::Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    hook.dir.ensure_root().map_err(std::io::Error::other)?;
-    hook.dir.ensure_subdir(dir).map_err(std::io::Error::other)
+    hook.dir.private_dir(dir).map_err(std::io::Error::other)
 }
 
 /// A 400/413/415/422 answer: the event goes to `spool/rejected/<eventId>.json`, never retried.
@@ -157,6 +153,7 @@ pub fn reject(hook: &HookEnv<'_>, event: &mut IngestEvent, status: u16) {
             .create(true)
             .truncate(true)
             .mode(0o600)
+            .custom_flags(crate::data_dir::NO_FOLLOW)
             .open(dir.join(format!("{}.json", event.event_id)))?;
         f.write_all(&line)?;
         f.sync_all()

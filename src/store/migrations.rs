@@ -71,7 +71,10 @@ fn backup(conn: &Connection, dir: &Path, old: i64, now_ms: i64) -> Result<(), St
         return Ok(());
     }
     let io = |p: &Path, e: std::io::Error| StoreError::Internal(format!("{}: {e}", p.display()));
+    // The copy goes to `<data>/backups`, never through a link planted there.
+    crate::data_dir::refuse_redirect(dir).map_err(|e| StoreError::Internal(e.to_string()))?;
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    crate::data_dir::refuse_redirect(dir).map_err(|e| StoreError::Internal(e.to_string()))?;
     let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
     let stamp: String = crate::clock::iso(now_ms)
         .chars()

@@ -54,11 +54,13 @@ impl Built {
             .map_err(|e| BuildError::Actors(e.to_string()))?;
         let root_task = watch_root(root_task, ctx.handles.clone(), app.shutdown.clone());
         let (store, settings, ingest) = (services.store.clone(), services.settings.clone(), services.ingest.clone());
+        // Refused before readiness when someone links them elsewhere (the error names the path).
+        dir.ensure_subdir(&dir.spool())?;
+        dir.ensure_subdir(&dir.backups())?;
         app.ready(services);
         if !store.integrity.is_damaged() {
             tokio::spawn(super::rescan::after_upgrade(store.clone(), (*privacy).clone()));
         }
-        dir.ensure_subdir(&dir.spool())?;
         let reloader = Arc::new(Reloader {
             env: life.env.clone(),
             data_dir: dir.root.clone(),

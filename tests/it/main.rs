@@ -16,6 +16,7 @@
 //! | `worker_memory` | RSS falls back after 4,000 sessions are reaped |
 //! | `worker_integrity` | a damaged database: read-only, reported, repaired; backups |
 //! | `schema_upgrade` | a database of each older schema version opens with every row; a worker killed while migrating |
+//! | `data_dir_links` | symbolic links where memd writes (logs, spool, backups, token) are refused, never followed |
 //! | `crash_safe` | maintenance commands killed at several points: never a partial store, a rerun reaches the exact state |
 //! | `service_manager` | unit files (`systemd-analyze verify`), the plist, sd_notify, socket activation, SIGHUP |
 //! | `worker_durability` | kill -9 and SIGTERM under load: nothing acknowledged is lost |
@@ -47,6 +48,7 @@ mod support;
 mod claude_code;
 mod codex_cli;
 mod crash_safe;
+mod data_dir_links;
 mod eval_benchmark;
 mod gemini_cli;
 mod hook_autostart;
