@@ -36,6 +36,30 @@ pub fn parse_flag(v: &str) -> Option<bool> {
     }
 }
 
+/// The largest `settings.json` read; a bigger file is ignored with a warning.
+pub const SETTINGS_MAX_BYTES: u64 = 1024 * 1024;
+
+/// Reads `path` only when it is a regular file of at most `max` bytes. Opened non-blocking, so a
+/// FIFO cannot hang the reader; a device (a link to `/dev/zero`) or a directory is refused.
+pub fn read_bounded(path: &Path, max: u64) -> std::io::Result<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    if meta.len() > max {
+        return Err(std::io::Error::other(format!("larger than {} KiB", max / 1024)));
+    }
+    let mut text = String::new();
+    file.take(max + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > max {
+        return Err(std::io::Error::other(format!("larger than {} KiB", max / 1024)));
+    }
+    Ok(text)
+}
+
 impl RawSettings {
     /// Reads `<data>/settings.json` (missing file = empty) and applies `MEMD_*` environment values.
     /// Never writes.
@@ -43,7 +67,7 @@ impl RawSettings {
         let mut warnings = Vec::new();
         let mut values = BTreeMap::new();
         let path = data_dir.join("settings.json");
-        match std::fs::read_to_string(&path) {
+        match read_bounded(&path, SETTINGS_MAX_BYTES) {
             Ok(text) => match serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&text) {
                 Ok(map) => {
                     for (k, v) in map {
@@ -182,6 +206,35 @@ impl RawSettings {
 mod tests {
     use super::super::keys;
     use super::*;
+
+    #[test]
+    fn a_fifo_a_device_or_an_oversize_settings_file_gives_the_defaults_and_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        let fifo = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let (s, warnings) = RawSettings::load(dir.path(), &HashMap::new());
+        assert!(s.values.is_empty());
+        assert!(warnings.iter().any(|w| w.contains("not a regular file")), "{warnings:?}");
+        std::fs::remove_file(&path).unwrap();
+
+        std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+        let (_, warnings) = RawSettings::load(dir.path(), &HashMap::new());
+        assert!(warnings.iter().any(|w| w.contains("not a regular file")), "{warnings:?}");
+        std::fs::remove_file(&path).unwrap();
+
+        let big = format!("{{\"MEMD_PORT\": \"1\", \"pad\": \"{}\"}}", "x".repeat(SETTINGS_MAX_BYTES as usize));
+        std::fs::write(&path, big).unwrap();
+        let (s, warnings) = RawSettings::load(dir.path(), &HashMap::new());
+        assert!(s.values.is_empty(), "nothing of an oversize file is used");
+        assert!(warnings.iter().any(|w| w.contains("larger than 1024 KiB")), "{warnings:?}");
+
+        std::fs::write(&path, r#"{"MEMD_PORT": "40001"}"#).unwrap();
+        let (s, warnings) = RawSettings::load(dir.path(), &HashMap::new());
+        assert_eq!(s.values.get("MEMD_PORT").map(String::as_str), Some("40001"));
+        assert!(warnings.is_empty());
+    }
 
     fn raw(key: &Key, v: &str) -> RawSettings {
         RawSettings::from_pairs([(key.name.to_string(), v.to_string())])

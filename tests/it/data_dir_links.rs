@@ -99,3 +99,17 @@ fn issue_34_a_linked_or_exposed_token_is_refused() {
         "{said}"
     );
 }
+
+#[test]
+fn issue_34_a_fifo_as_settings_file_does_not_hang_the_worker() {
+    let mut w = TestWorker::prepared(&[]);
+    let path = std::ffi::CString::new(w.data_dir().join("settings.json").to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    w.spawn();
+    let warnings = w.status()["warnings"].to_string();
+    assert!(
+        warnings.contains("settings.json") && warnings.contains("not a regular file"),
+        "{warnings}"
+    );
+}
