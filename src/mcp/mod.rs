@@ -5,6 +5,7 @@
 
 pub mod autostart;
 pub mod caller;
+pub mod framing;
 pub mod link;
 pub mod offline;
 pub mod params;
@@ -96,7 +97,7 @@ pub fn serve_stdio(ctx: CallerContext) -> Result<(), McpError> {
     runtime.block_on(async move {
         let serve = async move {
             let running = MemdServer::new(ctx)
-                .serve(rmcp::transport::stdio())
+                .serve(framing::wrap(tokio::io::stdin(), tokio::io::stdout()))
                 .await
                 .map_err(|e| McpError::Transport(e.to_string()))?;
             let reason = running.waiting().await.map_err(|e| McpError::Transport(e.to_string()))?;

@@ -443,3 +443,30 @@ fn hostile_queries_never_fail() {
         })
         .unwrap();
 }
+
+#[test]
+fn issue_34_a_line_that_cannot_be_parsed_gets_a_parse_error_with_a_null_id() {
+    let w = TestWorker::start(&[]);
+    let mut c = initialized(&w);
+    let next = |c: &mut McpClient| -> Value {
+        let line = c.lines.recv_timeout(Duration::from_secs(30)).expect("an answer within 30 s");
+        serde_json::from_str(&line).unwrap_or_else(|_| panic!("stdout carried a non-protocol line: {line}"))
+    };
+    for raw in ["{not json".to_string(), format!("{}{}", "[".repeat(100_000), "]".repeat(100_000))] {
+        let stdin = c.stdin.as_mut().unwrap();
+        writeln!(stdin, "{raw}").unwrap();
+        stdin.flush().unwrap();
+        let answer = next(&mut c);
+        assert_eq!(answer["error"]["code"], -32700, "{answer}");
+        assert!(answer["id"].is_null(), "{answer}");
+    }
+    c.send(&json!({"id": 41, "method": "tools/list"}));
+    let answer = next(&mut c);
+    assert_eq!(
+        (answer["error"]["code"].as_i64(), answer["id"].as_i64()),
+        (Some(-32600), Some(41)),
+        "{answer}"
+    );
+    let listed = c.request("tools/list", json!({}));
+    assert!(listed["result"]["tools"].is_array(), "the server still answers: {listed}");
+}
