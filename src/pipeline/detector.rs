@@ -16,6 +16,22 @@ pub(super) enum Matcher {
     Scan(Regex, crate::pipeline::secrets::Scan),
 }
 
+/// Whether a match must start and/or end at an identifier edge: next to a character that is not
+/// an ASCII letter or digit (so `_`, `-`, `.`, `/` are edges, unlike the regex `\b`: a key inside
+/// `mcp__db__AKIA…` is found).
+#[derive(Clone, Copy, Default)]
+pub(super) struct Edges {
+    pub(super) leading: bool,
+    pub(super) trailing: bool,
+}
+
+impl Edges {
+    fn hold(self, s: &str, start: usize, end: usize) -> bool {
+        let alnum = |b: Option<&u8>| b.is_some_and(u8::is_ascii_alphanumeric);
+        !(self.leading && start > 0 && alnum(s.as_bytes().get(start - 1))) && !(self.trailing && alnum(s.as_bytes().get(end)))
+    }
+}
+
 #[derive(Clone)]
 pub(super) struct Detector {
     pub(super) name: String,
@@ -26,6 +42,7 @@ pub(super) struct Detector {
     /// `<redacted type='NAME'/>`.
     pub(super) marker: String,
     pub(super) matcher: Matcher,
+    pub(super) edges: Edges,
 }
 
 impl Detector {
@@ -36,66 +53,93 @@ impl Detector {
             matcher,
             keywords: &[],
             keyword_mask: 0,
+            edges: Edges::default(),
         }
+    }
+
+    /// The ranges this detector would replace in `s`, in order, never overlapping.
+    pub(super) fn ranges(&self, s: &str) -> Vec<(usize, usize)> {
+        let mut collect = Collect::new(s, None);
+        self.collect(s, &mut collect);
+        collect.ranges
     }
 
     /// Returns the rewritten text and the number of replacements (text is empty when 0); each
     /// replaced secret goes to `found` when given (`memd redact --audit`).
     pub(super) fn apply(&self, s: &str, found: Option<&mut Vec<String>>) -> (String, u64) {
-        let mut splice = Splice::new(s, &self.marker, found);
+        let mut collect = Collect::new(s, found);
+        self.collect(s, &mut collect);
+        let ranges: Vec<(usize, usize, &str)> = collect.ranges.iter().map(|&(a, b)| (a, b, self.marker.as_str())).collect();
+        (splice(s, &ranges), ranges.len() as u64)
+    }
+
+    fn collect(&self, s: &str, collect: &mut Collect<'_>) {
         match &self.matcher {
             Matcher::Literal(literal) => {
                 for (start, _) in s.match_indices(literal.as_str()) {
-                    splice.replace(start, start + literal.len());
+                    collect.replace(start, start + literal.len());
                 }
             }
             Matcher::Regex(regex) | Matcher::RegexWithDigit(regex) => {
                 let need_digit = matches!(self.matcher, Matcher::RegexWithDigit(_));
                 for captures in regex.captures_iter(s) {
-                    let Some(hit) = captures.name("secret").or_else(|| captures.get(0)) else {
+                    let (Some(whole), Some(hit)) = (captures.get(0), captures.name("secret").or_else(|| captures.get(0))) else {
                         continue;
                     };
+                    if !self.edges.hold(s, whole.start(), whole.end()) {
+                        continue;
+                    }
                     if !need_digit || hit.as_str().bytes().any(|b| b.is_ascii_digit()) {
-                        splice.replace(hit.start(), hit.end());
+                        collect.replace(hit.start(), hit.end());
                     }
                 }
             }
             Matcher::Context(regex, pick) => {
                 for captures in regex.captures_iter(s) {
                     if let Some((start, end)) = pick(&captures) {
-                        splice.replace(start, end);
+                        collect.replace(start, end);
                     }
                 }
             }
-            Matcher::Scan(regex, scan) => scan_matches(s, regex, *scan, &mut splice),
+            Matcher::Scan(regex, scan) => scan_matches(s, regex, *scan, collect),
         }
-        splice.finish()
     }
 }
 
-/// The rewritten text being built: each replaced range becomes the marker.
-struct Splice<'a> {
-    s: &'a str,
-    marker: &'a str,
-    found: Option<&'a mut Vec<String>>,
-    out: String,
-    kept_from: usize,
-    n: u64,
+/// `s` with each range replaced by its marker (`ranges` sorted, not overlapping; "" when none).
+pub(super) fn splice(s: &str, ranges: &[(usize, usize, &str)]) -> String {
+    if ranges.is_empty() {
+        return String::new();
+    }
+    let (mut out, mut kept_from) = (String::with_capacity(s.len()), 0);
+    for &(start, end, marker) in ranges {
+        out.push_str(&s[kept_from..start]);
+        out.push_str(marker);
+        kept_from = end;
+    }
+    out.push_str(&s[kept_from..]);
+    out
 }
 
-impl<'a> Splice<'a> {
-    fn new(s: &'a str, marker: &'a str, found: Option<&'a mut Vec<String>>) -> Self {
+/// The ranges one detector replaces: each new range must start after the previous one ended.
+struct Collect<'a> {
+    s: &'a str,
+    found: Option<&'a mut Vec<String>>,
+    ranges: Vec<(usize, usize)>,
+    kept_from: usize,
+}
+
+impl<'a> Collect<'a> {
+    fn new(s: &'a str, found: Option<&'a mut Vec<String>>) -> Self {
         Self {
             s,
-            marker,
             found,
-            out: String::new(),
+            ranges: Vec::new(),
             kept_from: 0,
-            n: 0,
         }
     }
 
-    /// Replaces `start..end` unless it is empty or overlaps what was already replaced.
+    /// Takes `start..end` unless it is empty or overlaps what was already taken.
     fn replace(&mut self, start: usize, end: usize) -> bool {
         if start < self.kept_from || start >= end {
             return false;
@@ -103,24 +147,15 @@ impl<'a> Splice<'a> {
         if let Some(f) = self.found.as_deref_mut() {
             f.push(self.s[start..end].to_owned());
         }
-        self.out.push_str(&self.s[self.kept_from..start]);
-        self.out.push_str(self.marker);
+        self.ranges.push((start, end));
         self.kept_from = end;
-        self.n += 1;
         true
-    }
-
-    fn finish(mut self) -> (String, u64) {
-        if self.n > 0 {
-            self.out.push_str(&self.s[self.kept_from..]);
-        }
-        (self.out, self.n)
     }
 }
 
 /// [`Matcher::Scan`]: capture-free matches, the range from `scan`, which may also say where the
 /// search goes on.
-fn scan_matches(s: &str, regex: &Regex, scan: crate::pipeline::secrets::Scan, splice: &mut Splice<'_>) {
+fn scan_matches(s: &str, regex: &Regex, scan: crate::pipeline::secrets::Scan, splice: &mut Collect<'_>) {
     use crate::pipeline::secrets::Scanned;
     let mut at = 0;
     while let Some(m) = regex.find_at(s, at) {

@@ -186,3 +186,23 @@ fn a_spooled_event_holds_no_secret() {
     );
     assert!(text.contains("<redacted type='aws_access_key'/>"));
 }
+
+#[test]
+fn issue_34_a_key_in_an_mcp_tool_name_and_a_password_in_a_url_assignment_are_redacted_whole() {
+    let w = crate::support::TestWorker::start_in_process(&[]);
+    let mut body = crate::support::observation_body("s34", 1);
+    body["tool_name"] = serde_json::json!("mcp__db__AKIAQ7Z3K9LMNP2RSTUV__query");
+    body["tool_input"] = serde_json::json!({"command": "DATABASE_URL=postgres://admin:Sup3rS3cretPass@db/app ./migrate"});
+    assert_eq!(w.post("/api/sessions/observations", &body).status, 200);
+    let c = rusqlite::Connection::open(w.db_path()).unwrap();
+    let (name, input): (String, String) = c
+        .query_row("SELECT tool_name, tool_input FROM tool_uses", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap();
+    assert!(
+        !name.contains("AKIAQ7Z3") && name.contains("<redacted type='aws_access_key'/>"),
+        "{name}"
+    );
+    assert!(!input.contains("Sup3rS3cret"), "{input}");
+    assert_eq!(input.matches("<redacted").count(), 1, "one whole marker: {input}");
+    assert!(!input.contains("'/> type="), "{input}");
+}
