@@ -28,7 +28,9 @@ pub(super) struct Edges {
 impl Edges {
     fn hold(self, s: &str, start: usize, end: usize) -> bool {
         let alnum = |b: Option<&u8>| b.is_some_and(u8::is_ascii_alphanumeric);
-        !(self.leading && start > 0 && alnum(s.as_bytes().get(start - 1))) && !(self.trailing && alnum(s.as_bytes().get(end)))
+        let glued_before = self.leading && start > 0 && alnum(s.as_bytes().get(start - 1));
+        let glued_after = self.trailing && alnum(s.as_bytes().get(end));
+        !glued_before && !glued_after
     }
 }
 
