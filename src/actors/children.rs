@@ -118,6 +118,7 @@ fn manager(a: &RootArgs) -> Option<(SessionManager, ManagerArgs)> {
 fn reaper(a: &RootArgs) -> Option<(OrphanReaper, ReaperArgs)> {
     let args = ReaperArgs {
         handles: a.ctx.handles.clone(),
+        store: a.store.clone(),
         data_dir: a.data_dir.clone(),
         interval: a.reaper_interval,
         idle_ms: a.idle_ms,

@@ -24,6 +24,8 @@ pub struct OrphanReaper;
 
 pub struct ReaperArgs {
     pub handles: Arc<Handles>,
+    /// Its page caches are released with the heap after a pass that stopped actors.
+    pub store: crate::store::Store,
     pub data_dir: PathBuf,
     pub interval: Duration,
     pub idle_ms: i64,
@@ -112,8 +114,13 @@ impl Actor for OrphanReaper {
                     if let Ok(n) = ractor::call_t!(manager, |reply| ManagerMsg::StopIdle { idle_ms, reply }, 5_000) {
                         state.status.idle_actors_stopped += n as u64;
                         if state.trim_due(n) {
-                            // The actors stopped last pass are gone: hand their pages back.
-                            tokio::task::spawn_blocking(crate::worker::allocator::release_free_memory);
+                            // The actors stopped last pass are gone: hand their pages back, and
+                            // SQLite's caches with them (what a flood filled stays otherwise).
+                            let store = state.args.store.clone();
+                            tokio::spawn(async move {
+                                store.release_memory().await;
+                                let _ = tokio::task::spawn_blocking(crate::worker::allocator::release_free_memory).await;
+                            });
                         }
                     }
                 }
@@ -134,9 +141,16 @@ mod tests {
 
     #[test]
     fn the_heap_is_trimmed_after_a_pass_that_stopped_actors_and_after_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = crate::store::StoreOptions {
+            readers: 1,
+            queue_max: 10,
+            ..Default::default()
+        };
         let mut s = ReaperState {
             args: ReaperArgs {
                 handles: Arc::default(),
+                store: crate::store::Store::open(&dir.path().join("memd.db"), &opts, 0).unwrap(),
                 data_dir: PathBuf::new(),
                 interval: Duration::from_secs(1),
                 idle_ms: 0,

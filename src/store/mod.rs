@@ -139,6 +139,14 @@ impl Store {
         self.writer.write(f).await
     }
 
+    /// Hands SQLite's page caches back to the heap (writer and idle readers) after a load has
+    /// gone; the caches refill from the OS page cache on the next queries.
+    pub async fn release_memory(&self) {
+        let _ = self.write(|c| Ok(c.execute_batch("PRAGMA shrink_memory")?)).await;
+        let readers = self.readers.clone();
+        let _ = tokio::task::spawn_blocking(move || readers.release_memory()).await;
+    }
+
     pub async fn read<T, F>(&self, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,

@@ -38,7 +38,7 @@ pub fn open_reader(path: &Path) -> Result<Connection, StoreError> {
         tracing::debug!(error = %e, "no vocabulary views on this reader");
     }
     conn.execute_batch(
-        "PRAGMA foreign_keys=ON; PRAGMA busy_timeout=5000; PRAGMA cache_size=-8000; PRAGMA query_only=ON; PRAGMA mmap_size=268435456;",
+        "PRAGMA foreign_keys=ON; PRAGMA busy_timeout=5000; PRAGMA cache_size=-8000; PRAGMA query_only=ON; PRAGMA mmap_size=0;",
     )?;
     Ok(conn)
 }

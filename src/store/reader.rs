@@ -58,6 +58,18 @@ impl ReadPool {
         out
     }
 
+    /// Replaces the idle pooled connections with fresh ones: their page caches and the pages
+    /// their memory maps touched (counted in the resident set) go with them. Blocking: call from
+    /// a blocking thread. A connection that cannot be reopened is kept.
+    pub fn release_memory(&self) {
+        let Ok(mut conns) = self.conns.lock() else { return };
+        for c in conns.iter_mut() {
+            if let Ok(fresh) = open_reader(&self.path) {
+                *c = fresh;
+            }
+        }
+    }
+
     pub fn size(&self) -> usize {
         self.size
     }
