@@ -131,7 +131,11 @@ struct Parts<'a> {
 
 /// Renders the context of `data` at `now_ms`.
 pub fn render_context(data: &ContextData, mode: &Mode, opts: &RenderOptions, zone: &Zone, now_ms: i64) -> RenderedContext {
-    let header = format!("# [{}] recent context, {}", data.primary, header_time(zone, now_ms));
+    let header = format!(
+        "# [{}] recent context, {}",
+        super::sink::inline(&data.primary),
+        header_time(zone, now_ms)
+    );
     if data.observations.is_empty() && data.summaries.is_empty() {
         let text = cut_utf16(&format!("{header}\n{WELCOME}"), opts.max_chars);
         return RenderedContext {

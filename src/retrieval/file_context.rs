@@ -127,7 +127,14 @@ pub fn file_context(conn: &Connection, req: &FileContextRequest, mode: &Mode, zo
     }
     obs.truncate(FILE_CONTEXT_ROWS);
     obs.sort_by_key(|o| (o.created_at_epoch, o.id));
-    Ok(render_file_context(&obs, &display_path(&paths), mode, zone, now_ms))
+    // The read file's name is attacker-chosen text too (a newline, a closing tag): one safe line.
+    Ok(render_file_context(
+        &obs,
+        &super::sink::inline(&display_path(&paths)),
+        mode,
+        zone,
+        now_ms,
+    ))
 }
 
 /// `obs` (in score order) re-ordered by RRF of that order and their similarity to the session's

@@ -11,9 +11,10 @@ pub const PROMPT_GLYPH: &str = "»";
 /// Row titles are cut to this many chars (159 + `…`).
 pub const TITLE_MAX: usize = 160;
 
-/// Whitespace runs collapsed to one space, trimmed.
+/// Stored text as one safe line ([`super::sink::inline`]): whitespace runs collapsed to one space,
+/// trimmed, nothing that could forge structure.
 pub fn collapse(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    super::sink::inline(s)
 }
 
 /// At most `max` chars: `max − 1` chars + `…` when longer.

@@ -7,6 +7,7 @@ use super::record_kind::{Kind, Record};
 use super::render::{PROMPT_GLYPH, SUMMARY_GLYPH, TITLE_MAX, cut, thousands, title_or_untitled};
 use super::search::{SearchRequest, SearchResult};
 use super::search_sql::COUNT_CAP;
+use super::sink::inline;
 use super::zone::{Zone, index_time};
 use crate::modes::Mode;
 
@@ -61,20 +62,20 @@ fn filters_note(req: &SearchRequest) -> String {
     if parts.is_empty() {
         String::new()
     } else {
-        format!(" (filters: {})", parts.join(", "))
+        format!(" (filters: {})", inline(&parts.join(", ")))
     }
 }
 
 /// The text index of a result page.
 pub fn render_index(req: &SearchRequest, res: &SearchResult, mode: &Mode, zone: &Zone) -> String {
     if res.records.is_empty() {
-        return format!("No results found matching \"{}\"{}", req.query.trim(), filters_note(req));
+        return format!("No results found matching \"{}\"{}", inline(&req.query), filters_note(req));
     }
     let total = res.total();
     let head = if res.filter_only {
         format!("Found {} items", total_text(total))
     } else {
-        format!("Found {} results for \"{}\"", total_text(total), req.query.trim())
+        format!("Found {} results for \"{}\"", total_text(total), inline(&req.query))
     };
     let (a, b) = (req.offset + 1, req.offset + res.records.len());
     let mut lines = vec![

@@ -11,6 +11,7 @@ use super::record_kind::{Kind, Record};
 use super::render::utf16_len;
 use super::scope::Scope;
 use super::search_sql::{CANDIDATES, Filters, MatchSpec, candidates};
+use super::sink::inline;
 use super::zone::{Zone, local_date};
 
 /// Prompts shorter than this (trimmed) get nothing.
@@ -109,10 +110,11 @@ pub fn semantic_context_with(
     let mut blocks: Vec<String> = hits
         .iter()
         .map(|o| {
-            let title = o.title.as_deref().map(str::trim).filter(|t| !t.is_empty()).unwrap_or("Observation");
-            let body = match o.narrative.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
-                Some(n) => n.to_string(),
-                None => super::records::json_list(&o.facts).join("; "),
+            let title = o.title.as_deref().map(inline).filter(|t| !t.is_empty());
+            let title = title.unwrap_or_else(|| "Observation".into());
+            let body = match o.narrative.as_deref().map(inline).filter(|n| !n.is_empty()) {
+                Some(n) => n,
+                None => inline(&super::records::json_list(&o.facts).join("; ")),
             };
             format!("### {title} ({})\n{body}\n", local_date(zone, o.created_at_epoch))
         })
