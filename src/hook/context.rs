@@ -3,7 +3,7 @@
 //! SessionStart object. Usually the handler that starts a stopped worker.
 
 use super::env::Budget;
-use super::output::{HOST_CONTEXT_MAX_CHARS, cap_context, empty_session_start, with_context};
+use super::output::{HOST_CONTEXT_MAX_CHARS, cap_context, empty_session_start, fenced, with_context};
 use super::run::{Run, query_value};
 use super::transport::{Start, fetch};
 use crate::config::keys;
@@ -26,7 +26,7 @@ pub fn run(r: &Run<'_>) -> String {
     let Some(resp) = fetch(&r.hook, "context", "GET", &path, None, &budget, Start::AndWait) else {
         return empty_session_start();
     };
-    let text = cap_context(resp.text().trim(), max_chars as usize);
+    let text = fenced(resp.text().trim(), max_chars as usize);
     let message = r.hook.flag(&keys::CONTEXT_SHOW_TERMINAL_OUTPUT).then(|| {
         let n = |h: &str| resp.header(h).unwrap_or("0").trim().to_string();
         let m = format!(

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use super::env::Budget;
-use super::output::{EMPTY, HOST_CONTEXT_MAX_CHARS, cap_context, with_context};
+use super::output::{EMPTY, HOST_CONTEXT_MAX_CHARS, fenced, with_context};
 use super::run::{Run, query_value};
 use super::transport::{Start, fetch};
 use crate::config::keys;
@@ -80,5 +80,5 @@ pub fn run(r: &Run<'_>) -> String {
         return EMPTY.into();
     }
     let max = r.hook.number(&keys::CONTEXT_MAX_CHARS).min(HOST_CONTEXT_MAX_CHARS) as usize;
-    with_context("PreToolUse", &cap_context(text, max), None)
+    with_context("PreToolUse", &fenced(text, max), None)
 }

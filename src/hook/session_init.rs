@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::env::Budget;
 use super::event::IngestEvent;
-use super::output::{EMPTY, HOST_CONTEXT_MAX_CHARS, cap_context, with_context};
+use super::output::{EMPTY, HOST_CONTEXT_MAX_CHARS, fenced, with_context};
 use super::run::Run;
 use super::transport::{Start, deliver, fetch};
 use crate::config::keys;
@@ -69,7 +69,7 @@ pub fn run(r: &Run<'_>) -> String {
     match context {
         Some(c) => {
             let max = r.hook.number(&keys::CONTEXT_MAX_CHARS).min(HOST_CONTEXT_MAX_CHARS) as usize;
-            with_context("UserPromptSubmit", &cap_context(&c, max), None)
+            with_context("UserPromptSubmit", &fenced(&c, max), None)
         }
         None => EMPTY.into(),
     }

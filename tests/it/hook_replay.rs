@@ -142,5 +142,15 @@ fn the_next_session_start_injects_a_non_empty_index() {
     let out = run_hook(w.command(), "context", &next.to_string());
     let reply: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(reply["hookSpecificOutput"]["hookEventName"], "SessionStart");
-    assert!(!reply["hookSpecificOutput"]["additionalContext"].as_str().unwrap().is_empty());
+    let context = reply["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(!context.is_empty());
+    // Issue 36: one fence with a per-response nonce, the note line first inside it.
+    let lines: Vec<&str> = context.lines().collect();
+    let open = lines[0];
+    assert!(open.starts_with("<memd-recall id=\"") && open.ends_with("\">"), "{context}");
+    assert_eq!(lines[1], memd::hook::output::FENCE_NOTE);
+    assert!(lines[2].starts_with("# ["), "the index follows the note: {context}");
+    let close = open.replacen("<memd-recall", "</memd-recall", 1);
+    assert_eq!(*lines.last().unwrap(), close);
+    assert_eq!(context.matches("memd-recall").count(), 2, "{context}");
 }
