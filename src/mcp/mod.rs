@@ -15,6 +15,8 @@ pub mod tool_params;
 pub mod tools;
 
 use std::sync::Arc;
+
+use crate::protocol::fence::{defuse_wrapper_tags, fence};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -66,11 +68,16 @@ impl ServerHandler for MemdServer {
         let name = request.name.to_string();
         let args = request.arguments.unwrap_or_default();
         tracing::info!(tool = %name, "tool call");
+        let recall = schema::find(&name).is_some_and(|t| t.recall);
         let out = tokio::task::spawn_blocking(move || ctx.call(&name, &args))
             .await
             .map_err(|e| ErrorData::internal_error(format!("tool task failed: {e}"), None))?;
         match out {
             Ok(t) if t.is_error => Ok(CallToolResult::error(vec![ContentBlock::text(t.text)])),
+            // Recalled memory is fenced like injected context (issue 36).
+            Ok(t) if recall => Ok(CallToolResult::success(vec![ContentBlock::text(fence(&defuse_wrapper_tags(
+                &t.text,
+            )))])),
             Ok(t) => Ok(CallToolResult::success(vec![ContentBlock::text(t.text)])),
             Err(ToolError::InvalidParams(m)) => Err(ErrorData::invalid_params(m, None)),
             Err(ToolError::UnknownTool(t)) => Err(ErrorData::invalid_params(format!("unknown tool {t}"), None)),

@@ -28,16 +28,19 @@ pub struct ToolDef {
     pub description: &'static str,
     pub input_schema: fn() -> Arc<JsonObject>,
     pub run: fn(&CallerContext, &Map<String, Value>) -> Result<ToolText, ToolError>,
+    /// Its answer is recalled memory (fenced like injected context), not a confirmation.
+    pub recall: bool,
 }
 
-/// A [`ToolDef`] from the tool's name, description, parameter type and handler.
+/// A [`ToolDef`] from the tool's name, description, parameter type, handler and whether it recalls.
 macro_rules! tool {
-    ($name:literal, $description:expr, $params:ty, $handler:path) => {
+    ($name:literal, $description:expr, $params:ty, $handler:path, recall: $recall:literal) => {
         ToolDef {
             name: $name,
             description: $description,
             input_schema: schema_of::<$params>,
             run: |ctx, args| $handler(ctx, parse::<$params>(args)?),
+            recall: $recall,
         }
     };
 }
@@ -49,49 +52,56 @@ pub const TOOLS: &[ToolDef] = &[
         "Step 1 of 3: search past work (observations, session summaries, prompts) and get a compact index \
              (#id, time, type, title, read cost). Then use timeline around a hit, and get_observations for full records.",
         SearchParams,
-        CallerContext::search
+        CallerContext::search,
+        recall: true
     ),
     tool!(
         "timeline",
         "Step 2 of 3: what happened around an id (123, S12, P7) or a time, or around the best hit of a query. \
              Cheap rows; then get_observations for the ids you need.",
         TimelineParams,
-        CallerContext::timeline
+        CallerContext::timeline,
+        recall: true
     ),
     tool!(
         "get_observations",
         "Step 3 of 3: full records for ids found with search or timeline (observations 123, summaries S12, \
              prompts P7). Always batch the ids in one call.",
         GetObservationsParams,
-        super::records::get_observations
+        super::records::get_observations,
+        recall: true
     ),
     tool!(
         "get_tool_uses",
         "The raw tool calls (command, input, output) an observation was made from, for when its summary \
              is not enough. Give one observation id.",
         GetToolUsesParams,
-        super::records::get_tool_uses
+        super::records::get_tool_uses,
+        recall: true
     ),
     tool!(
         "save_memory",
         "Save an explicit memory (a decision, a convention, a fact) for future sessions of this project. \
              It is found later by search and listed in session context.",
         SaveMemoryParams,
-        CallerContext::save_memory
+        CallerContext::save_memory,
+        recall: false
     ),
     tool!(
         "forget",
         "Remove memories for good: observation ids, a whole session (contentSessionId), or a project's \
              memories before a date. Forgotten memories never come back.",
         ForgetParams,
-        CallerContext::forget
+        CallerContext::forget,
+        recall: false
     ),
     tool!(
         "session_start_context",
         "Step 0: the recent-context index memd injects at session start (ids, times, titles) for this project \
              or the given ones; read it before searching.",
         ContextParams,
-        CallerContext::session_start_context
+        CallerContext::session_start_context,
+        recall: true
     ),
 ];
 

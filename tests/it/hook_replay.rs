@@ -148,7 +148,7 @@ fn the_next_session_start_injects_a_non_empty_index() {
     let lines: Vec<&str> = context.lines().collect();
     let open = lines[0];
     assert!(open.starts_with("<memd-recall id=\"") && open.ends_with("\">"), "{context}");
-    assert_eq!(lines[1], memd::hook::output::FENCE_NOTE);
+    assert_eq!(lines[1], memd::protocol::fence::FENCE_NOTE);
     assert!(lines[2].starts_with("# ["), "the index follows the note: {context}");
     let close = open.replacen("<memd-recall", "</memd-recall", 1);
     assert_eq!(*lines.last().unwrap(), close);

@@ -75,8 +75,26 @@ impl McpClient {
         let result = &r["result"];
         assert!(result.is_object(), "{tool}: {r}");
         let text = result["content"][0]["text"].as_str().unwrap_or_default().to_string();
-        (text, result["isError"].as_bool().unwrap_or(false))
+        let is_error = result["isError"].as_bool().unwrap_or(false);
+        (unfenced(tool, &text, is_error), is_error)
     }
+}
+
+/// A recall tool's answer without its fence (issue 36), checking the fence on the way: the nonce
+/// tag around, the note line first. Confirmations and errors are not fenced.
+fn unfenced(tool: &str, text: &str, is_error: bool) -> String {
+    let recall = !matches!(tool, "save_memory" | "forget");
+    if !recall || is_error {
+        assert!(!text.starts_with("<memd-recall"), "{tool}: {text}");
+        return text.to_string();
+    }
+    let lines: Vec<&str> = text.split('\n').collect();
+    assert!(lines.len() >= 3, "{tool}: {text}");
+    let open = lines[0];
+    assert!(open.starts_with("<memd-recall id=\"") && open.ends_with("\">"), "{tool}: {text}");
+    assert_eq!(lines[1], memd::protocol::fence::FENCE_NOTE, "{tool}");
+    assert_eq!(*lines.last().unwrap(), open.replacen("<memd-recall", "</memd-recall", 1), "{tool}");
+    lines[2..lines.len() - 1].join("\n")
 }
 
 impl Drop for McpClient {
