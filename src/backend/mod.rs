@@ -1,6 +1,6 @@
 //! The store seam: every operation that ingest, the session actors, the observer, retrieval, the
 //! viewer and the memory use-cases need from storage, as one object-safe trait ([`Storage`]).
-//! Callers hold an `Arc<dyn Storage>` ([`crate::worker::Services::storage`]) and never see a
+//! Callers hold an `Arc<dyn Storage>` (the worker's `Services::storage`) and never see a
 //! connection, so a second backend implements this trait and is chosen in the worker's builder
 //! without touching retrieval, ingest or the routes.
 //!
