@@ -21,7 +21,9 @@ pub mod search;
 pub mod serve;
 pub mod service;
 pub mod settings;
+pub mod show;
 pub mod status;
+pub mod stop;
 pub mod watch;
 
 use std::collections::HashMap;
@@ -84,6 +86,13 @@ pub enum Command {
     Forget(forget::ForgetArgs),
     /// Search memories; prints the same index as the MCP search tool.
     Search(search::SearchArgs),
+    /// Full records for a person: observations (12 or #12), summaries (S3), prompts (P7).
+    Show {
+        #[arg(required = true)]
+        ids: Vec<String>,
+    },
+    /// Stop the worker (its normal drain) and wait until it is gone.
+    Stop,
     /// Requeue failed observer work and un-park its sessions.
     Retry {
         /// Only this host session (contentSessionId).
@@ -200,6 +209,8 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         } => remember::run(env, &text, title, project, obs_type),
         Command::Forget(a) => forget::run(env, a),
         Command::Search(a) => search::run(env, a),
+        Command::Show { ids } => show::run(env, &ids),
+        Command::Stop => stop::run(env),
         Command::Retry { session } => retry::run(env, session),
         Command::Gc { dry_run, vacuum } => gc::run(env, dry_run, vacuum),
         Command::ImportClaudeMem(a) => import_claude_mem::run(env, a),

@@ -85,3 +85,35 @@ fn a_closed_stdout_is_quiet_and_logs_have_no_colour_codes() {
     let log = std::fs::read_to_string(w.data_dir().join("logs/memd.log")).unwrap();
     assert!(log.contains("memd ready") && !log.contains('\u{1b}'), "{log}");
 }
+
+#[test]
+fn issue_37_show_prints_whole_records_for_a_person_and_stop_ends_the_worker() {
+    let mut w = TestWorker::start(&[]);
+    let cli = |args: &[&str]| {
+        let mut c = w.command();
+        c.env("MEMD_PROJECT", "cli-proj").args(args);
+        c
+    };
+    let text = "Deploys go out on Tuesdays only.\nThe freeze starts \u{1b}[2J on Friday noon.";
+    run(cli(&["remember", text, "--title", "Deploy days"]));
+    let shown = run(cli(&["show", "1"]));
+    assert!(shown.starts_with("#1  "), "{shown}");
+    assert!(shown.contains("project cli-proj") && shown.contains("Deploy days"), "{shown}");
+    assert!(shown.contains("Tuesdays only.") && shown.contains("Friday noon."), "{shown}");
+    assert!(!shown.contains('\u{1b}'), "no escape sequence reaches the terminal: {shown:?}");
+
+    let out = cli(&["show", "#1", "42"]).output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("#1  "));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not found: #42"));
+    let none = cli(&["show", "42"]).output().unwrap();
+    assert_eq!(none.status.code(), Some(1), "nothing found");
+    let bad = cli(&["show", "X9"]).output().unwrap();
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("not an id"));
+
+    assert_eq!(run(cli(&["stop"])).trim(), "memd stopped");
+    assert!(!w.data_dir().join("memd.pid").exists(), "the worker removed its PID file");
+    assert_eq!(run(cli(&["stop"])).trim(), "memd is not running");
+    let status = w.child.as_mut().expect("the worker process").wait().unwrap();
+    assert_eq!(status.code(), Some(0), "the worker drained and exited cleanly");
+}

@@ -1,0 +1,37 @@
+//! `memd stop`: asks the worker to shut down (`POST /api/admin/shutdown`, the normal drain) and
+//! waits until it no longer answers and its PID file is gone.
+
+use std::collections::HashMap;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+
+use super::client_context::CliContext;
+use crate::protocol::paths;
+
+pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
+    let mut ctx = CliContext::load(env, None);
+    ctx.autostart = false;
+    if !ctx.worker_running() {
+        println!("memd is not running");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let ans = ctx
+        .link()
+        .call("POST", paths::SHUTDOWN, None)
+        .context("asking the worker to stop")?;
+    if ans.status >= 300 {
+        anyhow::bail!("the worker answered {}: {}", ans.status, ans.detail());
+    }
+    let deadline = Instant::now() + crate::worker::running::SHUTDOWN_BUDGET + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        if !ctx.worker_running() && !ctx.dir.pid_file().exists() {
+            println!("memd stopped");
+            return Ok(ExitCode::SUCCESS);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    eprintln!("memd: the worker is still shutting down; `memd status` shows when it is gone");
+    Ok(ExitCode::from(1))
+}
