@@ -1,6 +1,6 @@
 //! `memd status`: the actor tree from `GET /api/status` and a one-time viewer link; `--json`
 //! prints the document as is.
-//! Exit 1 with one line when the worker is not running.
+//! Exit 1 with one line when the worker is not running (with `--json`, a JSON document saying so).
 
 use crate::protocol::paths;
 use std::collections::HashMap;
@@ -23,12 +23,12 @@ pub fn run(env: &HashMap<String, String>, json: bool) -> anyhow::Result<ExitCode
     let answer = match worker.get(paths::STATUS, Duration::from_secs(5)) {
         Ok(r) if r.status == 200 => r,
         Ok(r) => {
-            eprintln!("memd: worker at {} answered {} ({})", worker.addr, r.status, r.text().trim());
-            return Ok(ExitCode::from(1));
+            let why = format!("worker at {} answered {} ({})", worker.addr, r.status, r.text().trim());
+            return Ok(unavailable(json, "error", &why, &dir));
         }
         Err(_) => {
-            eprintln!("memd: worker is not running (nothing answers on {})", worker.addr);
-            return Ok(ExitCode::from(1));
+            let why = format!("worker is not running (nothing answers on {})", worker.addr);
+            return Ok(unavailable(json, "not_running", &why, &dir));
         }
     };
     if json {
@@ -45,6 +45,21 @@ pub fn run(env: &HashMap<String, String>, json: bool) -> anyhow::Result<ExitCode
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// No status document: one line on stderr, or with `--json` a JSON document a script can read
+/// (`{"worker": "not_running", "detail": …, "data_dir": …, "spooled": n}`); exit 1 either way.
+fn unavailable(json: bool, state: &str, why: &str, dir: &DataDir) -> ExitCode {
+    if json {
+        let spooled = std::fs::read_dir(dir.spool())
+            .map(|d| d.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "json")).count())
+            .unwrap_or(0);
+        let doc = serde_json::json!({"worker": state, "detail": why, "data_dir": dir.root, "spooled": spooled});
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    } else {
+        eprintln!("memd: {why}");
+    }
+    ExitCode::from(1)
 }
 
 /// An optional figure, `-` when missing.

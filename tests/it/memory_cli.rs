@@ -117,3 +117,16 @@ fn issue_37_show_prints_whole_records_for_a_person_and_stop_ends_the_worker() {
     let status = w.child.as_mut().expect("the worker process").wait().unwrap();
     assert_eq!(status.code(), Some(0), "the worker drained and exited cleanly");
 }
+
+#[test]
+fn issue_37_status_json_is_json_when_the_worker_is_down() {
+    let w = TestWorker::prepared(&[("MEMD_AUTOSTART", "false")]);
+    let out = w.command().args(["status", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert_eq!(doc["worker"], "not_running", "{doc}");
+    assert_eq!(doc["spooled"], 0);
+    let plain = w.command().arg("status").output().unwrap();
+    assert_eq!(plain.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&plain.stderr).contains("not running"));
+}
