@@ -93,6 +93,8 @@ pub enum Command {
     },
     /// Stop the worker (its normal drain) and wait until it is gone.
     Stop,
+    /// Stop the worker, then start a new one and wait until it is ready.
+    Restart,
     /// Requeue failed observer work and un-park its sessions.
     Retry {
         /// Only this host session (contentSessionId).
@@ -211,6 +213,7 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Search(a) => search::run(env, a),
         Command::Show { ids } => show::run(env, &ids),
         Command::Stop => stop::run(env),
+        Command::Restart => stop::restart(env),
         Command::Retry { session } => retry::run(env, session),
         Command::Gc { dry_run, vacuum } => gc::run(env, dry_run, vacuum),
         Command::ImportClaudeMem(a) => import_claude_mem::run(env, a),

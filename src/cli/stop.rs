@@ -1,5 +1,6 @@
 //! `memd stop`: asks the worker to shut down (`POST /api/admin/shutdown`, the normal drain) and
-//! waits until it no longer answers and its PID file is gone.
+//! waits until it no longer answers and its PID file is gone. `memd restart`: that, then a new
+//! worker, waited for until ready.
 
 use std::collections::HashMap;
 use std::process::ExitCode;
@@ -34,4 +35,22 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     }
     eprintln!("memd: the worker is still shutting down; `memd status` shows when it is gone");
     Ok(ExitCode::from(1))
+}
+
+/// `memd restart`: [`run`], then a worker started the way every command starts one (detached,
+/// output in `<data>/logs/serve.out`), waited for until it is ready.
+pub fn restart(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
+    let stopped = run(env)?;
+    if stopped != ExitCode::SUCCESS {
+        return Ok(stopped);
+    }
+    let mut ctx = CliContext::load(env, None);
+    ctx.autostart = true;
+    let ans = ctx.link().call("GET", paths::READINESS, None).context("starting the worker")?;
+    if ans.status != 200 {
+        anyhow::bail!("the new worker is not ready: {} {}", ans.status, ans.detail());
+    }
+    let pid = crate::data_dir::read_pid_file(&ctx.dir.pid_file()).map(|p| p.pid.to_string());
+    println!("memd started (pid {})", pid.unwrap_or_else(|| "unknown".into()));
+    Ok(ExitCode::SUCCESS)
 }

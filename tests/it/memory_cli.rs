@@ -130,3 +130,26 @@ fn issue_37_status_json_is_json_when_the_worker_is_down() {
     assert_eq!(plain.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&plain.stderr).contains("not running"));
 }
+
+#[test]
+fn issue_37_restart_stops_the_worker_and_starts_a_ready_one() {
+    let mut w = TestWorker::start(&[]);
+    let old = w.pid().unwrap();
+    let out = w.command().arg("restart").output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{said}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(said.contains("memd stopped") && said.contains("memd started (pid "), "{said}");
+    assert_eq!(w.child.as_mut().unwrap().wait().unwrap().code(), Some(0), "the old worker drained");
+    let pid_file: Value = serde_json::from_str(&std::fs::read_to_string(w.data_dir().join("memd.pid")).unwrap()).unwrap();
+    assert_ne!(pid_file["pid"].as_u64(), Some(u64::from(old)), "a new worker runs");
+    // The new worker is not this test's child: stop it the way a user would.
+    assert_eq!(
+        run({
+            let mut c = w.command();
+            c.arg("stop");
+            c
+        })
+        .trim(),
+        "memd stopped"
+    );
+}
