@@ -24,6 +24,7 @@ pub mod settings;
 pub mod show;
 pub mod status;
 pub mod stop;
+pub mod timeline;
 pub mod watch;
 
 use std::collections::HashMap;
@@ -91,6 +92,8 @@ pub enum Command {
         #[arg(required = true)]
         ids: Vec<String>,
     },
+    /// What happened around a record (12, S3, P7): the rows before and after it.
+    Timeline(timeline::TimelineArgs),
     /// Stop the worker (its normal drain) and wait until it is gone.
     Stop,
     /// Stop the worker, then start a new one and wait until it is ready.
@@ -212,6 +215,7 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Forget(a) => forget::run(env, a),
         Command::Search(a) => search::run(env, a),
         Command::Show { ids } => show::run(env, &ids),
+        Command::Timeline(a) => timeline::run(env, a),
         Command::Stop => stop::run(env),
         Command::Restart => stop::restart(env),
         Command::Retry { session } => retry::run(env, session),

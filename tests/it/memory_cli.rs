@@ -153,3 +153,20 @@ fn issue_37_restart_stops_the_worker_and_starts_a_ready_one() {
         "memd stopped"
     );
 }
+
+#[test]
+fn issue_37_timeline_prints_the_rows_around_a_record_with_a_shell_pointer() {
+    let w = TestWorker::start(&[]);
+    let cli = |args: &[&str]| {
+        let mut c = w.command();
+        c.env("MEMD_PROJECT", "cli-proj").args(args);
+        c
+    };
+    run(cli(&["remember", "Deploys go out on Tuesdays only"]));
+    run(cli(&["remember", "The staging database is rebuilt nightly"]));
+    let out = run(cli(&["timeline", "#1"]));
+    assert!(out.contains("Tuesdays") && out.contains("nightly"), "{out}");
+    assert!(out.trim_end().ends_with("Full records: memd show 1 2"), "{out}");
+    let missing = cli(&["timeline", "99"]).output().unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+}

@@ -1,0 +1,71 @@
+//! `memd timeline ID [--before N] [--after N]`: what happened around a record, for a person — the
+//! timeline the MCP tool returns (`GET /api/timeline`), with its closing pointer rewritten as the
+//! shell command that opens the records (`memd show …`).
+
+use std::collections::HashMap;
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use super::client_context::CliContext;
+use crate::mcp::link::with_query;
+use crate::protocol::paths;
+
+#[derive(Debug, clap::Args)]
+pub struct TimelineArgs {
+    /// The record at the centre: 12 or #12, S3 (a summary), P7 (a prompt).
+    pub id: String,
+    /// Rows before it (0–20).
+    #[arg(long, default_value_t = 5)]
+    pub before: u8,
+    /// Rows after it (0–20).
+    #[arg(long, default_value_t = 5)]
+    pub after: u8,
+}
+
+/// The worker's timeline text for a shell: `Full records: get_observations([1, 2])` becomes
+/// `Full records: memd show 1 2`.
+pub fn for_a_person(text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            match l
+                .strip_prefix("Full records: get_observations([")
+                .and_then(|r| r.strip_suffix("])"))
+            {
+                Some(ids) => format!("Full records: memd show {}", ids.replace(", ", " ").replace(['"', '#'], "")),
+                None => l.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+pub fn run(env: &HashMap<String, String>, a: TimelineArgs) -> anyhow::Result<ExitCode> {
+    let ctx = CliContext::load(env, None);
+    let q = [
+        ("anchor", a.id.trim().to_string()),
+        ("depth_before", a.before.min(20).to_string()),
+        ("depth_after", a.after.min(20).to_string()),
+    ];
+    let ans = ctx
+        .link()
+        .call("GET", &with_query(paths::TIMELINE, &q), None)
+        .context("asking the worker")?;
+    if ans.status != 200 {
+        eprintln!("memd: {}", ans.detail());
+        return Ok(ExitCode::from(1));
+    }
+    println!("{}", for_a_person(ans.text().trim_end()));
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pointer_becomes_a_shell_command() {
+        let t = "Timeline around #2\n| 2 | x |\nFull records: get_observations([#1, #2, \"S3\"])";
+        assert_eq!(for_a_person(t).lines().last(), Some("Full records: memd show 1 2 S3"));
+    }
+}
