@@ -1,4 +1,5 @@
-//! `memd search "query"`: `GET /api/search`, printing the same index the MCP tool returns.
+//! `memd search "query"`: `GET /api/search`, printing the same index the MCP tool returns; `--json`
+//! prints the JSON answer with its list columns as real arrays.
 
 use crate::protocol::paths;
 use std::collections::HashMap;
@@ -48,7 +49,23 @@ pub fn run(env: &HashMap<String, String>, a: SearchArgs) -> anyhow::Result<ExitC
         eprintln!("memd: {}", ans.detail());
         return Ok(ExitCode::from(1));
     }
-    let text = if a.json { ans.body.clone() } else { ans.text() };
+    let text = if a.json { arrays_as_arrays(&ans.body) } else { ans.text() };
     println!("{}", text.trim_end());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The JSON answer with the list columns of its rows as real arrays (the route keeps claude-mem's
+/// strings; a script reading `memd search --json` gets arrays).
+fn arrays_as_arrays(body: &str) -> String {
+    let Ok(mut v) = serde_json::from_str::<serde_json::Value>(body) else {
+        return body.to_string();
+    };
+    for key in ["observations", "sessions", "prompts"] {
+        if let Some(rows) = v.get_mut(key).and_then(serde_json::Value::as_array_mut) {
+            for row in rows.iter_mut() {
+                *row = crate::protocol::api::with_array_columns(row);
+            }
+        }
+    }
+    serde_json::to_string_pretty(&v).unwrap_or_else(|_| body.to_string())
 }

@@ -10,15 +10,6 @@ use super::params::{Ids, ObservationId};
 use super::tool_params::{GetObservationsParams, GetToolUsesParams};
 use crate::store::forget::{RecordKind, RecordRef};
 
-const ARRAY_COLUMNS: &[&str] = &[
-    "facts",
-    "concepts",
-    "files_read",
-    "files_modified",
-    "files_edited",
-    "reinforcement_dates",
-];
-
 fn kind_of(row: &Value) -> RecordKind {
     match row.get("kind").and_then(Value::as_str) {
         Some("summary") => RecordKind::Summary,
@@ -29,16 +20,11 @@ fn kind_of(row: &Value) -> RecordKind {
 
 /// A row with its JSON-encoded array columns decoded and the `kind` marker dropped.
 fn decode(row: &Value) -> Value {
-    let mut obj = row.as_object().cloned().unwrap_or_default();
-    obj.remove("kind");
-    for key in ARRAY_COLUMNS {
-        if let Some(Value::String(s)) = obj.get(*key)
-            && let Ok(v @ Value::Array(_)) = serde_json::from_str::<Value>(s)
-        {
-            obj.insert((*key).to_string(), v);
-        }
+    let mut v = crate::protocol::api::with_array_columns(row);
+    if let Some(obj) = v.as_object_mut() {
+        obj.remove("kind");
     }
-    Value::Object(obj)
+    v
 }
 
 /// Groups `rows` in the order of `wanted`; ids without a row go to `missing`.

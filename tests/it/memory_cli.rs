@@ -170,3 +170,19 @@ fn issue_37_timeline_prints_the_rows_around_a_record_with_a_shell_pointer() {
     let missing = cli(&["timeline", "99"]).output().unwrap();
     assert_eq!(missing.status.code(), Some(1));
 }
+
+#[test]
+fn issue_37_search_json_gives_list_columns_as_arrays() {
+    let w = TestWorker::start(&[]);
+    let mut c = w.command();
+    c.env("MEMD_PROJECT", "cli-proj")
+        .args(["remember", "Deploys go out on Tuesdays only"]);
+    run(c);
+    let mut c = w.command();
+    c.env("MEMD_PROJECT", "cli-proj").args(["search", "deploys", "--json"]);
+    let v: Value = serde_json::from_str(&run(c)).expect("JSON");
+    let row = &v["observations"][0];
+    for key in ["facts", "concepts", "files_read", "files_modified"] {
+        assert!(row[key].is_array(), "{key}: {row}");
+    }
+}
