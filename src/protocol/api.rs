@@ -159,6 +159,31 @@ pub fn describe_json_error(e: &serde_json::Error) -> String {
     core.replace('`', "")
 }
 
+/// The list columns the claude-mem-compatible routes send as strings holding JSON
+/// (docs/spec/api.md §2.7).
+pub const ARRAY_COLUMNS: &[&str] = &[
+    "facts",
+    "concepts",
+    "files_read",
+    "files_modified",
+    "files_edited",
+    "reinforcement_dates",
+];
+
+/// `row` with each of its [`ARRAY_COLUMNS`] that holds a JSON array as a string decoded into the
+/// array (what memd's own clients show: the MCP records, `memd search --json`).
+pub fn with_array_columns(row: &Value) -> Value {
+    let mut obj = row.as_object().cloned().unwrap_or_default();
+    for key in ARRAY_COLUMNS {
+        if let Some(Value::String(s)) = obj.get(*key)
+            && let Ok(v @ Value::Array(_)) = serde_json::from_str::<Value>(s)
+        {
+            obj.insert((*key).to_string(), v);
+        }
+    }
+    Value::Object(obj)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,29 +208,4 @@ mod tests {
         let b: CompleteBody = serde_json::from_str(r#"{"contentSessionId":""}"#).unwrap();
         assert!(b.validate().is_err());
     }
-}
-
-/// The list columns the claude-mem-compatible routes send as strings holding JSON
-/// (docs/spec/api.md §2.7).
-pub const ARRAY_COLUMNS: &[&str] = &[
-    "facts",
-    "concepts",
-    "files_read",
-    "files_modified",
-    "files_edited",
-    "reinforcement_dates",
-];
-
-/// `row` with each of its [`ARRAY_COLUMNS`] that holds a JSON array as a string decoded into the
-/// array (what memd's own clients show: the MCP records, `memd search --json`).
-pub fn with_array_columns(row: &Value) -> Value {
-    let mut obj = row.as_object().cloned().unwrap_or_default();
-    for key in ARRAY_COLUMNS {
-        if let Some(Value::String(s)) = obj.get(*key)
-            && let Ok(v @ Value::Array(_)) = serde_json::from_str::<Value>(s)
-        {
-            obj.insert((*key).to_string(), v);
-        }
-    }
-    Value::Object(obj)
 }
