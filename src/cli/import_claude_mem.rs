@@ -33,6 +33,7 @@ pub struct ImportArgs {
     /// Only these source projects (repeatable).
     #[arg(long = "project")]
     pub projects: Vec<String>,
+    /// Import sessions, observations and summaries, not the prompts.
     #[arg(long)]
     pub no_prompts: bool,
     /// A claude-mem settings.json whose mapped keys are copied (docs/spec/storage.md §7.4).

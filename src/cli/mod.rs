@@ -46,6 +46,7 @@ pub enum Command {
     Serve,
     /// Every setting with the value it resolves to here (`--markdown`: README's table).
     Settings {
+        /// Print README's settings table (Markdown).
         #[arg(long)]
         markdown: bool,
     },
@@ -57,6 +58,7 @@ pub enum Command {
     },
     /// Open the web viewer with a one-time link (`--print`: print the link instead).
     Open {
+        /// Print the one-time link instead of opening a browser.
         #[arg(long)]
         print: bool,
     },
@@ -76,10 +78,13 @@ pub enum Command {
     /// Save an explicit memory for this project.
     Remember {
         text: String,
+        /// A title (default: the text's first 60 characters).
         #[arg(long)]
         title: Option<String>,
+        /// The project (default: this directory's).
         #[arg(long)]
         project: Option<String>,
+        /// An observation type of the mode (default: discovery).
         #[arg(long = "type")]
         obs_type: Option<String>,
     },
@@ -89,6 +94,7 @@ pub enum Command {
     Search(search::SearchArgs),
     /// Full records for a person: observations (12 or #12), summaries (S3), prompts (P7).
     Show {
+        /// Record ids: 12 or #12, S3 (a summary), P7 (a prompt).
         #[arg(required = true)]
         ids: Vec<String>,
     },
@@ -168,6 +174,7 @@ pub enum Command {
         /// Masked examples per detector.
         #[arg(long, default_value_t = 3)]
         samples: usize,
+        /// Print the report as JSON.
         #[arg(long)]
         json: bool,
     },

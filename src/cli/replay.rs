@@ -61,6 +61,7 @@ pub struct ReplayArgs {
     /// Stop after this many events.
     #[arg(long)]
     pub events: Option<u64>,
+    /// The worker's protocol: memd's, or claude-mem's (to compare the two).
     #[arg(long, value_enum, default_value_t = TargetArg::Memd)]
     pub target: TargetArg,
     /// Worker pid for RSS/CPU figures (default: the pid in memd.pid for a local memd).

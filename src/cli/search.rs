@@ -20,8 +20,10 @@ pub struct SearchArgs {
     /// observations | sessions | prompts, or an observation type.
     #[arg(long = "type")]
     pub kind: Option<String>,
+    /// Rows per page (1–100, default 20).
     #[arg(long)]
     pub limit: Option<u32>,
+    /// Rows to skip (the next page).
     #[arg(long)]
     pub offset: Option<u32>,
     /// relevance | date_desc | date_asc.

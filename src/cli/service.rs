@@ -29,6 +29,7 @@ pub enum ServiceCommand {
     },
     /// Unload and remove exactly what `install` wrote.
     Uninstall {
+        /// Show what would be removed; remove nothing.
         #[arg(long)]
         dry_run: bool,
     },
