@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OpenFlags};
 use serde::{Deserialize, Serialize};
 
-use super::StoreError;
+use super::{StoreError, private_file};
 
 /// What a check found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,29 +82,16 @@ pub fn backup_name(dir: &Path, now_ms: i64) -> PathBuf {
 /// journal takes the same mode), flushed, and renamed: a kill leaves no partial `dest`, only a
 /// private temp file that the next backup or worker start removes ([`remove_stale_temps`]).
 pub fn backup(src: &Path, dest: &Path, keep: usize) -> Result<u64, StoreError> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let io = |what: &Path, e: std::io::Error| StoreError::Internal(format!("{}: {e}", what.display()));
+    use std::os::unix::fs::PermissionsExt;
     let conn = Connection::open_with_flags(src, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
     if let Some(dir) = dest.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+        std::fs::create_dir_all(dir).map_err(|e| StoreError::Internal(format!("{}: {e}", dir.display())))?;
         let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
     }
-    let tmp = temp_of(dest);
-    remove_temp(&tmp);
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&tmp)
-        .map_err(|e| io(&tmp, e))?;
-    if let Err(e) = conn.backup(rusqlite::MAIN_DB, &tmp, None::<fn(rusqlite::backup::Progress)>) {
-        remove_temp(&tmp);
-        return Err(e.into());
-    }
-    std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(|e| io(&tmp, e))?;
-    std::fs::rename(&tmp, dest).map_err(|e| io(dest, e))?;
+    private_file::write_via_temp(dest, &temp_of(dest), |tmp| {
+        Ok(conn.backup(rusqlite::MAIN_DB, tmp, None::<fn(rusqlite::backup::Progress)>)?)
+    })?;
     if let Some(dir) = dest.parent() {
-        let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
         prune(dir, keep);
     }
     Ok(std::fs::metadata(dest).map(|m| m.len()).unwrap_or(0))
@@ -112,13 +99,9 @@ pub fn backup(src: &Path, dest: &Path, keep: usize) -> Result<u64, StoreError> {
 
 const TEMP_SUFFIX: &str = ".db.tmp";
 
-fn temp_of(dest: &Path) -> PathBuf {
+/// `<dest>.db.tmp`: where a copy is written before it takes its name.
+pub fn temp_of(dest: &Path) -> PathBuf {
     dest.with_extension(&TEMP_SUFFIX[1..])
-}
-
-fn remove_temp(tmp: &Path) {
-    let _ = std::fs::remove_file(tmp);
-    let _ = std::fs::remove_file(format!("{}-journal", tmp.display()));
 }
 
 /// Removes what killed backups left in `dir` (`*.db.tmp` and their journals); answers how many.
@@ -130,7 +113,7 @@ pub fn remove_stale_temps(dir: &Path) -> usize {
         .filter(|p| p.to_string_lossy().ends_with(TEMP_SUFFIX))
         .collect();
     for p in &stale {
-        remove_temp(p);
+        private_file::remove(p);
     }
     stale.len()
 }

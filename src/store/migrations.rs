@@ -5,7 +5,7 @@
 //! Before the first pending migration on a database that holds rows, a copy is written with
 //! `VACUUM INTO` to `<data>/backups/` (the newest 3 are kept).
 
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use rusqlite::Connection;
@@ -82,19 +82,12 @@ fn backup(conn: &Connection, dir: &Path, old: i64, now_ms: i64) -> Result<(), St
         .take(15)
         .collect();
     let path = dir.join(format!("memd-v{old}-{stamp}.db"));
-    // Into a private temp file first (VACUUM INTO takes an empty file): a kill leaves no partial
-    // copy under the backup's name, and nothing readable by other users.
-    let tmp = path.with_extension("db.tmp");
-    let _ = std::fs::remove_file(&tmp);
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&tmp)
-        .map_err(|e| io(&tmp, e))?;
-    conn.execute("VACUUM INTO ?1", [tmp.to_string_lossy()])?;
-    std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(|e| io(&tmp, e))?;
-    std::fs::rename(&tmp, &path).map_err(|e| io(&path, e))?;
+    // Through a private temp file (VACUUM INTO takes an empty one): a kill leaves no partial copy
+    // under the backup's name, and nothing readable by other users.
+    super::private_file::write_via_temp(&path, &super::integrity::temp_of(&path), |tmp| {
+        conn.execute("VACUUM INTO ?1", [tmp.to_string_lossy()])?;
+        Ok(())
+    })?;
     let mut existing: Vec<_> = std::fs::read_dir(dir)
         .map(|d| {
             d.flatten()

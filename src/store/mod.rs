@@ -14,6 +14,7 @@ pub mod migrations;
 pub mod observation_record;
 pub mod open;
 pub mod pending;
+pub mod private_file;
 pub mod prompts;
 pub mod reader;
 pub mod replace;

@@ -8,23 +8,18 @@
 //! directory after each step. Until that last rename `memd.db` is the untouched damaged file; a
 //! rerun finds the ready copy and finishes the swap, or finds a building copy and starts over.
 
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::StoreError;
+use super::private_file::{self, SIDECARS, with_suffix};
 
 const BUILDING: &str = "repair-building";
 const READY: &str = "repair-ready";
 const DAMAGED: &str = "damaged-";
-const SIDECARS: [&str; 3] = ["-wal", "-shm", "-journal"];
 
 fn err(what: &str, path: &Path, e: std::io::Error) -> StoreError {
     StoreError::Internal(format!("{what} {}: {e}", path.display()))
-}
-
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    PathBuf::from(format!("{}{suffix}", path.display()))
 }
 
 /// `memd.db.repair-building`: where a repair builds its copy.
@@ -37,38 +32,18 @@ pub fn ready(db: &Path) -> PathBuf {
     with_suffix(db, &format!(".{READY}"))
 }
 
-fn remove_with_sidecars(path: &Path) {
-    let _ = std::fs::remove_file(path);
-    for s in SIDECARS {
-        let _ = std::fs::remove_file(with_suffix(path, s));
-    }
-}
-
 /// Discards what an interrupted build left and creates the empty building file, mode 0600.
 pub fn start_building(db: &Path) -> Result<PathBuf, StoreError> {
     let path = building(db);
-    remove_with_sidecars(&path);
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&path)
-        .map_err(|e| err("creating", &path, e))?;
+    private_file::create(&path)?;
     Ok(path)
 }
 
 /// Flushes the finished building file to disk and renames it ready.
 pub fn mark_ready(db: &Path) -> Result<PathBuf, StoreError> {
-    let (from, to) = (building(db), ready(db));
-    File::open(&from).and_then(|f| f.sync_all()).map_err(|e| err("syncing", &from, e))?;
-    std::fs::rename(&from, &to).map_err(|e| err("renaming", &from, e))?;
-    sync_dir(db)?;
+    let to = ready(db);
+    private_file::publish(&building(db), &to)?;
     Ok(to)
-}
-
-fn sync_dir(db: &Path) -> Result<(), StoreError> {
-    let dir = db.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    File::open(dir).and_then(|d| d.sync_all()).map_err(|e| err("syncing", dir, e))
 }
 
 /// The `memd.db.damaged-*` files beside `db`, oldest first.
@@ -112,14 +87,14 @@ pub fn swap_in(db: &Path, stamp: &str) -> Result<PathBuf, StoreError> {
         // memd.db is gone (removed by hand): nothing to keep.
         None => with_suffix(db, &format!(".{DAMAGED}{stamp}")),
     };
-    sync_dir(db)?;
+    private_file::sync_dir(db)?;
     // The damaged file's WAL must not be replayed onto the new file.
     for s in ["-wal", "-shm"] {
         let _ = std::fs::remove_file(with_suffix(db, s));
     }
-    sync_dir(db)?;
+    private_file::sync_dir(db)?;
     std::fs::rename(&ready, db).map_err(|e| err("replacing", db, e))?;
-    sync_dir(db)?;
+    private_file::sync_dir(db)?;
     Ok(aside)
 }
 
