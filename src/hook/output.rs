@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::protocol::fence::{self, defuse_wrapper_tags};
+use crate::protocol::fence;
 
 pub const TRUNCATED_MARKER: &str = "[memd: context truncated]";
 /// How far back from the cut a newline is looked for, in UTF-16 units.
@@ -40,8 +40,7 @@ pub fn fenced(text: &str, max: usize) -> String {
     if text.trim().is_empty() {
         return String::new();
     }
-    let inner = cap_context(&defuse_wrapper_tags(text), max.saturating_sub(fence::OVERHEAD));
-    fence::fence(&inner)
+    fence::fence(&cap_context(text, max.saturating_sub(fence::OVERHEAD)))
 }
 
 /// The no-op of `context`: the SessionStart object with an empty context.

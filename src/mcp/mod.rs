@@ -16,7 +16,7 @@ pub mod tools;
 
 use std::sync::Arc;
 
-use crate::protocol::fence::{defuse_wrapper_tags, fence};
+use crate::protocol::fence::fence;
 use std::time::Duration;
 
 use rmcp::model::{
@@ -75,9 +75,7 @@ impl ServerHandler for MemdServer {
         match out {
             Ok(t) if t.is_error => Ok(CallToolResult::error(vec![ContentBlock::text(t.text)])),
             // Recalled memory is fenced like injected context (issue 36).
-            Ok(t) if recall => Ok(CallToolResult::success(vec![ContentBlock::text(fence(&defuse_wrapper_tags(
-                &t.text,
-            )))])),
+            Ok(t) if recall => Ok(CallToolResult::success(vec![ContentBlock::text(fence(&t.text))])),
             Ok(t) => Ok(CallToolResult::success(vec![ContentBlock::text(t.text)])),
             Err(ToolError::InvalidParams(m)) => Err(ErrorData::invalid_params(m, None)),
             Err(ToolError::UnknownTool(t)) => Err(ErrorData::invalid_params(format!("unknown tool {t}"), None)),

@@ -13,11 +13,13 @@ pub const OVERHEAD: usize = 2 * FENCE_TAG.len() + FENCE_NOTE.len() + 2 * NONCE_H
 const NONCE_HEX: usize = 12;
 
 /// `inner` inside memd's fence — `<memd-recall id="NONCE">`, the note line, the text,
-/// `</memd-recall id="NONCE">` — with a fresh random nonce. Stored text cannot close it: it reaches
-/// the renderers only with `<` and `>` defused (`retrieval::sink`), callers pass it through
-/// [`defuse_wrapper_tags`], and the nonce is new each time.
+/// `</memd-recall id="NONCE">` — with a fresh random nonce. Nothing inside can close it: stored
+/// text reaches the renderers only with `<` and `>` defused (`retrieval::sink`), the fence defuses
+/// any wrapper tag of its own ([`defuse_wrapper_tags`]: same UTF-16 length, so a cap made before
+/// holds), and the nonce is new each time.
 pub fn fence(inner: &str) -> String {
     let nonce = nonce();
+    let inner = defuse_wrapper_tags(inner);
     format!("<{FENCE_TAG} id=\"{nonce}\">\n{FENCE_NOTE}\n{inner}\n</{FENCE_TAG} id=\"{nonce}\">")
 }
 
@@ -25,7 +27,7 @@ pub fn fence(inner: &str) -> String {
 /// becomes `‹`: nothing in the text can close the fence or the host's wrapper, whatever the worker
 /// sent (its renderers already defuse stored text; this holds without them). No regex: the hook
 /// is the hot path.
-pub fn defuse_wrapper_tags(text: &str) -> std::borrow::Cow<'_, str> {
+fn defuse_wrapper_tags(text: &str) -> std::borrow::Cow<'_, str> {
     let opens_tag = |rest: &str| {
         let rest = rest.trim_start_matches(|c: char| c == '/' || c.is_whitespace());
         let head: String = rest.chars().take(15).collect::<String>().to_ascii_lowercase();
