@@ -26,22 +26,14 @@ const LIMITS: BatchLimits = BatchLimits {
 };
 
 fn output(title: &str, source_rows: Vec<i64>) -> BatchOutput {
-    BatchOutput {
-        observations: vec![ObservationDraft {
-            obs_type: "bugfix".into(),
-            title: Some(title.into()),
-            narrative: Some("The login page redirected to itself after a session expired.".into()),
-            files_modified: vec!["src/auth/login.rs".into()],
-            ..Default::default()
-        }],
-        summary: None,
-        origin: "extractive",
-        provider: "extractive".into(),
-        model: "extractive".into(),
-        input_tokens: 0,
-        output_tokens: 0,
-        source_rows,
-    }
+    let o = ObservationDraft {
+        obs_type: "bugfix".into(),
+        title: Some(title.into()),
+        narrative: Some("The login page redirected to itself after a session expired.".into()),
+        files_modified: vec!["src/auth/login.rs".into()],
+        ..Default::default()
+    };
+    BatchOutput::extractive(vec![o], None, source_rows)
 }
 
 async fn ingest_and_observe(s: &dyn Storage) -> i64 {

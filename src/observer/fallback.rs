@@ -4,7 +4,7 @@
 
 use super::bounds::finish_output;
 use super::extractive;
-use super::types::{BatchOutput, BatchWork, ClaimedBatch, ObservationDraft, SummaryDraft, ToolEvent};
+use super::types::{BatchOutput, BatchWork, ClaimedBatch, ToolEvent};
 use crate::pipeline::privacy::Privacy;
 
 /// Extractive output for a whole claimed batch.
@@ -17,7 +17,7 @@ pub fn observe_batch(batch: &ClaimedBatch, types: &[&str], concepts: &[&str], pr
             ..
         } => {
             let summary = extractive::summarize(batch.meta.prompt_text.as_deref(), observation_titles, last_assistant_message);
-            finish_output(output(Vec::new(), summary, Vec::new()), privacy)
+            finish_output(BatchOutput::extractive(Vec::new(), summary, Vec::new()), privacy)
         }
     }
 }
@@ -26,18 +26,5 @@ pub fn observe_batch(batch: &ClaimedBatch, types: &[&str], concepts: &[&str], pr
 pub fn observe_events(events: &[ToolEvent], project_root: &str, types: &[&str], concepts: &[&str], privacy: &Privacy) -> BatchOutput {
     let observations = extractive::observe(events, project_root, types, concepts);
     let rows = events.iter().map(|e| e.row_id).collect();
-    finish_output(output(observations, None, rows), privacy)
-}
-
-fn output(observations: Vec<ObservationDraft>, summary: Option<SummaryDraft>, source_rows: Vec<i64>) -> BatchOutput {
-    BatchOutput {
-        observations,
-        summary,
-        origin: "extractive",
-        provider: "extractive".into(),
-        model: "extractive".into(),
-        input_tokens: 0,
-        output_tokens: 0,
-        source_rows,
-    }
+    finish_output(BatchOutput::extractive(observations, None, rows), privacy)
 }

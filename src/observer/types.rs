@@ -113,6 +113,22 @@ pub struct BatchOutput {
     pub source_rows: Vec<i64>,
 }
 
+impl BatchOutput {
+    /// What the extractive observer produced: no provider, no tokens.
+    pub fn extractive(observations: Vec<ObservationDraft>, summary: Option<SummaryDraft>, source_rows: Vec<i64>) -> Self {
+        Self {
+            observations,
+            summary,
+            origin: "extractive",
+            provider: "extractive".into(),
+            model: "extractive".into(),
+            input_tokens: 0,
+            output_tokens: 0,
+            source_rows,
+        }
+    }
+}
+
 /// Provider calls whose tokens are not carried by a stored [`BatchOutput`] (failed calls,
 /// re-asks, calls whose batch went to the extractive observer), added to today's `token_usage`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

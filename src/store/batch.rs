@@ -269,16 +269,7 @@ mod tests {
             narrative: Some("n".into()),
             ..Default::default()
         };
-        BatchOutput {
-            observations: vec![o],
-            summary: None,
-            origin: "extractive",
-            provider: "extractive".into(),
-            model: "extractive".into(),
-            input_tokens: 0,
-            output_tokens: 0,
-            source_rows: vec![],
-        }
+        BatchOutput::extractive(vec![o], None, vec![])
     }
 
     #[test]
