@@ -95,6 +95,7 @@ children! {
 fn store(a: &RootArgs) -> Option<(StoreActor, StoreArgs)> {
     let args = StoreArgs {
         store: a.store.clone(),
+        storage: a.ctx.storage.clone(),
         clock: a.ctx.clock.clone(),
     };
     Some((StoreActor, args))

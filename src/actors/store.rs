@@ -10,12 +10,17 @@ use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde::{Deserialize, Serialize};
 
 use crate::store::Store;
-use crate::store::stats::{StoreFigures, figures, file_size};
+use std::sync::Arc;
+
+use crate::backend::Storage;
+use crate::store::stats::{StoreFigures, file_size};
 
 pub struct StoreActor;
 
 pub struct StoreArgs {
     pub store: Store,
+    /// The row counts of the status come through the store seam.
+    pub storage: Arc<dyn Storage>,
     pub clock: crate::clock::Clock,
 }
 
@@ -28,6 +33,7 @@ pub enum StoreMsg {
 
 pub struct StoreState {
     store: Store,
+    storage: Arc<dyn Storage>,
     clock: crate::clock::Clock,
 }
 
@@ -66,7 +72,7 @@ impl StoreState {
     pub async fn status(&self) -> StoreStatus {
         let stats = self.store.writer.stats();
         let now = self.clock.now();
-        let figures = self.store.read(move |c| figures(c, now)).await.unwrap_or_default();
+        let figures = self.storage.store_figures(now).await.unwrap_or_default();
         let wal = {
             let mut p = self.store.path.clone().into_os_string();
             p.push("-wal");
@@ -101,6 +107,7 @@ impl Actor for StoreActor {
     async fn pre_start(&self, _myself: ActorRef<StoreMsg>, args: StoreArgs) -> Result<StoreState, ActorProcessingErr> {
         Ok(StoreState {
             store: args.store,
+            storage: args.storage,
             clock: args.clock,
         })
     }
