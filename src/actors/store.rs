@@ -1,18 +1,18 @@
 //! StoreActor — owns the store: the single writer thread (group commit) and the read pool.
 //!
-//! Supervised by RootSupervisor. Ingress and session actors write through cloned
-//! [`crate::store::Store`] handles that feed the writer thread's bounded queue directly (one hop
-//! per event); this actor answers status queries and performs the final flush at shutdown.
+//! Supervised by RootSupervisor. Ingest and the session actors write through the store seam
+//! (`backend::Storage`), whose SQLite backend feeds the writer thread's bounded queue directly (one
+//! hop per event); this actor answers status queries and performs the final flush at shutdown.
 //! Failure policy: the writer thread outlives a failed actor (it holds the only connection), so a
 //! restarted StoreActor re-attaches to the same handle; a failed COMMIT fails only its group (503).
+
+use std::sync::Arc;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde::{Deserialize, Serialize};
 
-use crate::store::Store;
-use std::sync::Arc;
-
 use crate::backend::Storage;
+use crate::store::Store;
 use crate::store::stats::{StoreFigures, file_size};
 
 pub struct StoreActor;
