@@ -83,7 +83,9 @@ fn backup(conn: &Connection, dir: &Path, old: i64, now_ms: i64) -> Result<(), St
         .collect();
     let path = dir.join(format!("memd-v{old}-{stamp}.db"));
     // Through a private temp file (VACUUM INTO takes an empty one): a kill leaves no partial copy
-    // under the backup's name, and nothing readable by other users.
+    // under the backup's name, and nothing readable by other users. What an earlier, killed
+    // attempt left (another stamp in its name) goes first.
+    super::integrity::remove_stale_temps(dir);
     super::private_file::write_via_temp(&path, &super::integrity::temp_of(&path), |tmp| {
         conn.execute("VACUUM INTO ?1", [tmp.to_string_lossy()])?;
         Ok(())
