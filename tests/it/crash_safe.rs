@@ -9,24 +9,19 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, OpenFlags, params};
+use rusqlite::{Connection, OpenFlags};
 
 use crate::support::claude_mem::{SECRET, build};
+use crate::support::hook::bare_command;
+use crate::support::seed::{Obs, Seed};
 use crate::worker_integrity::damage_the_middle;
 
 const OBSERVATIONS: i64 = 12_000;
 const KILL_AT: [f64; 3] = [0.2, 0.5, 0.8];
 
 fn memd(dir: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_memd"));
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", dir)
-        .env("MEMD_DATA_DIR", dir)
-        .env("MEMD_PORT", "0")
-        .env("MEMD_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut cmd = bare_command(dir, &[]);
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     cmd
 }
 
@@ -36,35 +31,31 @@ fn filled() -> tempfile::TempDir {
     let db = dir.path().join("memd.db");
     let mut c = memd::store::open::open_writer(&db, false).unwrap();
     memd::store::migrations::migrate(&mut c, 0).unwrap();
-    let tx = c.transaction().unwrap();
-    tx.execute(
-        "INSERT INTO sdk_sessions (content_session_id, memory_session_id, project, started_at, started_at_epoch, last_event_epoch)
-         VALUES ('s', 'm', 'shop', '2026-12-01T00:00:00Z', 0, 0)",
-        [],
-    )
-    .unwrap();
-    {
-        let mut st = tx
-            .prepare(
-                "INSERT INTO observations (memory_session_id, project, platform_source, type, title, narrative, content_hash, origin, created_at, created_at_epoch)
-                 VALUES ('m', 'shop', 'claude', 'change', ?1, ?2, ?3, 'extractive', '2026-12-01T00:00:00Z', ?4)",
-            )
-            .unwrap();
-        for i in 0..OBSERVATIONS {
-            // Every tenth row holds a key a redaction rescan must remove.
-            let secret = if i % 10 == 0 { SECRET } else { "" };
-            let narrative = format!(
-                "step {i} edited src/module_{}.rs {secret} and ran the tests; {}",
-                i % 97,
-                "detail ".repeat(20)
-            );
-            st.execute(params![format!("Change number {i}"), narrative, format!("h{i}"), i])
-                .unwrap();
-        }
-    }
-    tx.commit().unwrap();
-    c.pragma_update(None, "journal_mode", "DELETE").unwrap();
     drop(c);
+    let seed = Seed::open(&db);
+    seed.conn.execute_batch("BEGIN").unwrap();
+    for i in 0..OBSERVATIONS {
+        // Every tenth row holds a key a redaction rescan must remove.
+        let secret = if i % 10 == 0 { SECRET } else { "" };
+        let narrative = format!(
+            "step {i} edited src/module_{}.rs {secret} and ran the tests; {}",
+            i % 97,
+            "detail ".repeat(20)
+        );
+        seed.obs(Obs {
+            session: "s",
+            project: "shop",
+            platform: "claude",
+            ty: "change",
+            title: &format!("Change number {i}"),
+            narrative: &narrative,
+            concepts: &[],
+            files_read: &[],
+            files_modified: &[],
+            at: i,
+        });
+    }
+    seed.conn.execute_batch("COMMIT; PRAGMA journal_mode=DELETE").unwrap();
     dir
 }
 

@@ -5,6 +5,13 @@ use std::process::Command;
 use crate::support::TestWorker;
 use serde_json::Value;
 
+/// `memd ARGS` against `w`, in the project `cli-proj`.
+fn cli(w: &TestWorker, args: &[&str]) -> Command {
+    let mut c = w.command();
+    c.env("MEMD_PROJECT", "cli-proj").args(args);
+    c
+}
+
 fn run(mut cmd: Command) -> String {
     let out = cmd.output().expect("run memd");
     assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
@@ -14,11 +21,7 @@ fn run(mut cmd: Command) -> String {
 #[test]
 fn remember_search_forget_and_gc_through_the_worker() {
     let w = TestWorker::start(&[]);
-    let cli = |args: &[&str]| {
-        let mut c = w.command();
-        c.env("MEMD_PROJECT", "cli-proj").args(args);
-        c
-    };
+    let cli = |args: &[&str]| cli(&w, args);
     assert_eq!(
         run(cli(&["remember", "Deploys go out on Tuesdays only"])).trim(),
         "Saved memory #1 in cli-proj."
@@ -89,11 +92,7 @@ fn a_closed_stdout_is_quiet_and_logs_have_no_colour_codes() {
 #[test]
 fn issue_37_show_prints_whole_records_for_a_person_and_stop_ends_the_worker() {
     let mut w = TestWorker::start(&[]);
-    let cli = |args: &[&str]| {
-        let mut c = w.command();
-        c.env("MEMD_PROJECT", "cli-proj").args(args);
-        c
-    };
+    let cli = |args: &[&str]| cli(&w, args);
     let text = "Deploys go out on Tuesdays only.\nThe freeze starts \u{1b}[2J on Friday noon.";
     run(cli(&["remember", text, "--title", "Deploy days"]));
     let shown = run(cli(&["show", "1"]));
@@ -143,25 +142,13 @@ fn issue_37_restart_stops_the_worker_and_starts_a_ready_one() {
     let pid_file: Value = serde_json::from_str(&std::fs::read_to_string(w.data_dir().join("memd.pid")).unwrap()).unwrap();
     assert_ne!(pid_file["pid"].as_u64(), Some(u64::from(old)), "a new worker runs");
     // The new worker is not this test's child: stop it the way a user would.
-    assert_eq!(
-        run({
-            let mut c = w.command();
-            c.arg("stop");
-            c
-        })
-        .trim(),
-        "memd stopped"
-    );
+    assert_eq!(run(cli(&w, &["stop"])).trim(), "memd stopped");
 }
 
 #[test]
 fn issue_37_timeline_prints_the_rows_around_a_record_with_a_shell_pointer() {
     let w = TestWorker::start(&[]);
-    let cli = |args: &[&str]| {
-        let mut c = w.command();
-        c.env("MEMD_PROJECT", "cli-proj").args(args);
-        c
-    };
+    let cli = |args: &[&str]| cli(&w, args);
     run(cli(&["remember", "Deploys go out on Tuesdays only"]));
     run(cli(&["remember", "The staging database is rebuilt nightly"]));
     let out = run(cli(&["timeline", "#1"]));
@@ -174,13 +161,8 @@ fn issue_37_timeline_prints_the_rows_around_a_record_with_a_shell_pointer() {
 #[test]
 fn issue_37_search_json_gives_list_columns_as_arrays() {
     let w = TestWorker::start(&[]);
-    let mut c = w.command();
-    c.env("MEMD_PROJECT", "cli-proj")
-        .args(["remember", "Deploys go out on Tuesdays only"]);
-    run(c);
-    let mut c = w.command();
-    c.env("MEMD_PROJECT", "cli-proj").args(["search", "deploys", "--json"]);
-    let v: Value = serde_json::from_str(&run(c)).expect("JSON");
+    run(cli(&w, &["remember", "Deploys go out on Tuesdays only"]));
+    let v: Value = serde_json::from_str(&run(cli(&w, &["search", "deploys", "--json"]))).expect("JSON");
     let row = &v["observations"][0];
     for key in ["facts", "concepts", "files_read", "files_modified"] {
         assert!(row[key].is_array(), "{key}: {row}");

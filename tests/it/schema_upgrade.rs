@@ -8,9 +8,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 
 use crate::support::TestWorker;
+use crate::support::seed::{Obs, Seed};
 
 const LATEST: i64 = 4;
 const KILL_AT: [f64; 3] = [0.2, 0.5, 0.8];
@@ -83,26 +84,23 @@ fn large_v1(n: i64) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("memd.db");
     std::fs::copy(fixture(1), &db).unwrap();
-    let mut c = Connection::open(&db).unwrap();
-    let tx = c.transaction().unwrap();
-    {
-        let mut st = tx
-            .prepare(
-                "INSERT INTO observations (memory_session_id, project, platform_source, type, title, narrative, content_hash, origin, created_at, created_at_epoch)
-                 VALUES ('old-memory', 'legacy-shop', 'claude', 'change', ?1, ?2, ?3, 'extractive', '2026-06-02T00:00:00Z', ?4)",
-            )
-            .unwrap();
-        for i in 0..n {
-            st.execute(params![
-                format!("Change {i}"),
-                format!("step {i} {}", "detail ".repeat(30)),
-                format!("big-{i}"),
-                i
-            ])
-            .unwrap();
-        }
+    let seed = Seed::open(&db);
+    seed.conn.execute_batch("BEGIN").unwrap();
+    for i in 0..n {
+        seed.obs(Obs {
+            session: "big",
+            project: "legacy-shop",
+            platform: "claude",
+            ty: "change",
+            title: &format!("Change {i}"),
+            narrative: &format!("step {i} {}", "detail ".repeat(30)),
+            concepts: &[],
+            files_read: &[],
+            files_modified: &[],
+            at: i,
+        });
     }
-    tx.commit().unwrap();
+    seed.conn.execute_batch("COMMIT").unwrap();
     dir
 }
 
