@@ -51,9 +51,7 @@ pub fn run(env: &HashMap<String, String>, json: bool) -> anyhow::Result<ExitCode
 /// (`{"worker": "not_running", "detail": …, "data_dir": …, "spooled": n}`); exit 1 either way.
 fn unavailable(json: bool, state: &str, why: &str, dir: &DataDir) -> ExitCode {
     if json {
-        let spooled = std::fs::read_dir(dir.spool())
-            .map(|d| d.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "json")).count())
-            .unwrap_or(0);
+        let spooled = crate::ingest::spool::candidates(&dir.spool()).len();
         let doc = serde_json::json!({"worker": state, "detail": why, "data_dir": dir.root, "spooled": spooled});
         println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {

@@ -140,7 +140,8 @@ async fn ingest_file(svc: &IngestService, dir: &Path, path: &Path, stats: &Spool
     std::fs::remove_file(path).is_ok()
 }
 
-fn candidates(dir: &Path) -> Vec<PathBuf> {
+/// The spool files waiting to be ingested, oldest first (a hook writes one per event it spools).
+pub fn candidates(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
     let mut files: Vec<PathBuf> = entries
         .flatten()

@@ -125,6 +125,12 @@ fn issue_37_status_json_is_json_when_the_worker_is_down() {
     let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
     assert_eq!(doc["worker"], "not_running", "{doc}");
     assert_eq!(doc["spooled"], 0);
+    // A hook run while the worker is down spools its event: status counts it.
+    let hook = crate::support::hook::run_hook(w.command(), "observation", crate::support::hook::POST_TOOL);
+    assert_eq!(hook.status.code(), Some(0));
+    let out = w.command().args(["status", "--json"]).output().unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert_eq!(doc["spooled"], 1, "{doc}");
     let plain = w.command().arg("status").output().unwrap();
     assert_eq!(plain.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&plain.stderr).contains("not running"));
