@@ -10,6 +10,7 @@ use anyhow::Context;
 use serde_json::{Value, json};
 
 use super::client_context::CliContext;
+use crate::protocol::api::with_array_columns;
 use crate::protocol::paths;
 use crate::retrieval::sink::inline;
 use crate::store::forget::{RecordKind, RecordRef};
@@ -19,12 +20,9 @@ fn paragraphs(text: &str) -> Vec<String> {
     text.split('\n').map(inline).filter(|l| !l.is_empty()).collect()
 }
 
+/// The strings of a list column (decoded by [`with_array_columns`]).
 fn list(v: &Value) -> Vec<String> {
-    let items = match v {
-        Value::Array(a) => a.clone(),
-        Value::String(s) => serde_json::from_str::<Vec<Value>>(s).unwrap_or_default(),
-        _ => Vec::new(),
-    };
+    let items = v.as_array().map(Vec::as_slice).unwrap_or_default();
     items
         .iter()
         .filter_map(Value::as_str)
@@ -35,6 +33,7 @@ fn list(v: &Value) -> Vec<String> {
 
 /// One record for a person.
 pub fn render(row: &Value) -> String {
+    let row = &with_array_columns(row);
     let s = |k: &str| row.get(k).and_then(Value::as_str).unwrap_or_default();
     let id = row["id"].as_i64().unwrap_or(0);
     let (label, heading) = match s("kind") {
