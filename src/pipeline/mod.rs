@@ -16,3 +16,4 @@ pub mod redact;
 pub mod secrets;
 pub mod structure;
 pub mod tags;
+pub mod terms;

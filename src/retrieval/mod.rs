@@ -40,6 +40,7 @@ pub mod ids;
 pub mod overview;
 pub mod params;
 pub mod query;
+pub mod raw_search;
 pub mod record_kind;
 pub mod records;
 pub mod reinforce;

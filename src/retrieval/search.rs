@@ -2,7 +2,7 @@
 //! then the natural-mode fill (stopwords dropped, stems as prefixes, OR-ed); kinds interleave by
 //! rank within a tier (no vectors yet); `orderBy` date re-sorts the matched set; paging last.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use rusqlite::Connection;
 
@@ -10,6 +10,7 @@ use super::RetrievalError;
 use super::fusion::{Fusion, Near};
 use super::ids::{RecordId, fetch_records};
 use super::query::{ParsedQuery, natural, parse_query};
+use super::raw_search::{merge_raw, raw_hits};
 use super::record_kind::Kind;
 use super::search_sql::{CANDIDATES, COUNT_CAP, Candidate, Filters, MatchSpec, candidates, count, counts_while_ranking};
 use super::search_types::Ranked;
@@ -88,6 +89,8 @@ pub struct KeywordPhase {
     totals: [usize; 3],
     /// The query has no searchable term: the result is empty.
     nothing: bool,
+    /// Observations a raw tool call matched, with that call's row id.
+    calls: HashMap<RecordId, i64>,
 }
 
 /// Runs the keyword half of `req`.
@@ -126,6 +129,7 @@ pub fn keyword_phase(conn: &Connection, req: &SearchRequest) -> Result<KeywordPh
         fill.iter().filter(|m| !m.is_empty()).collect()
     };
     let want = req.offset + req.limit;
+    let mut calls = HashMap::new();
     for kind in req.effective_kinds() {
         let mut seen = HashSet::new();
         let mut push = |list: Vec<Candidate>, tier: u8, all: &mut Vec<Ranked>| {
@@ -161,11 +165,17 @@ pub fn keyword_phase(conn: &Connection, req: &SearchRequest) -> Result<KeywordPh
             Some(n) => n,
             None => count(conn, kind, &matches, &req.filters)?,
         };
+        if kind == Kind::Observation && !filter_only {
+            let raw = raw_hits(conn, &req.query, &req.filters, CANDIDATES.max(want))?;
+            totals[0] = (totals[0] + merge_raw(&mut all, &raw)).min(COUNT_CAP + 1);
+            calls.extend(raw.iter().map(|h| (RecordId { kind, id: h.id }, h.call)));
+        }
     }
     Ok(KeywordPhase {
         all,
         totals,
         nothing: false,
+        calls,
     })
 }
 
@@ -183,6 +193,7 @@ pub fn finish(
         mut all,
         mut totals,
         nothing,
+        calls,
     } = phase;
     if nothing {
         return Ok(SearchResult {
@@ -191,6 +202,7 @@ pub fn finish(
             order,
             filter_only,
             similarity: Vec::new(),
+            matched_calls: Vec::new(),
         });
     }
     let fused = match vector {
@@ -224,13 +236,18 @@ pub fn finish(
     let page: Vec<RecordId> = all.iter().skip(req.offset).take(req.limit).map(|r| r.rid).collect();
     let mut found = fetch_records(conn, &page, &super::scope::Scope::default())?;
     let near = |rid: &RecordId| vector.and_then(|v| v.iter().find(|n| n.rid == *rid)).map(|n| n.similarity);
-    let (records, similarity) = page.iter().filter_map(|rid| found.remove(rid).map(|r| (r, near(rid)))).unzip();
+    let (records, rest): (Vec<_>, Vec<_>) = page
+        .iter()
+        .filter_map(|rid| found.remove(rid).map(|r| (r, (near(rid), calls.get(rid).copied()))))
+        .unzip();
+    let (similarity, matched_calls) = rest.into_iter().unzip();
     Ok(SearchResult {
         records,
         totals,
         order,
         filter_only,
         similarity,
+        matched_calls,
     })
 }
 

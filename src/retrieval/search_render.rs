@@ -118,14 +118,26 @@ pub fn render_index(req: &SearchRequest, res: &SearchResult, mode: &Mode, zone: 
 
 /// `format=json`: rows per kind in result order, `totalResults`, `query`, `degraded`.
 pub fn render_json(req: &SearchRequest, res: &SearchResult) -> Value {
+    let call = |i: usize| res.matched_calls.get(i).copied().flatten();
+    let mark = |v: &mut Value, i: usize| {
+        if let Some(c) = call(i) {
+            v["matched"] = json!("tool_use");
+            v["tool_use_id"] = json!(c);
+        }
+    };
     let rows = |k: Kind| -> Vec<Value> {
         res.records
             .iter()
-            .filter(|r| r.kind() == k)
-            .map(|r| match r {
-                Record::Observation(o) => o.to_json(),
-                Record::Summary(s) => s.to_json(),
-                Record::Prompt(p) => p.to_json(),
+            .enumerate()
+            .filter(|(_, r)| r.kind() == k)
+            .map(|(i, r)| {
+                let mut v = match r {
+                    Record::Observation(o) => o.to_json(),
+                    Record::Summary(s) => s.to_json(),
+                    Record::Prompt(p) => p.to_json(),
+                };
+                mark(&mut v, i);
+                v
             })
             .collect()
     };
@@ -133,11 +145,12 @@ pub fn render_json(req: &SearchRequest, res: &SearchResult) -> Value {
         "observations": rows(Kind::Observation),
         "sessions": rows(Kind::Summary),
         "prompts": rows(Kind::Prompt),
-        "ranked": res.records.iter().zip(res.similarity.iter().chain(std::iter::repeat(&None))).map(|(r, s)| {
+        "ranked": res.records.iter().zip(res.similarity.iter().chain(std::iter::repeat(&None))).enumerate().map(|(i, (r, s))| {
             let mut v = json!({"kind": r.kind().name(), "id": r.id()});
             if let Some(s) = s {
                 v["similarity"] = json!((*s * 1000.0).round() / 1000.0);
             }
+            mark(&mut v, i);
             v
         }).collect::<Vec<_>>(),
         "totalResults": res.total(),

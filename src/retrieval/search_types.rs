@@ -86,6 +86,8 @@ pub struct SearchResult {
     /// Each record's cosine similarity to the query, when the vector half found it (same order as
     /// `records`).
     pub similarity: Vec<Option<f32>>,
+    /// For a record a raw tool call matched (issue 35), that call's row id (same order as `records`).
+    pub matched_calls: Vec<Option<i64>>,
 }
 
 impl SearchResult {

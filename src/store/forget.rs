@@ -107,6 +107,7 @@ pub fn forget_one(conn: &Connection, r: RecordRef, reason: Option<&str>, now: i6
             )
             .optional()?;
         let Some((msid, hash)) = key else { return Ok(false) };
+        super::raw_index::unindex_sources_of(conn, r.id)?;
         conn.execute(
             "INSERT OR REPLACE INTO tombstones(memory_session_id, content_hash, observation_id, reason, deleted_at_epoch)
              VALUES (?1, ?2, ?3, ?4, ?5)",

@@ -18,6 +18,7 @@ pub const MIGRATIONS: &[&str] = &[
     include_str!("schema_v2_vectors.sql"),
     include_str!("schema_v3_search_filters.sql"),
     include_str!("schema_v4_vector_log.sql"),
+    include_str!("schema_v5_raw_index.sql"),
 ];
 
 const BACKUPS_KEPT: usize = 3;

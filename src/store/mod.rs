@@ -16,6 +16,7 @@ pub mod open;
 pub mod pending;
 pub mod private_file;
 pub mod prompts;
+pub mod raw_index;
 pub mod reader;
 pub mod replace;
 pub mod rescan;
@@ -109,7 +110,10 @@ impl Store {
                 Some(ReadOnly::Damaged(detail.clone()))
             }
             _ => match migrations::migrate_with(&mut conn, migrations::MIGRATIONS, backups.as_deref(), now_ms) {
-                Ok(_) => None,
+                Ok(_) => {
+                    raw_index::finish_backfill(&mut conn)?;
+                    None
+                }
                 Err(StoreError::NewerSchema { found, known }) => {
                     tracing::error!(found, known, "database was written by a newer memd; refusing to ingest");
                     Some(ReadOnly::NewerSchema)

@@ -127,6 +127,9 @@ pub fn rescan_chunk(
             if let (false, Some(kind)) = (dry_run, spec.doc_kind) {
                 requeue_vector(conn, kind, id)?;
             }
+            if !dry_run && spec.table == "tool_uses" {
+                super::raw_index::reindex_call(conn, id)?;
+            }
         }
     }
     Ok(chunk)

@@ -13,7 +13,7 @@ use rusqlite::Connection;
 use crate::support::TestWorker;
 use crate::support::seed::{Obs, Seed};
 
-const LATEST: i64 = 4;
+const LATEST: i64 = 5;
 const KILL_AT: [f64; 3] = [0.2, 0.5, 0.8];
 
 fn fixture(version: i64) -> PathBuf {
@@ -64,6 +64,9 @@ fn issue_34_every_older_schema_opens_with_every_row_after_a_private_copy() {
         for (table, n) in counts {
             assert_eq!(w.count(&format!("SELECT count(*) FROM {table}")), n, "v{v} {table}");
         }
+        // Calls stored before v5 were indexed for search after the migration (issue 35).
+        let indexed = w.count("SELECT count(*) FROM tool_uses_fts WHERE tool_uses_fts MATCH 'round_half_even'");
+        assert_eq!(indexed, 5, "v{v}: the older calls are in the raw index");
         let found = w.get("/api/search?query=rounding&project=legacy-shop&format=json");
         assert_eq!(found.status, 200, "v{v}");
         assert!(found.text().contains("Checkout rounding fix"), "v{v}: {}", found.text());

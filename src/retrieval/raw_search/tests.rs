@@ -1,0 +1,135 @@
+//! The raw archive in search: an identifier only a tool call holds finds the observation made from
+//! that call, marked with the call; words in many calls are not asked; filters hold; forgetting the
+//! observation takes its call out of the index.
+
+use rusqlite::{Connection, params};
+
+use super::*;
+use crate::retrieval::scope::Scope;
+use crate::retrieval::search::{SearchRequest, search};
+use crate::store::tool_events::{ingest_tool_event, sample_event};
+
+/// Calls in two projects, each with one observation made from it; a busy word in every call.
+fn database() -> Connection {
+    let conn = crate::store::test_conn();
+    let calls = [
+        (
+            "p",
+            "src/tokenizer.js",
+            "function debouncedUpdateTokens() { renderTokenAndText(); }",
+        ),
+        ("p", "src/render.py", "def get_library_version():\n    return VERSION"),
+        ("q", "src/other.js", "function debouncedUpdateTokens() {}"),
+    ];
+    for (i, (project, file, text)) in calls.iter().enumerate() {
+        let mut e = sample_event(&format!("s-{project}"), Some(&format!("t{i}")));
+        e.seed.project = project.to_string();
+        e.tool_name = "Edit".into();
+        e.tool_input = serde_json::json!({"file_path": file, "old_string": "", "new_string": format!("{text} common_word")}).to_string();
+        ingest_tool_event(&conn, &e).unwrap();
+        let call: i64 = conn.query_row("SELECT max(id) FROM tool_uses", [], |r| r.get(0)).unwrap();
+        let msid: String = conn
+            .query_row("SELECT memory_session_id FROM sdk_sessions WHERE project = ?1", [project], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        conn.execute(
+            "INSERT INTO observations (memory_session_id, project, platform_source, type, title, files_modified, content_hash, origin, created_at, created_at_epoch)
+             VALUES (?1, ?2, 'claude', 'change', ?3, ?4, ?5, 'extractive', '', ?6)",
+            params![msid, project, format!("Edited {file}"), format!("[\"{file}\"]"), format!("h{i}"), i as i64],
+        )
+        .unwrap();
+        let obs = conn.last_insert_rowid();
+        conn.execute("INSERT INTO observation_sources VALUES (?1, ?2)", [obs, call])
+            .unwrap();
+    }
+    conn
+}
+
+fn ask(conn: &Connection, query: &str, project: &str) -> crate::retrieval::search::SearchResult {
+    search(conn, &SearchRequest::new(query, Scope::new(Some(vec![project.to_string()]), None))).unwrap()
+}
+
+fn titles(r: &crate::retrieval::search::SearchResult) -> Vec<String> {
+    r.records
+        .iter()
+        .map(|rec| match rec {
+            crate::retrieval::record_kind::Record::Observation(o) => o.title.clone().unwrap_or_default(),
+            _ => String::new(),
+        })
+        .collect()
+}
+
+#[test]
+fn an_identifier_only_a_call_holds_finds_the_observation_made_from_it() {
+    let conn = database();
+    for q in [
+        "debouncedUpdateTokens",
+        "where did we change renderTokenAndText?",
+        "get_library_version",
+    ] {
+        let r = ask(&conn, q, "p");
+        assert!(!r.records.is_empty(), "{q}: nothing found");
+        assert!(r.matched_calls[0].is_some(), "{q}: marked as a raw match");
+        let want = if q.contains("library") {
+            "Edited src/render.py"
+        } else {
+            "Edited src/tokenizer.js"
+        };
+        assert_eq!(titles(&r)[0], want, "{q}");
+        assert_eq!(r.records.len(), 1, "{q}: the other project's call stays out");
+    }
+    // Identifier parts match too.
+    assert_eq!(titles(&ask(&conn, "library version", "p")), ["Edited src/render.py"]);
+}
+
+#[test]
+fn the_json_names_the_matched_call() {
+    let conn = database();
+    let req = SearchRequest::new("debouncedUpdateTokens", Scope::new(Some(vec!["p".into()]), None));
+    let res = search(&conn, &req).unwrap();
+    let v = crate::retrieval::search_render::render_json(&req, &res);
+    assert_eq!(v["ranked"][0]["matched"], "tool_use");
+    assert_eq!(v["observations"][0]["matched"], "tool_use");
+    assert!(v["ranked"][0]["tool_use_id"].as_i64().is_some());
+}
+
+#[test]
+fn a_word_in_many_calls_is_not_asked_and_an_unknown_word_finds_nothing() {
+    let conn = database();
+    assert_eq!(selective_max(3), 64);
+    assert_eq!(selective_max(100_000), 2_000);
+    assert!(
+        raw_hits(&conn, "nonexistentidentifier", &Filters::default(), 10)
+            .unwrap()
+            .is_empty()
+    );
+    // Every call holds `common_word`: with a tiny limit on selectivity it would not be asked; here
+    // (3 calls, limit 64) it is, and finds all three observations.
+    assert_eq!(raw_hits(&conn, "common_word", &Filters::default(), 10).unwrap().len(), 3);
+}
+
+#[test]
+fn forgetting_an_observation_takes_its_calls_out_of_the_index() {
+    let conn = database();
+    assert_eq!(ask(&conn, "renderTokenAndText", "p").records.len(), 1);
+    let obs: i64 = conn
+        .query_row("SELECT id FROM observations WHERE title = 'Edited src/tokenizer.js'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let r = crate::store::forget::RecordRef {
+        kind: crate::store::forget::RecordKind::Observation,
+        id: obs,
+    };
+    assert!(crate::store::forget::forget_one(&conn, r, None, 1).unwrap());
+    let left: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM tool_uses_fts WHERE tool_uses_fts MATCH 'renderTokenAndText'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(left, 0);
+    assert!(ask(&conn, "renderTokenAndText", "p").records.is_empty());
+}

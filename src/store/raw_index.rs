@@ -1,0 +1,140 @@
+//! The raw archive's search index (schema v5, issue 35): one contentless FTS5 row per tool call,
+//! its terms from [`crate::pipeline::terms`]. Written beside the call in the ingest transaction,
+//! rewritten when a redaction rescan changes the call, backfilled once for calls stored before
+//! v5; a deleted call leaves it by trigger; forgetting an observation removes its calls from it.
+
+use rusqlite::{Connection, params};
+
+use super::StoreError;
+use crate::pipeline::terms::terms_document;
+
+/// Calls read per backfill step.
+const BACKFILL_CHUNK: i64 = 500;
+
+/// Indexes (or re-indexes) the call `id` with its stored text.
+pub fn index_call(conn: &Connection, id: i64, input: &str, response: &str) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM tool_uses_fts WHERE rowid = ?1", [id])?;
+    conn.execute(
+        "INSERT INTO tool_uses_fts(rowid, input, response) VALUES (?1, ?2, ?3)",
+        params![id, terms_document(input), terms_document(response)],
+    )?;
+    Ok(())
+}
+
+/// Re-indexes the call `id` from its row (after a rescan rewrote it).
+pub fn reindex_call(conn: &Connection, id: i64) -> rusqlite::Result<()> {
+    let row: Option<(String, String)> = rusqlite::OptionalExtension::optional(conn.query_row(
+        "SELECT tool_input, tool_response FROM tool_uses WHERE id = ?1",
+        [id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    ))?;
+    match row {
+        Some((input, response)) => index_call(conn, id, &input, &response),
+        None => Ok(()),
+    }
+}
+
+const MARKER: &str = "raw_index_backfill_after";
+
+/// Finishes the backfill the v5 migration started: indexes every call above the marker in `meta`,
+/// a chunk per transaction that moves the marker with it (a killed start resumes where it
+/// stopped), then removes the marker. Nothing to do once it is gone.
+pub fn finish_backfill(conn: &mut Connection) -> Result<usize, StoreError> {
+    let mut done = 0;
+    loop {
+        let tx = conn.transaction()?;
+        let after: Option<String> =
+            rusqlite::OptionalExtension::optional(tx.query_row("SELECT value FROM meta WHERE key = ?1", [MARKER], |r| r.get(0)))?;
+        let Some(after) = after.map(|a| a.parse::<i64>().unwrap_or(0)) else {
+            return Ok(done);
+        };
+        let n = backfill_chunk(&tx, after)?;
+        done += n.0;
+        match n.1 {
+            Some(last) => tx.execute("UPDATE meta SET value = ?2 WHERE key = ?1", params![MARKER, last.to_string()])?,
+            None => tx.execute("DELETE FROM meta WHERE key = ?1", [MARKER])?,
+        };
+        tx.commit()?;
+        if n.1.is_none() {
+            if done > 0 {
+                tracing::info!(calls = done, "raw tool calls indexed for search (schema v5)");
+            }
+            return Ok(done);
+        }
+    }
+}
+
+/// Indexes up to [`BACKFILL_CHUNK`] calls above `after`: (how many, the last id when any).
+fn backfill_chunk(conn: &Connection, after: i64) -> rusqlite::Result<(usize, Option<i64>)> {
+    let rows: Vec<(i64, String, String)> = {
+        let mut st = conn.prepare_cached("SELECT id, tool_input, tool_response FROM tool_uses WHERE id > ?1 ORDER BY id LIMIT ?2")?;
+        st.query_map(params![after, BACKFILL_CHUNK], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<Result<_, _>>()?
+    };
+    for (id, input, response) in &rows {
+        index_call(conn, *id, input, response)?;
+    }
+    Ok((rows.len(), rows.last().map(|r| r.0)))
+}
+
+/// Removes the calls observation `id` was made from out of the index (its `forget`): what the
+/// user forgot is not found again through the raw text it came from.
+pub fn unindex_sources_of(conn: &Connection, observation_id: i64) -> rusqlite::Result<usize> {
+    conn.execute(
+        "DELETE FROM tool_uses_fts WHERE rowid IN (SELECT tool_use_row_id FROM observation_sources WHERE observation_id = ?1)",
+        [observation_id],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::tool_events::{ingest_tool_event, sample_event};
+
+    fn hits(conn: &Connection, term: &str) -> i64 {
+        conn.query_row("SELECT count(*) FROM tool_uses_fts WHERE tool_uses_fts MATCH ?1", [term], |r| {
+            r.get(0)
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_stored_call_is_found_by_an_identifier_and_its_parts_and_leaves_when_deleted() {
+        let conn = crate::store::test_conn();
+        let mut e = sample_event("s1", Some("t1"));
+        e.tool_input = r#"{"file_path":"src/tokenizer.js","new_string":"function debouncedUpdateTokens() {}"}"#.into();
+        ingest_tool_event(&conn, &e).unwrap();
+        assert_eq!(hits(&conn, "debouncedUpdateTokens"), 1);
+        assert_eq!(hits(&conn, "debounced AND tokens"), 1);
+        assert_eq!(hits(&conn, "tokenizer"), 1);
+        let vocab: i64 = conn
+            .query_row("SELECT doc FROM tool_uses_vocab WHERE term = 'debouncedupdatetokens'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(vocab, 1);
+        conn.execute("DELETE FROM pending_messages", []).unwrap();
+        conn.execute("DELETE FROM tool_uses", []).unwrap();
+        assert_eq!(hits(&conn, "debouncedUpdateTokens"), 0);
+    }
+
+    #[test]
+    fn the_backfill_indexes_calls_stored_without_terms() {
+        let mut conn = crate::store::test_conn();
+        finish_backfill(&mut conn).unwrap();
+        for i in 0..3 {
+            let mut e = sample_event("s1", Some(&format!("t{i}")));
+            e.tool_input = format!(r#"{{"command":"cargo test parse_toml_{i}"}}"#);
+            ingest_tool_event(&conn, &e).unwrap();
+        }
+        conn.execute("DELETE FROM tool_uses_fts", []).unwrap();
+        assert_eq!(hits(&conn, "parse_toml_1"), 0);
+        assert_eq!(finish_backfill(&mut conn).unwrap(), 0, "a fresh database has no marker left");
+        conn.execute("INSERT INTO meta(key, value) VALUES ('raw_index_backfill_after', '0')", [])
+            .unwrap();
+        assert_eq!(finish_backfill(&mut conn).unwrap(), 3);
+        assert_eq!(finish_backfill(&mut conn).unwrap(), 0, "the marker is gone");
+        assert_eq!(hits(&conn, "parse_toml_1"), 1);
+        assert_eq!(hits(&conn, "toml"), 3);
+    }
+}
