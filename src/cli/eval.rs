@@ -178,7 +178,7 @@ fn ask_all(w: &Worker, d: &Dataset, rows: &HashMap<String, Vec<Row>>, modes: &[S
             if mode == SearchMode::Keyword && a.unmapped {
                 p.unmapped += 1;
             }
-            answers.push((q.category.clone(), a));
+            answers.push((q.category.clone(), q.split(), a));
         }
         p.modes.insert(mode, by_category(&answers));
     }

@@ -35,6 +35,18 @@ pub struct Question {
     pub evidence: Vec<String>,
 }
 
+impl Question {
+    /// Its half of the dataset, fixed by its id (FNV-1a, even → `tune`, odd → `held-out`): search
+    /// settings are chosen on the `tune` half and reported on the `held-out` half (issue 35).
+    pub fn split(&self) -> &'static str {
+        let h = self
+            .id
+            .bytes()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
+        if h % 2 == 0 { "tune" } else { "held-out" }
+    }
+}
+
 /// One hook event of a recorded session (the replay converter's output, tool output trimmed).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EventLine {

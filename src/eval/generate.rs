@@ -84,6 +84,16 @@ fn response_text(v: &Value) -> String {
     }
 }
 
+/// Every string value of `v`, one per line.
+fn all_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a.iter().map(all_text).collect::<Vec<_>>().join("\n"),
+        Value::Object(m) => m.values().map(all_text).collect::<Vec<_>>().join("\n"),
+        _ => String::new(),
+    }
+}
+
 fn relative(path: &str, cwd: &str) -> String {
     let root = format!("{}/", cwd.trim_end_matches('/'));
     path.strip_prefix(&root).unwrap_or(path).to_owned()
@@ -106,6 +116,7 @@ fn key_words(text: &str) -> String {
 
 struct Builder {
     out: Generated,
+    where_changed: super::where_changed::WhereChanged,
     /// Per (project, file): the last write's memory id and time.
     last_write: HashMap<(String, String), (i64, String)>,
     /// Per project: the last session's time and its last prompt's memory id.
@@ -191,6 +202,13 @@ impl Builder {
             .or(input["notebook_path"].as_str())
             .map(|f| relative(f, cwd));
         let command = input["command"].as_str().unwrap_or("");
+        // Rarity and identifiers from the payload as the dataset keeps it (long strings trimmed):
+        // what the replayed sessions can find.
+        let kept = trim(p);
+        self.where_changed.call(
+            project,
+            &format!("{}\n{}", all_text(&kept["tool_input"]), all_text(&kept["tool_response"])),
+        );
         let description = input["description"].as_str().unwrap_or("").trim();
         let because = if prompt.trim().is_empty() {
             String::new()
@@ -228,6 +246,7 @@ impl Builder {
         if WRITES.contains(&tool) {
             let f = file.unwrap_or_default();
             let (old, new) = change_text(input);
+            self.where_changed.write(project, &f, tid, &change_text(&kept["tool_input"]).1);
             let verb = if tool == "Write" { "Created" } else { "Edited" };
             self.memory(
                 id.clone(),
@@ -307,6 +326,8 @@ impl Builder {
                 vec![id],
             );
         }
+        let changed = self.where_changed.questions();
+        self.out.questions.extend(changed);
         let mut seen = HashSet::new();
         self.out.memories.retain(|m| seen.insert(m.id.clone()));
         let mut seen = HashSet::new();
@@ -319,6 +340,7 @@ impl Builder {
 pub fn generate(sessions: &[SessionEvents]) -> Generated {
     let mut b = Builder {
         out: Generated::default(),
+        where_changed: Default::default(),
         last_write: HashMap::new(),
         last_session: HashMap::new(),
     };

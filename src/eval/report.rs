@@ -34,12 +34,15 @@ pub struct Report {
     pub paths: Vec<PathReport>,
 }
 
-/// Summaries of `answers` (question category, answer) per category and over all.
-pub fn by_category(answers: &[(String, Answer)]) -> BTreeMap<String, Summary> {
+/// Summaries of `answers` (question category, its split, answer) per category and over all, and
+/// each of those per split (`all@held-out`, `where-changed@tune`): a setting is tuned on the
+/// `tune` half and reported on the `held-out` half ([`super::dataset::Question::split`]).
+pub fn by_category(answers: &[(String, &str, Answer)]) -> BTreeMap<String, Summary> {
     let mut groups: BTreeMap<String, Vec<(super::metrics::Scores, f64)>> = BTreeMap::new();
-    for (cat, a) in answers {
-        groups.entry(cat.clone()).or_default().push((a.scores, a.ms));
-        groups.entry("all".to_owned()).or_default().push((a.scores, a.ms));
+    for (cat, split, a) in answers {
+        for key in [cat.clone(), "all".to_owned(), format!("{cat}@{split}"), format!("all@{split}")] {
+            groups.entry(key).or_default().push((a.scores, a.ms));
+        }
     }
     groups.into_iter().map(|(k, v)| (k, summarise(&v))).collect()
 }
@@ -62,7 +65,7 @@ pub fn markdown(r: &Report) -> String {
         out.push_str("| category | mode | n | recall@1 | recall@5 | recall@10 | MRR | nDCG@10 | all-evidence@10 | p50 ms | p95 ms |\n");
         out.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         let mut cats: Vec<&String> = p.modes.values().flat_map(|m| m.keys()).collect();
-        cats.sort_by_key(|c| (c.as_str() != "all", c.to_string()));
+        cats.sort_by_key(|c| (!c.starts_with("all"), c.to_string()));
         cats.dedup();
         for cat in cats {
             for (mode, m) in &p.modes {
@@ -103,8 +106,10 @@ mod tests {
             ms: 4.0,
             unmapped: false,
         };
-        let s = by_category(&[("a".into(), hit), ("b".into(), miss)]);
+        let s = by_category(&[("a".into(), "tune", hit), ("b".into(), "held-out", miss)]);
         assert_eq!(s["all"].questions, 2);
+        assert_eq!(s["all@held-out"].recall_1, 0.0);
+        assert_eq!(s["a@tune"].recall_1, 1.0);
         assert_eq!(s["a"].recall_1, 1.0);
         assert_eq!(s["all"].recall_1, 0.5);
         let mut p = PathReport {

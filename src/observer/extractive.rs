@@ -11,6 +11,7 @@
 //! a failure by its salient line (`salient`), a test run by its totals, an
 //! edit by the identifiers it added, a read by the file's definitions.
 
+pub(crate) mod changes;
 mod describe;
 pub(crate) use describe::change_text;
 pub(crate) mod salient;
@@ -38,12 +39,17 @@ const FACT_MAX: usize = 300;
 const TITLE_MAX: usize = 200;
 const SUBTITLE_MAX: usize = 300;
 
-/// One group's result before mode mapping: type, concept, title, facts.
+/// Concepts named after what changed, per observation (beside the mode's concept).
+const MAX_NAME_CONCEPTS: usize = 6;
+
+/// One group's result before mode mapping: type, concept, title, facts, and the names of what
+/// it changed or found failing (they become concepts too).
 struct Built {
     obs_type: &'static str,
     concept: &'static str,
     title: String,
     facts: Vec<String>,
+    names: Vec<String>,
 }
 
 /// Observations for one batch of events (§16). `type_ids` / `concept_ids`
@@ -113,32 +119,38 @@ pub fn summarize(prompt: Option<&str>, observation_titles: &[String], last_assis
 /// Group W: successful writes.
 fn write_group(events: &[&ToolEvent], root: &str, ev: &Evidence) -> Built {
     let mut all_created = true;
-    let facts = events
-        .iter()
-        .map(|e| {
-            let (fact, created) = describe::write_fact(e, root);
-            all_created &= created;
-            fact
-        })
-        .collect();
+    // A fact per edit naming what it changed (definitions first); up to 3 names in the title,
+    // all as concepts.
+    let mut names: Vec<String> = Vec::new();
+    let mut shown: Vec<String> = Vec::new();
+    let mut facts: Vec<String> = Vec::new();
+    for e in events {
+        let (fact, created) = describe::write_fact(e, root);
+        all_created &= created;
+        let (old, new) = describe::change_text(&e.tool_input);
+        let path = evidence::event_paths(e, root).into_iter().next().unwrap_or_default();
+        let c = changes::changed(&old, &new, &path);
+        facts.push(if c.is_empty() { fact } else { format!("{fact}; {}", c.describe()) });
+        for n in c.renamed.iter().map(|(_, to)| to).chain(&c.added) {
+            if shown.len() < 3 && !shown.contains(n) {
+                shown.push(n.clone());
+            }
+        }
+        for n in c.names() {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+    }
     let title = match ev.modified.as_slice() {
         [] => "Edited files (paths unknown)".to_owned(),
         [p] if all_created => format!("Created {p}"),
         [p] => format!("Edited {p}"),
         many => format!("Edited {} files: {}", many.len(), list_two(many, ", ")),
     };
-    let mut added: Vec<String> = Vec::new();
-    for e in events {
-        let (old, new) = describe::change_text(&e.tool_input);
-        for id in symbols::added_identifiers(&old, &new) {
-            if added.len() < 3 && !added.contains(&id) {
-                added.push(id);
-            }
-        }
-    }
-    let title = match added.is_empty() {
+    let title = match shown.is_empty() {
         true => title,
-        false => format!("{title}: {}", added.join(", ")),
+        false => format!("{title}: {}", shown.join(", ")),
     };
     let obs_type = if all_created { "feature" } else { "change" };
     Built {
@@ -146,6 +158,7 @@ fn write_group(events: &[&ToolEvent], root: &str, ev: &Evidence) -> Built {
         concept: "what-changed",
         title,
         facts,
+        names,
     }
 }
 
@@ -181,11 +194,13 @@ fn fail_group(events: &[&ToolEvent], root: &str) -> Built {
             fact
         })
         .collect();
+    let (facts, names) = with_failed_tests(facts, events);
     Built {
         obs_type: "discovery",
         concept: "gotcha",
         title,
         facts,
+        names,
     }
 }
 
@@ -211,11 +226,13 @@ fn exec_group(events: &[&ToolEvent], root: &str) -> Built {
             format!("`{label}` → {out}")
         })
         .collect();
+    let (facts, names) = with_failed_tests(facts, events);
     Built {
         obs_type: "discovery",
         concept: "how-it-works",
         title,
         facts,
+        names,
     }
 }
 
@@ -246,7 +263,27 @@ fn read_group(events: &[&ToolEvent], root: &str, ev: &Evidence) -> Built {
         concept: "how-it-works",
         title,
         facts,
+        names: Vec::new(),
     }
+}
+
+/// `facts` with, first, one naming the tests the group's runs report failed; and those names.
+fn with_failed_tests(facts: Vec<String>, events: &[&ToolEvent]) -> (Vec<String>, Vec<String>) {
+    let mut names: Vec<String> = Vec::new();
+    for e in events {
+        let out = format!("{}\n{}", describe::output_text(&e.tool_response), describe::error_text(e));
+        for t in changes::failed_tests(&out) {
+            if !names.contains(&t) && names.len() < changes::MAX_CHANGED {
+                names.push(t);
+            }
+        }
+    }
+    if names.is_empty() {
+        return (facts, names);
+    }
+    let mut all = vec![format!("failed tests: {}", names.join(", "))];
+    all.extend(facts);
+    (all, names)
 }
 
 /// Map a group result onto the mode and attach subtitle and evidence.
@@ -277,7 +314,12 @@ fn finish(b: Built, group: &[&ToolEvent], ev: &Evidence, type_ids: &[&str], conc
         subtitle: Some(cut(&subtitle.join(", "), SUBTITLE_MAX)).filter(|s| !s.is_empty()),
         facts,
         narrative: None,
-        concepts: concept_ids.iter().filter(|c| **c == b.concept).map(|c| (*c).to_owned()).collect(),
+        concepts: concept_ids
+            .iter()
+            .filter(|c| **c == b.concept)
+            .map(|c| (*c).to_owned())
+            .chain(b.names.iter().take(MAX_NAME_CONCEPTS).cloned())
+            .collect(),
         files_read: ev.read.clone(),
         files_modified: ev.modified.clone(),
     }

@@ -162,3 +162,36 @@ fn gemini_tools_read_as_claude_codes() {
     assert_eq!(modified, ["src/main.rs", "notes.md"], "{gemini:?}");
     assert!(gemini.iter().any(|o| o.2 == ["src/lib.rs"]), "the read is recorded: {gemini:?}");
 }
+
+#[test]
+fn issue_35_edits_and_failed_runs_are_named_in_facts_and_concepts() {
+    let e = ok(
+        "Edit",
+        json!({"file_path": "/r/src/tokenizer.js", "old_string": "function updateTokens() {}",
+               "new_string": "function debouncedUpdateTokens() {}\nconst renderTokenAndText = () => {}"}),
+        json!({"filePath": "/r/src/tokenizer.js"}),
+    );
+    let obs = run(&[e]);
+    assert_eq!(
+        obs[0].title.as_deref(),
+        Some("Edited src/tokenizer.js: debouncedUpdateTokens, renderTokenAndText")
+    );
+    assert!(
+        obs[0].facts[0].ends_with("added debouncedUpdateTokens, renderTokenAndText; removed updateTokens"),
+        "{:?}",
+        obs[0].facts
+    );
+    for name in ["debouncedUpdateTokens", "renderTokenAndText", "updateTokens"] {
+        assert!(obs[0].concepts.iter().any(|c| c == name), "{name} in {:?}", obs[0].concepts);
+    }
+    let run_out = "test math::tests::test_negative_input_error_display ... FAILED\ntest result: FAILED. 3 passed; 1 failed";
+    let f = super::tests::failed("Bash", json!({"command": "cargo test"}), run_out, false);
+    let obs = run(&[f]);
+    assert_eq!(obs[0].facts[0], "failed tests: math::tests::test_negative_input_error_display");
+    assert!(
+        obs[0]
+            .concepts
+            .iter()
+            .any(|c| c == "math::tests::test_negative_input_error_display")
+    );
+}
