@@ -186,12 +186,18 @@ impl Job {
 
     fn add_observations(&mut self, parsed: Vec<ObservationDraft>) {
         let root = self.batch.meta.project_root.clone();
-        let ev = match (&self.batch.work, self.parts.front()) {
-            (BatchWork::Observations(events), Some(p)) => evidence::collect(events.get(p.range.clone()).unwrap_or_default(), &root),
-            _ => evidence::Evidence::default(),
+        let part = match (&self.batch.work, self.parts.front()) {
+            (BatchWork::Observations(events), Some(p)) => events.get(p.range.clone()).unwrap_or_default(),
+            _ => &[][..],
         };
+        let ev = evidence::collect(part, &root);
+        let words = super::grounding::batch_words(part);
         for mut draft in parsed {
             evidence::correct(&mut draft, &ev, &root);
+            let dropped = super::grounding::drop_ungrounded(&mut draft, &words);
+            if dropped > 0 {
+                tracing::info!(dropped, "observer named identifiers the batch does not hold; dropped");
+            }
             self.observations.push(draft);
         }
     }

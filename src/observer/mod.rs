@@ -23,6 +23,7 @@ pub mod bounds;
 pub mod evidence;
 pub mod extractive;
 pub mod fallback;
+pub mod grounding;
 pub mod job;
 pub mod prompt;
 pub mod setup;

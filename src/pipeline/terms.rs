@@ -106,14 +106,29 @@ pub fn identifier_parts(word: &str) -> Vec<&str> {
 
 /// The query's words as the raw index tokenizes them (lower-case), stopwords dropped, distinct.
 pub fn query_words(query: &str) -> Vec<String> {
+    query_terms(query).into_iter().map(|(w, _)| w).collect()
+}
+
+/// [`query_words`] with, for each, whether it was written as an identifier (`snake_case`,
+/// `camelCase`, letters with digits): such a word names code, an English word usually does not.
+pub fn query_terms(query: &str) -> Vec<(String, bool)> {
     let mut seen = HashSet::new();
     query
         .split(|c: char| !is_word_char(c))
-        .map(|w| w.trim_matches('_').to_lowercase())
-        .filter(|w| w.chars().count() >= 2 && w.chars().count() <= MAX_WORD)
-        .filter(|w| !crate::retrieval::words::is_stopword(w))
-        .filter(|w| seen.insert(w.clone()))
+        .map(|w| w.trim_matches('_'))
+        .map(|w| (w.to_lowercase(), is_identifier(w)))
+        .filter(|(w, _)| w.chars().count() >= 2 && w.chars().count() <= MAX_WORD)
+        .filter(|(w, _)| !crate::retrieval::words::is_stopword(w))
+        .filter(|(w, _)| seen.insert(w.clone()))
         .collect()
+}
+
+/// Written as an identifier: an inner `_`, a capital after the first letter, or letters and digits.
+pub fn is_identifier(word: &str) -> bool {
+    let w = word.trim_matches('_');
+    w.contains('_')
+        || w.chars().skip(1).any(char::is_uppercase)
+        || (w.chars().any(char::is_alphabetic) && w.chars().any(|c| c.is_ascii_digit()))
 }
 
 #[cfg(test)]
@@ -164,5 +179,7 @@ mod tests {
             ["change", "debouncedupdatetokens"]
         );
         assert_eq!(query_words("__init__ path/to_file"), ["init", "path", "to_file"]);
+        let terms = query_terms("change TodoItemProps utf8 plain");
+        assert_eq!(terms.iter().map(|t| t.1).collect::<Vec<_>>(), [false, true, true, false]);
     }
 }

@@ -15,7 +15,7 @@ use super::query::quote;
 use super::record_kind::Kind;
 use super::scope::Conditions;
 use super::search_sql::Filters;
-use crate::pipeline::terms::query_words;
+use crate::pipeline::terms::query_terms;
 
 /// bm25 weights of the call's input and response: a call that wrote a word (an edit's new text, a
 /// command) ranks above one that only read it back.
@@ -36,19 +36,26 @@ pub fn selective_max(calls: i64) -> i64 {
     (calls / 50).max(64)
 }
 
-/// The query's words found in at least one and at most [`selective_max`] calls.
+/// A plain English word of the query is asked only when at most this many calls hold it (an
+/// identifier is asked up to [`selective_max`]): `change` or `file` in "where did we change X?"
+/// would otherwise bring every call that says them.
+const PLAIN_MAX: i64 = 3;
+
+/// The query's words worth asking: identifiers found in at least one and at most
+/// [`selective_max`] calls, plain words found in at most [`PLAIN_MAX`].
 fn selective_words(conn: &Connection, query: &str) -> Result<Vec<String>, RetrievalError> {
-    let words = query_words(query);
+    let words = query_terms(query);
     if words.is_empty() {
-        return Ok(words);
+        return Ok(Vec::new());
     }
     let calls: i64 = conn.query_row("SELECT coalesce(max(id), 0) FROM tool_uses", [], |r| r.get(0))?;
     let max = selective_max(calls);
     let mut st = conn.prepare_cached("SELECT doc FROM tool_uses_vocab WHERE term = ?1")?;
     let mut out = Vec::new();
-    for w in words {
+    for (w, identifier) in words {
         let df: Option<i64> = st.query_row([&w], |r| r.get(0)).optional()?;
-        if df.is_some_and(|d| d >= 1 && d <= max) {
+        let cap = if identifier { max } else { PLAIN_MAX };
+        if df.is_some_and(|d| d >= 1 && d <= cap) {
             out.push(w);
         }
     }

@@ -113,6 +113,17 @@ pub fn touch(conn: &Connection, seed: &SessionSeed, now: i64) -> Result<SessionR
     })
 }
 
+/// The project an event of `session` belongs to: the session's own while the event works at or
+/// below the session's project root (an agent that `cd`s into `todo-app/` or `types/` is still in
+/// the project it started in — without git or `.memd-project`, the directory's name would
+/// otherwise become a project of its own), else the event's.
+pub fn project_of_event<'a>(session: &'a SessionRow, seed: &'a SessionSeed) -> &'a str {
+    match (session.project_root.as_deref(), seed.project_root.as_deref()) {
+        (Some(root), Some(at)) if !root.is_empty() && at.strip_prefix(root).is_some_and(|rest| rest.starts_with('/')) => &session.project,
+        _ => &seed.project,
+    }
+}
+
 /// Outcome of `/api/sessions/complete`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CompleteOutcome {
@@ -192,6 +203,38 @@ pub fn with_pending_work(conn: &Connection) -> Result<Vec<(i64, SessionKey)>, St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_event_below_the_session_root_stays_in_the_session_project() {
+        let row = |root: Option<&str>| SessionRow {
+            id: 1,
+            memory_session_id: "m".into(),
+            project: "Demo".into(),
+            project_root: root.map(str::to_owned),
+            status: "active".into(),
+            prompt_counter: 0,
+            created: false,
+        };
+        let seed = |project: &str, root: &str| SessionSeed {
+            key: SessionKey {
+                platform_source: "claude".into(),
+                content_session_id: "c".into(),
+            },
+            project: project.into(),
+            project_root: Some(root.into()),
+            transcript_path: None,
+            custom_title: None,
+        };
+        let demo = row(Some("/p/Demo"));
+        assert_eq!(project_of_event(&demo, &seed("todo-app", "/p/Demo/todo-app")), "Demo");
+        assert_eq!(
+            project_of_event(&demo, &seed("Demo2", "/p/Demo2")),
+            "Demo2",
+            "a sibling is not below"
+        );
+        assert_eq!(project_of_event(&demo, &seed("other", "/q/other")), "other");
+        assert_eq!(project_of_event(&row(None), &seed("todo-app", "/p/Demo/todo-app")), "todo-app");
+    }
 
     fn seed(id: &str) -> SessionSeed {
         SessionSeed {

@@ -60,7 +60,7 @@ pub fn ingest_tool_event(conn: &Connection, e: &ToolEventIn) -> Result<ToolEvent
         return Ok(ToolEventOutcome::Private);
     }
     let prompt_number = session.prompt_counter;
-    let project = &e.seed.project;
+    let project = super::sessions::project_of_event(&session, &e.seed);
     conn.execute(
         "INSERT INTO tool_uses(session_db_id, content_session_id, platform_source, project, prompt_number, prompt_id, tool_use_id,
            tool_name, tool_input, tool_response, is_error, cwd, agent_id, agent_type, duration_ms, input_chars, response_chars,
