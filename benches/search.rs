@@ -1,5 +1,7 @@
 //! Retrieval benchmarks on generated data (issue 6 targets): search p50/p99 at 100,000
-//! observations and SessionStart context injection at 100,000.
+//! observations — each made from one raw tool call, indexed in the raw archive's search index
+//! (issue 35) — and SessionStart context injection at 100,000. `SEARCH_OBSERVATIONS=10000` for
+//! 10,000.
 //!
 //! The database is generated once (rows inserted with rusqlite into a schema made by
 //! `memd::store::migrations::migrate`) and kept under the target tmp dir for later runs. Before
@@ -15,7 +17,12 @@ use memd::modes::load_mode;
 use memd::retrieval::{ContextRequest, Scope, SearchRequest, Zone, context_inject, search};
 use rusqlite::{Connection, OpenFlags, params};
 
-const OBSERVATIONS: i64 = 100_000;
+fn observations() -> i64 {
+    std::env::var("SEARCH_OBSERVATIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000)
+}
 const PROJECTS: i64 = 50;
 const T0: i64 = 1_750_000_000_000;
 
@@ -99,7 +106,8 @@ fn generate(path: &PathBuf) {
         .expect("pragma");
     let tx = conn.transaction().expect("tx");
     let mut rng = Lcg(42);
-    for s in 0..(OBSERVATIONS / 100) {
+    let n = observations();
+    for s in 0..(n / 100) {
         let project = format!("project-{}", s % PROJECTS);
         tx.execute(
             "INSERT INTO sdk_sessions (content_session_id, memory_session_id, platform_source, project, started_at, started_at_epoch, last_event_epoch)
@@ -116,7 +124,7 @@ fn generate(path: &PathBuf) {
                  VALUES (?1, ?2, 'claude', ?3, ?4, ?5, ?6, ?7, '[\"how-it-works\"]', ?8, '[]', 500, ?9, 'observer', '', ?10)",
             )
             .expect("prepare");
-        for i in 0..OBSERVATIONS {
+        for i in 0..n {
             let s = i / 100;
             let title = rng.text(7);
             let mut narrative = rng.text(40);
@@ -140,18 +148,68 @@ fn generate(path: &PathBuf) {
             .expect("insert");
         }
     }
+    raw_calls(&tx, n, &mut rng);
     tx.commit().expect("commit");
 }
 
+/// One raw tool call per observation (an edit writing synthetic code with identifiers, its
+/// response), linked as the observation's source and indexed as ingest indexes it.
+fn raw_calls(tx: &Connection, n: i64, rng: &mut Lcg) {
+    let mut call = tx
+        .prepare(
+            "INSERT INTO tool_uses (id, session_db_id, content_session_id, platform_source, project, prompt_number, tool_name,
+               tool_input, tool_response, input_chars, response_chars, occurred_at_epoch, created_at_epoch)
+             VALUES (?1, ?2, ?3, 'claude', ?4, 1, 'Edit', ?5, ?6, 0, 0, ?7, ?7)",
+        )
+        .expect("prepare");
+    for i in 0..n {
+        let s = i / 100;
+        let code = format!(
+            "fn {}_{}() {{ let {}{} = {}(); }}\n{}",
+            word(rng.rank()),
+            word(rng.rank()),
+            word(rng.rank()),
+            identifier(i),
+            word(rng.rank()),
+            rng.words(30)
+        );
+        let input = serde_json::json!({"file_path": format!("/src/mod{}/file{}.rs", i % 97, i % 13), "old_string": rng.words(10), "new_string": code}).to_string();
+        let response = serde_json::json!({"stdout": rng.words(60)}).to_string();
+        call.execute(params![
+            i + 1,
+            s + 1,
+            format!("c{s}"),
+            format!("project-{}", s % PROJECTS),
+            input,
+            response,
+            T0 + i * 30_000
+        ])
+        .expect("call");
+        memd::store::raw_index::index_call(tx, i + 1, &input, &response).expect("index");
+        tx.execute("INSERT INTO observation_sources VALUES (?1, ?1)", [i + 1])
+            .expect("source");
+    }
+}
+
+/// A camelCase identifier only call `i` writes (`where did we change <it>?` has one answer).
+fn identifier(i: i64) -> String {
+    format!("Handler{i}Token")
+}
+
 fn database() -> Connection {
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("search-bench-100k-zipf.db");
+    let name = format!("search-bench-{}-zipf-raw.db", observations());
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
     if !path.exists() {
         let t = Instant::now();
         let tmp = path.with_extension("tmp");
         let _ = std::fs::remove_file(&tmp);
         generate(&tmp);
         std::fs::rename(&tmp, &path).expect("rename");
-        eprintln!("generated {OBSERVATIONS} observations in {:.1}s", t.elapsed().as_secs_f64());
+        eprintln!(
+            "generated {} observations and their calls in {:.1}s",
+            observations(),
+            t.elapsed().as_secs_f64()
+        );
     }
     // A database kept from an earlier run gets the migrations added since (e.g. new indexes).
     let mut rw = Connection::open(&path).expect("open rw");
@@ -173,6 +231,7 @@ const QUERIES: &[(&str, &str)] = &[
     ("cjk trigram", "缓存失效"),
     ("cjk bigram", "限流"),
     ("no match", "zzzzqqq"),
+    ("where changed", "where did we change Handler4242Token?"),
 ];
 
 fn percentiles(mut v: Vec<Duration>) -> (f64, f64) {
@@ -213,7 +272,7 @@ fn report(conn: &Connection) {
     let times: Vec<Duration> = (0..100)
         .map(|_| {
             let t = Instant::now();
-            let r = context_inject(conn, &req, &cfg, &mode, &Zone::Utc, T0 + OBSERVATIONS * 30_000).expect("context");
+            let r = context_inject(conn, &req, &cfg, &mode, &Zone::Utc, T0 + observations() * 30_000).expect("context");
             std::hint::black_box(r);
             t.elapsed()
         })
@@ -235,7 +294,7 @@ fn bench_search(c: &mut Criterion) {
     g.finish();
     let req = context_request();
     c.bench_function("context_inject_100k", |b| {
-        b.iter(|| context_inject(&conn, &req, &cfg, &mode, &Zone::Utc, T0 + OBSERVATIONS * 30_000).expect("context"))
+        b.iter(|| context_inject(&conn, &req, &cfg, &mode, &Zone::Utc, T0 + observations() * 30_000).expect("context"))
     });
 }
 

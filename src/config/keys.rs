@@ -122,6 +122,7 @@ settings_table! {
     SEARCH_KEYWORD_WEIGHT = ("MEMD_SEARCH_KEYWORD_WEIGHT", "1", Kind::Float { min: 0.0, max: 10.0 }, "weight of the keyword ranks in hybrid search (weighted RRF)");
     SEARCH_VECTOR_WEIGHT = ("MEMD_SEARCH_VECTOR_WEIGHT", "0.7", Kind::Float { min: 0.0, max: 10.0 }, "weight of the vector ranks in hybrid search (weighted RRF)");
     SEARCH_VECTOR_FLOOR = ("MEMD_SEARCH_VECTOR_FLOOR", "0.2", Kind::Float { min: -1.0, max: 1.0 }, "cosine similarity below which a vector candidate is ignored");
+    SEARCH_VECTOR_CONFIDENT = ("MEMD_SEARCH_VECTOR_CONFIDENT", "0.7", Kind::Float { min: -1.0, max: 1.0 }, "cosine similarity the nearest vector candidate needs before hybrid search may move the keyword list's first row from first place (strong keyword matches always rank first)");
     SEARCH_RRF_K = ("MEMD_SEARCH_RRF_K", "5", Kind::Float { min: 1.0, max: 1000.0 }, "the RRF constant k of hybrid search: 1/(k + rank)");
     EMBED_MODEL_DIR = ("MEMD_EMBED_MODEL_DIR", "<data>/models/all-MiniLM-L6-v2", Kind::Text, "the model files");
     CHROMA_URL = ("MEMD_CHROMA_URL", "", Kind::Text, "Chroma server for vectors (empty = sqlite-vec)");

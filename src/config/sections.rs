@@ -204,6 +204,9 @@ pub struct Fusion {
     pub keyword_weight: f64,
     pub vector_weight: f64,
     pub vector_floor: f32,
+    /// The nearest vector candidate's similarity below which the keyword list's first row keeps
+    /// first place in hybrid search.
+    pub vector_confident: f32,
     pub rrf_k: f64,
 }
 
@@ -214,6 +217,7 @@ impl Default for Fusion {
             keyword_weight: d(&keys::SEARCH_KEYWORD_WEIGHT),
             vector_weight: d(&keys::SEARCH_VECTOR_WEIGHT),
             vector_floor: d(&keys::SEARCH_VECTOR_FLOOR) as f32,
+            vector_confident: d(&keys::SEARCH_VECTOR_CONFIDENT) as f32,
             rrf_k: d(&keys::SEARCH_RRF_K),
         }
     }
@@ -225,6 +229,7 @@ impl Fusion {
             keyword_weight: raw.float(&keys::SEARCH_KEYWORD_WEIGHT, w),
             vector_weight: raw.float(&keys::SEARCH_VECTOR_WEIGHT, w),
             vector_floor: raw.float(&keys::SEARCH_VECTOR_FLOOR, w) as f32,
+            vector_confident: raw.float(&keys::SEARCH_VECTOR_CONFIDENT, w) as f32,
             rrf_k: raw.float(&keys::SEARCH_RRF_K, w),
         }
     }

@@ -28,11 +28,15 @@ pub struct Near {
     pub similarity: f32,
 }
 
-/// A row's fused score and its keyword rank within its kind (None = vector-only).
+/// A row's fused score, its keyword rank within its kind (None = vector-only) and its group:
+/// 0 = a strong keyword match (every term, or a raw call's identifier), 1 = any other row. Groups
+/// never interleave, so fusion cannot demote a strong keyword hit below a vector-only candidate
+/// (issue 35).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Fused {
     pub score: f64,
     pub keyword_rank: Option<usize>,
+    pub group: u8,
 }
 
 fn rrf(rank: usize) -> f64 {
@@ -78,6 +82,7 @@ pub(super) fn fuse(
                 Fused {
                     score: weighted(p.keyword_weight, i + 1),
                     keyword_rank: Some(i + 1),
+                    group: if r.tier == 0 { 0 } else { 1 },
                 },
             );
         }
@@ -85,11 +90,11 @@ pub(super) fn fuse(
     let kinds = req.effective_kinds();
     let mut vector_only: HashMap<Kind, Vec<(i64, f64)>> = HashMap::new();
     let admitted_vectors = vector.iter().filter(|n| n.similarity >= p.vector_floor);
-    for (i, rid) in admitted_vectors.map(|n| &n.rid).enumerate() {
+    for (i, n) in admitted_vectors.enumerate() {
         let add = weighted(p.vector_weight, i + 1);
-        match scores.get_mut(rid) {
+        match scores.get_mut(&n.rid) {
             Some(f) => f.score += add,
-            None if kinds.contains(&rid.kind) => vector_only.entry(rid.kind).or_default().push((rid.id, add)),
+            None if kinds.contains(&n.rid.kind) => vector_only.entry(n.rid.kind).or_default().push((n.rid.id, add)),
             None => {}
         }
     }
@@ -110,6 +115,7 @@ pub(super) fn fuse(
                 Fused {
                     score: add,
                     keyword_rank: None,
+                    group: 1,
                 },
             );
             totals[match kind {
@@ -122,18 +128,33 @@ pub(super) fn fuse(
     Ok(scores)
 }
 
-/// Orders rows by fused score (spec §4.5 ties).
-pub(super) fn sort(all: &mut [Ranked], scores: &HashMap<RecordId, Fused>) {
+/// Orders rows by group, then fused score (spec §4.5 ties); then the keyword list's first row
+/// (`keyword_first`) takes first place back unless the nearest vector candidate is confident
+/// (similarity ≥ `vector_confident`): on data fusion was not tuned on, a vector list that only
+/// half agrees cost recall@1 by lifting a lower keyword hit over the keyword's first (issue 35).
+pub(super) fn sort(all: &mut [Ranked], scores: &HashMap<RecordId, Fused>, keyword_first: Option<RecordId>, vector: &[Near], p: &Fusion) {
+    sort_fused(all, scores);
+    let confident = vector.first().is_some_and(|n| n.similarity >= p.vector_confident);
+    if let (Some(first), false) = (keyword_first, confident)
+        && let Some(at) = all.iter().position(|r| r.rid == first)
+    {
+        all[..=at].rotate_right(1);
+    }
+}
+
+fn sort_fused(all: &mut [Ranked], scores: &HashMap<RecordId, Fused>) {
     let get = |r: &Ranked| {
         scores.get(&r.rid).copied().unwrap_or(Fused {
             score: 0.0,
             keyword_rank: None,
+            group: 1,
         })
     };
     all.sort_by(|a, b| {
         let (fa, fb) = (get(a), get(b));
-        fb.score
-            .total_cmp(&fa.score)
+        fa.group
+            .cmp(&fb.group)
+            .then(fb.score.total_cmp(&fa.score))
             .then(fa.keyword_rank.unwrap_or(usize::MAX).cmp(&fb.keyword_rank.unwrap_or(usize::MAX)))
             .then(a.rid.kind.cmp(&b.rid.kind))
             .then(b.at_ms.cmp(&a.at_ms))
@@ -167,6 +188,82 @@ mod tests {
             kind: Kind::Observation,
             id,
         }
+    }
+
+    fn ranked(id: i64, tier: u8, rank: usize) -> Ranked {
+        Ranked {
+            rid: obs(id),
+            at_ms: 0,
+            tier,
+            rank,
+        }
+    }
+
+    #[test]
+    fn the_keyword_first_row_keeps_first_place_unless_the_vector_list_is_confident() {
+        let p = Fusion::default();
+        assert!((p.vector_confident - 0.7).abs() < 1e-6);
+        // Row 2 is second for keyword but first for vector: fused, it leads.
+        let mut scores = HashMap::new();
+        scores.insert(
+            obs(1),
+            Fused {
+                score: 0.16,
+                keyword_rank: Some(1),
+                group: 1,
+            },
+        );
+        scores.insert(
+            obs(2),
+            Fused {
+                score: 0.25,
+                keyword_rank: Some(2),
+                group: 1,
+            },
+        );
+        scores.insert(
+            obs(3),
+            Fused {
+                score: 0.10,
+                keyword_rank: None,
+                group: 1,
+            },
+        );
+        let near = |s: f32| {
+            [Near {
+                rid: obs(2),
+                similarity: s,
+            }]
+        };
+        let order = |scores: &HashMap<RecordId, Fused>, v: &[Near]| {
+            let mut all = vec![ranked(1, 1, 1), ranked(2, 1, 2), ranked(3, u8::MAX, usize::MAX)];
+            sort(&mut all, scores, Some(obs(1)), v, &p);
+            all.iter().map(|r| r.rid.id).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            order(&scores, &near(0.55)),
+            [1, 2, 3],
+            "a half-agreeing vector list does not move it"
+        );
+        assert_eq!(order(&scores, &near(0.82)), [2, 1, 3], "a confident one does");
+        // A strong keyword match (group 0) stays above any vector-only row whatever its score.
+        scores.insert(
+            obs(1),
+            Fused {
+                score: 0.01,
+                keyword_rank: Some(1),
+                group: 0,
+            },
+        );
+        scores.insert(
+            obs(3),
+            Fused {
+                score: 0.90,
+                keyword_rank: None,
+                group: 1,
+            },
+        );
+        assert_eq!(order(&scores, &near(0.95))[0], 1);
     }
 
     #[test]

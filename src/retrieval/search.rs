@@ -179,6 +179,16 @@ pub fn keyword_phase(conn: &Connection, req: &SearchRequest) -> Result<KeywordPh
     })
 }
 
+/// The keyword-only order: kinds interleave by rank; at equal rank an observation comes before a
+/// summary before a prompt, then the newer row (issue 15: newest-first put each session's summary,
+/// which repeats every title of the session, above the observation that answers).
+fn keyword_order(a: &Ranked, b: &Ranked) -> std::cmp::Ordering {
+    (a.tier.min(1), a.rank, a.tier)
+        .cmp(&(b.tier.min(1), b.rank, b.tier))
+        .then(a.rid.kind.cmp(&b.rid.kind))
+        .then(b.at_ms.cmp(&a.at_ms))
+}
+
 /// Fuses the keyword half with `vector` (when given), orders, pages and loads the records.
 pub fn finish(
     conn: &Connection,
@@ -205,21 +215,14 @@ pub fn finish(
             matched_calls: Vec::new(),
         });
     }
+    let keyword_first = all.iter().min_by(|a, b| keyword_order(a, b)).map(|r| r.rid);
     let fused = match vector {
-        Some(v) if !filter_only && !v.is_empty() => Some(super::fusion::fuse(conn, req, &mut all, &mut totals, v, fusion)?),
+        Some(v) if !filter_only && !v.is_empty() => Some((super::fusion::fuse(conn, req, &mut all, &mut totals, v, fusion)?, v)),
         _ => None,
     };
     match (order, fused) {
-        (Order::Relevance, Some(scores)) => super::fusion::sort(&mut all, &scores),
-        // Kinds interleave by rank; at equal rank an observation comes before a summary before a
-        // prompt, then the newer row (issue 15: newest-first put each session's summary, which
-        // repeats every title of the session, above the observation that answers).
-        (Order::Relevance, None) => all.sort_by(|a, b| {
-            (a.tier.min(1), a.rank, a.tier)
-                .cmp(&(b.tier.min(1), b.rank, b.tier))
-                .then(a.rid.kind.cmp(&b.rid.kind))
-                .then(b.at_ms.cmp(&a.at_ms))
-        }),
+        (Order::Relevance, Some((scores, v))) => super::fusion::sort(&mut all, &scores, keyword_first, v, fusion),
+        (Order::Relevance, None) => all.sort_by(keyword_order),
         (Order::DateDesc, _) => all.sort_by(|a, b| {
             b.at_ms
                 .cmp(&a.at_ms)
