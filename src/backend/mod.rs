@@ -104,6 +104,10 @@ pub trait Storage: Send + Sync {
     fn edit_observation(&self, id: i64, edit: ObservationEdit) -> Op<'_, bool>;
     fn forget(&self, r: RecordRef, reason: Option<String>, now: i64) -> Op<'_, Forgotten>;
     fn forget_matching(&self, sel: ForgetSelector, dry_run: bool, reason: Option<String>, now: i64) -> Op<'_, ForgetCounts>;
+    /// A person trusts a quarantined observation: it is injected again (issue 36).
+    fn release(&self, observation_id: i64) -> Op<'_, bool>;
+    /// The newest quarantined records and how many there are.
+    fn quarantined(&self, limit: usize) -> Op<'_, (Vec<crate::store::quarantine::Quarantined>, i64)>;
 
     // --- retrieval ---
     fn context(&self, req: ContextRequest, cfg: ContextSettings, mode: Arc<Mode>, now: i64) -> Read<'_, RenderedContext>;

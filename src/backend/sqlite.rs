@@ -159,6 +159,12 @@ impl Storage for SqliteBackend {
     fn forget_matching(&self, sel: ForgetSelector, dry_run: bool, reason: Option<String>, now: i64) -> Op<'_, ForgetCounts> {
         self.write(move |c| forget_bulk(c, &sel, dry_run, reason.as_deref(), now))
     }
+    fn release(&self, observation_id: i64) -> Op<'_, bool> {
+        self.write(move |c| Ok(crate::store::quarantine::release(c, observation_id)?))
+    }
+    fn quarantined(&self, limit: usize) -> Op<'_, (Vec<crate::store::quarantine::Quarantined>, i64)> {
+        self.write(move |c| Ok(crate::store::quarantine::list(c, limit)?))
+    }
 
     fn context(&self, req: ContextRequest, cfg: ContextSettings, mode: Arc<Mode>, now: i64) -> Read<'_, RenderedContext> {
         self.read(move |c| crate::retrieval::context_inject(c, &req, &cfg, &mode, &Zone::Local, now))

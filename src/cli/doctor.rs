@@ -351,6 +351,9 @@ fn database(r: &mut Report, env: &HashMap<String, String>, full: bool) {
     } else {
         "quick_check (`--full` for integrity_check)"
     };
+    for line in super::quarantine::doctor_lines(&db) {
+        r.line(Verdict::Note, "quarantine", line);
+    }
     match check_file(&db, full, Duration::from_secs(5)) {
         Integrity::Ok => r.line(Verdict::Ok, "database", format!("{} passes {what}", db.display())),
         Integrity::Unverified(d) => r.line(Verdict::Note, "database", format!("{d}: run `memd doctor --full`")),

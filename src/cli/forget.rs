@@ -24,6 +24,9 @@ pub struct ForgetArgs {
     /// …older than this ISO date or epoch ms.
     #[arg(long, requires = "project")]
     pub before: Option<String>,
+    /// With --project: only records of this provenance (user, agent, observer, tool_output, import).
+    #[arg(long, requires = "project")]
+    pub provenance: Option<String>,
     /// Count only; forget nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -59,6 +62,9 @@ pub fn run(env: &HashMap<String, String>, a: ForgetArgs) -> anyhow::Result<ExitC
         (Some(s), _) => body["contentSessionId"] = json!(s),
         (None, Some(p)) => {
             body["project"] = json!(p);
+            if let Some(v) = &a.provenance {
+                body["provenance"] = json!(v);
+            }
             if let Some(b) = &a.before {
                 body["before"] = b.parse::<i64>().map_or_else(|_| json!(b), |n| json!(n));
             }

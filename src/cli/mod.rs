@@ -11,6 +11,7 @@ pub mod install;
 pub mod mcp;
 pub mod models;
 pub mod open;
+pub mod quarantine;
 pub mod redact;
 pub mod reindex;
 pub mod remember;
@@ -90,6 +91,8 @@ pub enum Command {
     },
     /// Forget records by id, by session, or by project before a date.
     Forget(forget::ForgetArgs),
+    /// Records not injected because they read as instructions to an agent; release one.
+    Quarantine(quarantine::QuarantineArgs),
     /// Search memories; prints the same index as the MCP search tool.
     Search(search::SearchArgs),
     /// Full records for a person: observations (12 or #12), summaries (S3), prompts (P7).
@@ -220,6 +223,7 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
             obs_type,
         } => remember::run(env, &text, title, project, obs_type),
         Command::Forget(a) => forget::run(env, a),
+        Command::Quarantine(a) => quarantine::run(env, a),
         Command::Search(a) => search::run(env, a),
         Command::Show { ids } => show::run(env, &ids),
         Command::Timeline(a) => timeline::run(env, a),

@@ -19,7 +19,7 @@ pub fn run(
 ) -> anyhow::Result<ExitCode> {
     let ctx = CliContext::load(env, None);
     let project = project.unwrap_or_else(|| ctx.identity().primary);
-    let mut body = json!({"text": text, "project": project});
+    let mut body = json!({"text": text, "project": project, "provenance": "user"});
     if let Some(t) = title {
         body["title"] = json!(t);
     }

@@ -17,6 +17,7 @@ use super::error::ApiError;
 use super::platform::platform_source;
 use crate::retrieval::record_kind::Kind;
 use crate::store::forget::{ForgetSelector, RecordKind, RecordRef};
+use crate::store::quarantine::Provenance;
 use crate::worker::WorkerState;
 use crate::worker::memory::{self, MemoryError, SaveRequest};
 
@@ -47,12 +48,20 @@ pub struct SaveBody {
     pub concepts: Option<Vec<String>>,
     #[serde(rename = "platformSource", alias = "platform_source")]
     pub platform_source: Option<String>,
+    /// `user` (the user's own words) or `agent` (the default: an agent's note).
+    pub provenance: Option<String>,
 }
 
 pub async fn save(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: HeaderMap, body: Body) -> Result<Json<Value>, ApiError> {
     let b: SaveBody = json_body(body).await?;
     let svc = app.services()?;
+    let provenance = match b.provenance.as_deref().map(str::trim) {
+        None | Some("agent") => Provenance::Agent,
+        Some("user") => Provenance::User,
+        Some(other) => return Err(ApiError::bad_request(format!("provenance must be user or agent, not {other:?}"))),
+    };
     let req = SaveRequest {
+        provenance,
         platform: platform_source(&q, b.platform_source.as_deref(), &headers),
         text: b.text,
         title: b.title,
@@ -90,6 +99,36 @@ pub async fn delete_prompt(State(app): State<Arc<WorkerState>>, Path(id): Path<S
     delete(app, RecordKind::Prompt, id, q).await
 }
 
+/// `POST /api/observation/:id/release`: a person trusts a quarantined observation (issue 36).
+pub async fn release(State(app): State<Arc<WorkerState>>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
+    let svc = app.services()?;
+    let id: i64 = id
+        .parse()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| ApiError::bad_request("id must be a positive integer"))?;
+    if !svc.storage.release(id).await? {
+        return Err(ApiError::not_found(format!("observation #{id} is not quarantined")));
+    }
+    tracing::info!(observation_id = id, "quarantined observation released");
+    Ok(Json(json!({"success": true, "id": id, "quarantined": false})))
+}
+
+/// `GET /api/quarantine?limit=`: the newest quarantined records (default 50, at most 500).
+pub async fn quarantine(State(app): State<Arc<WorkerState>>, Query(q): Q) -> Result<Json<Value>, ApiError> {
+    let svc = app.services()?;
+    let limit = match q.get("limit") {
+        None => 50,
+        Some(v) => v
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=500).contains(n))
+            .ok_or_else(|| ApiError::bad_request("limit must be 1..=500"))?,
+    };
+    let (items, total) = svc.storage.quarantined(limit).await?;
+    Ok(Json(json!({"items": items, "total": total})))
+}
+
 /// `POST /api/forget` body.
 #[derive(Debug, Deserialize)]
 pub struct ForgetBody {
@@ -103,6 +142,8 @@ pub struct ForgetBody {
     pub reason: Option<String>,
     #[serde(rename = "platformSource", alias = "platform_source")]
     pub platform_source: Option<String>,
+    /// With `project`: only records of this provenance (user, agent, observer, tool_output, import).
+    pub provenance: Option<String>,
 }
 
 /// Ids as in docs/spec/api.md §4.5, parsed by the retrieval layer's parser (one implementation), at most 500.
@@ -156,7 +197,18 @@ pub async fn forget(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: H
             None | Some(Value::Null) => None,
             Some(v) => Some(parse_time(v).ok_or_else(|| ApiError::bad_request("before must be an ISO date or epoch ms"))?),
         };
-        ForgetSelector::Project { project: p, before }
+        let provenance = match b.provenance.as_deref() {
+            None => None,
+            Some(v) => Some(
+                Provenance::parse(v)
+                    .ok_or_else(|| ApiError::bad_request("provenance must be one of user, agent, observer, tool_output, import"))?,
+            ),
+        };
+        ForgetSelector::Project {
+            project: p,
+            before,
+            provenance,
+        }
     } else {
         ForgetSelector::Ids(parse_ids(b.ids.as_ref().unwrap_or(&Value::Null))?)
     };

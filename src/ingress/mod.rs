@@ -42,6 +42,8 @@ pub fn router(app: Arc<WorkerState>) -> Router {
         .route(paths::SUMMARY, delete(memory_routes::delete_summary))
         .route(paths::PROMPT, delete(memory_routes::delete_prompt))
         .route(paths::FORGET, post(memory_routes::forget))
+        .route(paths::OBSERVATION_RELEASE, post(memory_routes::release))
+        .route(paths::QUARANTINE, get(memory_routes::quarantine))
         .route(paths::PENDING_RETRY, post(admin_routes::pending_retry))
         .route(paths::IMPORT_CLAUDE_MEM, post(admin_routes::import_claude_mem))
         .route(paths::GC, post(admin_routes::gc))

@@ -41,6 +41,8 @@ pub struct SearchParams {
     pub concepts: Option<Words>,
     /// file path substrings (any of)
     pub files: Option<Words>,
+    /// where items came from (any of): user, agent, observer, tool_output, import
+    pub provenance: Option<Words>,
     /// project or chain; default: this project; * = all
     pub project: Option<Words>,
     #[serde(rename = "platformSource")]

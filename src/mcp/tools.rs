@@ -25,6 +25,7 @@ impl CallerContext {
             ("obs_type", words(&p.obs_type)),
             ("concepts", words(&p.concepts)),
             ("files", words(&p.files)),
+            ("provenance", words(&p.provenance)),
             ("platformSource", words(&p.platform_source)),
             ("dateStart", moment(&p.date_start)),
             ("dateEnd", moment(&p.date_end)),
@@ -71,7 +72,7 @@ impl CallerContext {
         if p.text.trim().is_empty() {
             return Err(bad("text is required"));
         }
-        let mut body = json!({"text": p.text, "platformSource": self.platform});
+        let mut body = json!({"text": p.text, "platformSource": self.platform, "provenance": "agent"});
         for (key, v) in [("title", p.title), ("project", p.project), ("type", p.kind)] {
             if let Some(v) = v {
                 body[key] = json!(v);

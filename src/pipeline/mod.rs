@@ -8,6 +8,7 @@ mod detector;
 pub mod glob;
 pub mod hash;
 pub mod images;
+pub mod instruction;
 pub mod limits;
 pub mod platform;
 pub mod privacy;

@@ -18,6 +18,10 @@ pub const FORGET: &str = "/api/forget";
 pub const OBSERVATION: &str = "/api/observation/{id}";
 pub const SUMMARY: &str = "/api/summary/{id}";
 pub const PROMPT: &str = "/api/prompt/{id}";
+/// `POST`: a person releases a quarantined observation (issue 36).
+pub const OBSERVATION_RELEASE: &str = "/api/observation/{id}/release";
+/// `GET`: the quarantined records (`?limit=`, default 50).
+pub const QUARANTINE: &str = "/api/quarantine";
 
 pub const SEARCH: &str = "/api/search";
 pub const TIMELINE: &str = "/api/timeline";

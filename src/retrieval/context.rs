@@ -91,6 +91,8 @@ fn newest_observations(conn: &Connection, scope: &Scope, mode: &Mode, limit: usi
     scope.conditions("o", true, &mut c);
     let types: Vec<String> = mode.type_ids().into_iter().map(String::from).collect();
     c.push(&format!("o.type IN ({})", placeholders(types.len())), text_params(&types));
+    // Quarantined records are never injected (issue 36).
+    c.push("o.quarantined = 0", []);
     let sql = format!(
         "SELECT {OBS_COLS} FROM observations o WHERE 1=1{} ORDER BY o.created_at_epoch DESC, o.id DESC LIMIT {limit}",
         c.sql
@@ -106,6 +108,7 @@ fn newest_summaries(conn: &Connection, scope: &Scope, limit: usize) -> Result<Ve
     }
     let mut c = Conditions::default();
     scope.conditions("s", true, &mut c);
+    c.push("s.quarantined = 0", []);
     let sql = format!(
         "SELECT {SUMMARY_COLS} FROM session_summaries s WHERE 1=1{} ORDER BY s.created_at_epoch DESC, s.id DESC LIMIT {limit}",
         c.sql

@@ -106,7 +106,7 @@ fn row_of(e: &Entry, mode: &Mode, full: &[i64], facts: bool) -> Row {
                 id: o.id.to_string(),
                 glyph: mode.glyph(&o.obs_type).to_string(),
                 title: title_or_untitled(o.title.as_deref(), TITLE_MAX),
-                suffix: String::new(),
+                suffix: o.source_tag(),
                 detail,
             }
         }
@@ -115,7 +115,7 @@ fn row_of(e: &Entry, mode: &Mode, full: &[i64], facts: bool) -> Row {
             id: format!("S{}", s.id),
             glyph: SUMMARY_GLYPH.into(),
             title: cut(&super::render::collapse(&s.title()), TITLE_MAX),
-            suffix: String::new(),
+            suffix: super::records::source_tag(&s.provenance),
             detail: None,
         },
     }

@@ -92,7 +92,14 @@ impl Observation {
             "agent_type": self.agent_type, "agent_id": self.agent_id, "metadata": self.metadata,
             "occurrence_count": self.occurrence_count, "reinforcement_dates": self.reinforcement_dates,
             "last_reinforced_epoch": self.last_reinforced_epoch,
+            "provenance": self.provenance, "imported_from": self.imported_from,
+            "quarantined": self.quarantined, "quarantine_reason": self.quarantine_reason,
         })
+    }
+
+    /// ` [tool]`: the compact provenance label injected after the row's title (issue 36).
+    pub fn source_tag(&self) -> String {
+        source_tag(&self.provenance)
     }
 
     /// [`Observation::to_json`] with `facts`, `concepts`, `files_read` and `files_modified` as
@@ -131,7 +138,16 @@ record! {
         discovery_tokens: i64 = "discovery_tokens",
         created_at: String = "created_at",
         created_at_epoch: i64 = "created_at_epoch",
+        provenance: String = "provenance",
+        quarantined: bool = "quarantined",
+        quarantine_reason: Option<String> = "quarantine_reason",
     }
+}
+
+/// ` [<label>]` of a stored provenance (an unknown value reads as the observer's).
+pub fn source_tag(provenance: &str) -> String {
+    use crate::store::quarantine::Provenance;
+    format!(" [{}]", Provenance::parse(provenance).unwrap_or(Provenance::Observer).label())
 }
 
 impl Summary {
@@ -171,6 +187,7 @@ impl Summary {
             "files_read": self.files_read, "files_edited": self.files_edited, "prompt_number": self.prompt_number,
             "discovery_tokens": self.discovery_tokens, "read_tokens": self.read_tokens(),
             "created_at": self.created_at, "created_at_epoch": self.created_at_epoch,
+            "provenance": self.provenance, "quarantined": self.quarantined, "quarantine_reason": self.quarantine_reason,
         })
     }
 }
@@ -207,7 +224,7 @@ impl Prompt {
         json!({
             "id": self.id, "content_session_id": self.content_session_id, "project": self.project,
             "platform_source": self.platform_source, "prompt_number": self.prompt_number,
-            "prompt_text": self.prompt_text, "is_private": self.is_private, "read_tokens": self.read_tokens(),
+            "prompt_text": self.prompt_text, "is_private": self.is_private, "provenance": "user", "read_tokens": self.read_tokens(),
             "created_at": self.created_at, "created_at_epoch": self.created_at_epoch,
         })
     }

@@ -15,6 +15,17 @@ fn invalid(detail: &str) -> RetrievalError {
     RetrievalError::Invalid(detail.to_string())
 }
 
+/// `provenance=tool_output,agent`: each must be a provenance (issue 36).
+fn provenance_filter(p: &Params) -> Result<Vec<String>, RetrievalError> {
+    let list = p.list(&["provenance"]);
+    match list.iter().find(|v| crate::store::quarantine::Provenance::parse(v).is_none()) {
+        Some(bad) => Err(RetrievalError::Invalid(format!(
+            "provenance {bad:?} must be one of user, agent, observer, tool_output, import"
+        ))),
+        None => Ok(list),
+    }
+}
+
 /// The search request of a query string; `header_platform` is the caller's platform header.
 pub fn search_request(p: &Params, header_platform: Option<&str>) -> Result<SearchRequest, RetrievalError> {
     let zone = Zone::Local;
@@ -37,6 +48,7 @@ pub fn search_request(p: &Params, header_platform: Option<&str>) -> Result<Searc
         files: p.list(&["files", "filePath"]),
         date_start: p.time(&["dateStart", "date_start", "date_from"], &zone, false)?,
         date_end: p.time(&["dateEnd", "date_end", "date_to"], &zone, true)?,
+        provenance: provenance_filter(p)?,
     };
     let has_filter = p.get(&["type"]).is_some()
         || filters != Filters::default()

@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use super::record_kind::{Kind, Record};
+use super::records::source_tag;
 use super::render::{PROMPT_GLYPH, SUMMARY_GLYPH, TITLE_MAX, cut, thousands, title_or_untitled};
 use super::search::{SearchRequest, SearchResult};
 use super::search_sql::COUNT_CAP;
@@ -21,15 +22,34 @@ fn total_text(n: usize) -> String {
     }
 }
 
-/// Glyph and row title of a record.
+/// Glyph and row title of a record, the title followed by its provenance label and, for a
+/// quarantined record, the mark and its reason (issue 36: MCP results and `memd search` say where
+/// each item came from and that a quarantined one is not to be trusted).
 pub fn glyph_and_title(rec: &Record, mode: &Mode) -> (String, String) {
+    let mark = |quarantined: bool, reason: &Option<String>| match quarantined {
+        true => format!(" (quarantined: {})", reason.as_deref().unwrap_or("instruction-shaped")),
+        false => String::new(),
+    };
     match rec {
         Record::Observation(o) => (
             mode.glyph(&o.obs_type).to_string(),
-            title_or_untitled(o.title.as_deref(), TITLE_MAX),
+            format!(
+                "{}{}{}",
+                title_or_untitled(o.title.as_deref(), TITLE_MAX),
+                o.source_tag(),
+                mark(o.quarantined, &o.quarantine_reason)
+            ),
         ),
-        Record::Summary(s) => (SUMMARY_GLYPH.into(), title_or_untitled(Some(&s.title()), TITLE_MAX)),
-        Record::Prompt(p) => (PROMPT_GLYPH.into(), p.title()),
+        Record::Summary(s) => (
+            SUMMARY_GLYPH.into(),
+            format!(
+                "{}{}{}",
+                title_or_untitled(Some(&s.title()), TITLE_MAX),
+                source_tag(&s.provenance),
+                mark(s.quarantined, &s.quarantine_reason)
+            ),
+        ),
+        Record::Prompt(p) => (PROMPT_GLYPH.into(), format!("{} [user]", p.title())),
     }
 }
 

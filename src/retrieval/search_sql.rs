@@ -94,6 +94,8 @@ pub struct Filters {
     pub files: Vec<String>,
     pub date_start: Option<i64>,
     pub date_end: Option<i64>,
+    /// Only records of these provenances (a prompt is the user's own).
+    pub provenance: Vec<String>,
 }
 
 impl Filters {
@@ -122,6 +124,16 @@ impl Filters {
                 ),
                 text_params(&self.concepts),
             );
+        }
+        if !self.provenance.is_empty() {
+            match k {
+                Kind::Prompt if self.provenance.iter().any(|p| p == "user") => {}
+                Kind::Prompt => out.push("0", []),
+                _ => out.push(
+                    &format!("{a}.provenance IN ({})", placeholders(self.provenance.len())),
+                    text_params(&self.provenance),
+                ),
+            }
         }
         if !self.files.is_empty() {
             let cols: [&str; 2] = match k {

@@ -172,7 +172,7 @@ fn upsert_summary(
     now: i64,
 ) -> Result<i64, StoreError> {
     let (read, edited) = prompt_files(conn, &meta.memory_session_id, prompt)?;
-    Ok(conn.query_row(
+    let id: i64 = conn.query_row(
         "INSERT INTO session_summaries(memory_session_id, project, platform_source, request, investigated, learned, completed, next_steps, notes,
            files_read, files_edited, prompt_number, discovery_tokens, origin, generated_by_model, created_at, created_at_epoch)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
@@ -201,7 +201,9 @@ fn upsert_summary(
             now
         ],
         |r| r.get(0),
-    )?)
+    )?;
+    super::quarantine::screen_summary(conn, id)?;
+    Ok(id)
 }
 
 /// Union of `files_read` / `files_modified` over the prompt's observations, first-seen order.

@@ -88,10 +88,12 @@ pub enum ForgetSelector {
         content_session_id: String,
         platform: Option<String>,
     },
-    /// Every record whose `project` or `merged_into_project` is `project`, older than `before` when given.
+    /// Every record whose `project` or `merged_into_project` is `project`, older than `before` when
+    /// given, of that provenance when given (prompts are the user's own).
     Project {
         project: String,
         before: Option<i64>,
+        provenance: Option<super::quarantine::Provenance>,
     },
     Ids(Vec<RecordRef>),
 }
@@ -153,15 +155,21 @@ fn select(conn: &Connection, sel: &ForgetSelector) -> Result<Vec<RecordRef>, Sto
                 &p,
             )?;
         }
-        ForgetSelector::Project { project, before } => {
+        ForgetSelector::Project {
+            project,
+            before,
+            provenance,
+        } => {
             let before = before.unwrap_or(i64::MAX);
-            let p: [&dyn rusqlite::ToSql; 2] = [project, &before];
-            let scoped = "(project = ?1 OR merged_into_project = ?1) AND created_at_epoch < ?2 ORDER BY id";
+            let wanted = provenance.map(|p| p.as_str());
+            let p: [&dyn rusqlite::ToSql; 3] = [project, &before, &wanted];
+            let scoped =
+                "(project = ?1 OR merged_into_project = ?1) AND created_at_epoch < ?2 AND (?3 IS NULL OR provenance = ?3) ORDER BY id";
             collect(RecordKind::Observation, &format!("SELECT id FROM observations WHERE {scoped}"), &p)?;
             collect(RecordKind::Summary, &format!("SELECT id FROM session_summaries WHERE {scoped}"), &p)?;
             collect(
                 RecordKind::Prompt,
-                "SELECT id FROM user_prompts WHERE project = ?1 AND created_at_epoch < ?2 ORDER BY id",
+                "SELECT id FROM user_prompts WHERE project = ?1 AND created_at_epoch < ?2 AND (?3 IS NULL OR ?3 = 'user') ORDER BY id",
                 &p,
             )?;
         }
@@ -223,6 +231,7 @@ mod tests {
             narrative: text.into(),
             concepts: vec![],
             metadata: None,
+            provenance: crate::store::quarantine::Provenance::User,
         };
         save_memory(conn, &m, now).unwrap().id
     }
@@ -292,6 +301,7 @@ mod tests {
         save(&conn, "old", 1_000);
         save(&conn, "new", 5_000);
         let sel = ForgetSelector::Project {
+            provenance: None,
             project: "shop".into(),
             before: Some(2_000),
         };

@@ -80,6 +80,7 @@ pub(super) fn observation(conn: &Connection, o: &ImportObservation, msid: &str, 
         metadata: o.metadata.clone(),
         occurrence_count: o.occurrence_count,
         reinforcement_dates: o.reinforcement_dates.clone(),
+        imported_from: Some("claude-mem".into()),
         ..ObservationRecord::new(msid, &o.project, platform, &o.obs_type, "import").created(o.created_at_epoch)
     };
     Ok(record.insert(conn)?)
@@ -88,7 +89,7 @@ pub(super) fn observation(conn: &Connection, o: &ImportObservation, msid: &str, 
 /// Inserts, or replaces an older summary of the same prompt (the newest wins).
 pub(super) fn summary(conn: &Connection, s: &ImportSummary, msid: &str, platform: &str) -> Result<Option<i64>, StoreError> {
     let [request, investigated, learned, completed, next_steps, notes] = &s.fields;
-    Ok(conn
+    let id: Option<i64> = conn
         .prepare_cached("INSERT INTO session_summaries(memory_session_id, project, platform_source, merged_into_project, request, investigated, learned,
                completed, next_steps, notes, files_read, files_edited, prompt_number, discovery_tokens, origin, created_at, created_at_epoch)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, 'import', ?15, ?16)
@@ -119,5 +120,9 @@ pub(super) fn summary(conn: &Connection, s: &ImportSummary, msid: &str, platform
             ],
             |r| r.get(0),
         )
-        .optional()?)
+        .optional()?;
+    if let Some(id) = id {
+        super::quarantine::screen_summary(conn, id)?;
+    }
+    Ok(id)
 }

@@ -21,6 +21,8 @@ pub struct ManualMemory {
     pub concepts: Vec<String>,
     /// A JSON object, serialised.
     pub metadata: Option<String>,
+    /// The user's own (`memd remember`, the viewer) or an agent's (`save_memory`).
+    pub provenance: super::quarantine::Provenance,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,7 +84,9 @@ pub fn save_memory(conn: &Connection, m: &ManualMemory, now: i64) -> Result<Save
         concepts: json_array(&m.concepts),
         content_hash: hash.clone(),
         metadata: m.metadata.clone(),
-        ..ObservationRecord::new(&msid, &m.project, &m.platform_source, &m.obs_type, "manual").created(now)
+        ..ObservationRecord::new(&msid, &m.project, &m.platform_source, &m.obs_type, "manual")
+            .by(m.provenance)
+            .created(now)
     };
     let inserted = record.insert(conn)?;
     if let Some(id) = inserted {
@@ -121,6 +125,7 @@ mod tests {
             narrative: text.into(),
             concepts: vec![],
             metadata: None,
+            provenance: crate::store::quarantine::Provenance::User,
         }
     }
 

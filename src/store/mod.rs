@@ -16,6 +16,7 @@ pub mod open;
 pub mod pending;
 pub mod private_file;
 pub mod prompts;
+pub mod quarantine;
 pub mod raw_index;
 pub mod reader;
 pub mod replace;
@@ -112,6 +113,7 @@ impl Store {
             _ => match migrations::migrate_with(&mut conn, migrations::MIGRATIONS, backups.as_deref(), now_ms) {
                 Ok(_) => {
                     raw_index::finish_backfill(&mut conn)?;
+                    quarantine::finish_screen(&mut conn)?;
                     None
                 }
                 Err(StoreError::NewerSchema { found, known }) => {

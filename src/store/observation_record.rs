@@ -7,6 +7,8 @@
 
 use rusqlite::{Connection, OptionalExtension, Row};
 
+pub use super::quarantine::Provenance;
+
 macro_rules! observation_record {
     ($first:ident: $first_ty:ty = $first_col:literal $(, $field:ident: $ty:ty = $col:literal)* $(,)?) => {
         /// An observation row without its id (docs/spec/storage.md, table `observations`).
@@ -33,8 +35,8 @@ macro_rules! observation_record {
                 })
             }
 
-            /// Inserts the row; None when `(memory_session_id, content_hash)` is already stored.
-            pub fn insert(&self, conn: &Connection) -> rusqlite::Result<Option<i64>> {
+            /// Inserts the row as it is; None when `(memory_session_id, content_hash)` is stored.
+            fn insert_as_is(&self, conn: &Connection) -> rusqlite::Result<Option<i64>> {
                 conn.prepare_cached(INSERT)?
                     .query_row(rusqlite::params![self.$first $(, self.$field)*], |r| r.get(0))
                     .optional()
@@ -72,10 +74,15 @@ observation_record! {
     last_reinforced_epoch: Option<i64> = "last_reinforced_epoch",
     created_at: String = "created_at",
     created_at_epoch: i64 = "created_at_epoch",
+    provenance: String = "provenance",
+    imported_from: Option<String> = "imported_from",
+    quarantined: bool = "quarantined",
+    quarantine_reason: Option<String> = "quarantine_reason",
 }
 
 impl ObservationRecord {
-    /// A new row's defaults: empty JSON arrays, seen once, no reinforcement.
+    /// A new row's defaults: empty JSON arrays, seen once, no reinforcement, the provenance its
+    /// origin implies (a manual memory is the user's until said otherwise: [`Self::by`]).
     pub fn new(memory_session_id: &str, project: &str, platform_source: &str, obs_type: &str, origin: &str) -> Self {
         Self {
             memory_session_id: memory_session_id.to_string(),
@@ -83,6 +90,7 @@ impl ObservationRecord {
             platform_source: platform_source.to_string(),
             obs_type: obs_type.to_string(),
             origin: origin.to_string(),
+            provenance: Provenance::of_origin(origin).as_str().to_string(),
             facts: "[]".into(),
             concepts: "[]".into(),
             files_read: "[]".into(),
@@ -91,6 +99,27 @@ impl ObservationRecord {
             reinforcement_dates: "[]".into(),
             ..Default::default()
         }
+    }
+
+    /// Sets who the content came from.
+    pub fn by(mut self, p: Provenance) -> Self {
+        self.provenance = p.as_str().to_string();
+        self
+    }
+
+    /// Inserts the row, screened ([`Self::screened`]); None when `(memory_session_id,
+    /// content_hash)` is already stored.
+    pub fn insert(&self, conn: &Connection) -> rusqlite::Result<Option<i64>> {
+        self.clone().screened().insert_as_is(conn)
+    }
+
+    /// Screens the content (issue 36): a record not from the user that reads as an instruction to
+    /// an agent is quarantined, with the reason. [`Self::insert`] applies it.
+    pub fn screened(mut self) -> Self {
+        let (q, reason) = super::quarantine::screen_record(&self);
+        self.quarantined = q;
+        self.quarantine_reason = reason;
+        self
     }
 
     /// Stamps the creation time (epoch ms and its ISO-8601 form).
@@ -128,6 +157,6 @@ mod tests {
         let sql = format!("SELECT {OBS_COLS} FROM observations o WHERE o.id = ?1");
         let back = conn.query_row(&sql, [id], ObservationRecord::from_row).unwrap();
         assert_eq!(back, rec);
-        assert!(OBS_COLS.starts_with("o.id, o.memory_session_id, ") && OBS_COLS.ends_with("o.created_at_epoch"));
+        assert!(OBS_COLS.starts_with("o.id, o.memory_session_id, ") && OBS_COLS.ends_with("o.quarantine_reason"));
     }
 }

@@ -13,6 +13,7 @@ use crate::pipeline::project::UNKNOWN_PROJECT;
 use crate::store::StoreError;
 use crate::store::forget::{ForgetCounts, ForgetSelector, RecordKind, RecordRef};
 use crate::store::memory::ManualMemory;
+use crate::store::quarantine::Provenance;
 
 pub const SAVE_TEXT_MAX_CHARS: usize = 100_000;
 const TITLE_MAX_CHARS: usize = 200;
@@ -46,6 +47,8 @@ pub struct SaveRequest {
     pub concepts: Option<Vec<String>>,
     /// Already resolved from the request (query, body, headers).
     pub platform: String,
+    /// Whose words: the user's (`memd remember`, the viewer) or an agent's (the default).
+    pub provenance: Provenance,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,6 +121,7 @@ pub async fn save(svc: &Services, req: SaveRequest) -> Result<Saved, MemoryError
         title: bound(&title, TITLE_MAX_CHARS).into_owned(),
         narrative: bound(&text.text, NARRATIVE_MAX_CHARS).into_owned(),
         metadata: metadata.map(|m| m.to_string()),
+        provenance: req.provenance,
     };
     let title = memory.title.clone();
     let now = now_ms();

@@ -110,7 +110,8 @@ function row(kind, r, extra = {}) {
     onclick: () => { location.hash = href; } },
   h('span', { class: `badge ${kind}`, text: badge }),
   h('span', { class: 'title', text: titleOf(kind, r) }),
-  h('span', { class: 'meta', text: `${r.project || ''} · ${when(r.created_at_epoch)}` }));
+  r.quarantined ? h('span', { class: 'badge quarantined', text: 'quarantined' }) : null,
+  h('span', { class: 'meta', text: `${r.project || ''} · ${r.provenance || 'user'} · ${when(r.created_at_epoch)}` }));
 }
 
 function itemList(items) {
@@ -263,7 +264,10 @@ async function viewObservation(id) {
   const body = h('div', { class: 'card', id: 'detail' },
     h('h2', { text: o.title || `Observation #${o.id}` }),
     o.subtitle ? h('p', { class: 'meta', text: o.subtitle }) : null,
+    o.quarantined ? h('p', { class: 'error', id: 'quarantine-note',
+      text: `Quarantined (${o.quarantine_reason || 'instruction-shaped'}): this reads as an instruction to an agent, so memd does not inject it. Release it only if you trust it.` }) : null,
     h('div', { class: 'actions' },
+      o.quarantined ? h('button', { id: 'release', onclick: () => release(o), text: 'Release' }) : null,
       h('button', { id: 'edit', onclick: () => editForm(o), text: 'Edit' }),
       h('button', { class: 'danger', id: 'forget', onclick: () => forget(o), text: 'Forget' }),
       h('a', { href: `#/timeline/${o.id}`, text: 'Timeline around it' })),
@@ -272,7 +276,8 @@ async function viewObservation(id) {
     h('h3', { text: 'About' }),
     kv([['id', `#${o.id}`], ['type', o.type], ['project', o.project], ['concepts', list(o.concepts).join(', ')],
       ['files read', list(o.files_read).join(', ')], ['files modified', list(o.files_modified).join(', ')],
-      ['session', o.memory_session_id], ['prompt', o.prompt_number], ['origin', o.origin], ['model', o.generated_by_model],
+      ['session', o.memory_session_id], ['prompt', o.prompt_number], ['origin', o.origin], ['provenance', o.imported_from ? `${o.provenance} (${o.imported_from})` : o.provenance],
+      ['model', o.generated_by_model],
       ['stored', when(o.created_at_epoch)], ['seen', `${o.occurrence_count}×`]]),
     h('h3', { text: `Tool uses (${uses.items.length})` }),
     h('div', { id: 'tool-uses' }, uses.items.length ? uses.items.map(toolUse) : h('p', { class: 'empty', text: 'None recorded (saved by hand, imported, or made from a summary).' })));
@@ -300,6 +305,29 @@ function editForm(o) {
   form.querySelector('input').focus();
 }
 
+async function release(o) {
+  if (!confirm(`Release observation #${o.id}? memd will inject it into new sessions again.`)) return;
+  try {
+    await api(`/api/observation/${o.id}/release`, { method: 'POST', body: {} });
+    toast(`Released #${o.id}.`);
+    viewObservation(o.id);
+  } catch (e) { toast(e.message); }
+}
+
+// ---------- quarantine ----------
+async function viewQuarantine() {
+  const q = await api('/api/quarantine?limit=200');
+  const items = q.items.map((i) => h('li', { tabindex: 0, 'data-href': i.kind === 'observation' ? `#/obs/${i.id}` : `#/record/summary/${i.id}`,
+    onclick: () => { location.hash = i.kind === 'observation' ? `#/obs/${i.id}` : `#/record/summary/${i.id}`; } },
+  h('span', { class: `badge ${i.kind}`, text: i.kind }),
+  h('span', { class: 'title', text: i.title || `#${i.id}` }),
+  h('span', { class: 'meta', text: `${i.project} · ${i.provenance} · ${i.reason}` })));
+  main(h('div', { class: 'card', id: 'quarantine' },
+    h('h2', { text: `Quarantine (${q.total})` }),
+    h('p', { class: 'meta', text: 'Records that read as instructions to an agent. memd keeps them searchable but never injects them. Open one to release or forget it.' }),
+    items.length ? h('ul', { class: 'items' }, items) : h('p', { class: 'empty', text: 'Nothing is quarantined.' })));
+}
+
 async function forget(o) {
   if (!confirm(`Forget observation #${o.id}? It will be removed from search and context.`)) return;
   try {
@@ -325,7 +353,8 @@ function viewRecord(kind, id) {
     ? [['request', r.request], ['investigated', r.investigated], ['learned', r.learned], ['completed', r.completed], ['next steps', r.next_steps], ['notes', r.notes]]
     : [['prompt', r.prompt_text], ['number', r.prompt_number], ['session', r.content_session_id]];
   main(h('div', { class: 'card' }, h('h2', { text: titleOf(kind, r) }),
-    kv([...fields, ['project', r.project], ['stored', when(r.created_at_epoch)]]),
+    r.quarantined ? h('p', { class: 'error', text: `Quarantined (${r.quarantine_reason || 'instruction-shaped'}): not injected.` }) : null,
+    kv([...fields, ['project', r.project], ['provenance', r.provenance || 'user'], ['stored', when(r.created_at_epoch)]]),
     h('div', { class: 'actions' }, h('button', { class: 'danger', onclick: async () => {
       if (!confirm(`Forget this ${kind}?`)) return;
       await api(`/api/${kind}/${id}`, { method: 'DELETE' }).then(() => { toast('Forgotten.'); history.back(); }, (e) => toast(e.message));
@@ -337,7 +366,7 @@ function viewSave() {
   const form = h('form', { class: 'stack', onsubmit: async (ev) => {
     ev.preventDefault();
     const f = new FormData(ev.target);
-    const body = { text: f.get('text') };
+    const body = { text: f.get('text'), provenance: 'user' };
     for (const k of ['title', 'project', 'type']) if (f.get(k)) body[k] = f.get(k);
     try {
       const r = await api('/api/memory/save', { method: 'POST', body });
@@ -404,6 +433,7 @@ const routes = [
   [/^#\/browse/, () => ['browse', viewBrowse]],
   [/^#\/search/, () => ['search', viewSearch]],
   [/^#\/save/, () => ['save', viewSave]],
+  [/^#\/quarantine/, () => ['quarantine', viewQuarantine]],
   [/^#\/status/, () => ['status', viewStatus]],
   [/^/, () => ['feed', viewFeed]],
 ];

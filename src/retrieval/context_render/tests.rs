@@ -94,11 +94,11 @@ Fetch details: get_observations([IDs]) | Search: search(query) | Around an item:
 Stats: 3 obs (1,254t read) | 412,330t work | 100% savings
 
 ### Aug 18, 2026
-4411 9:14a ○ Login handler lacks per-IP throttling
-4412 \" ◆ Token-bucket limiter added to auth middleware
-S812 11:40a ◎ Add rate limiting to login endpoint
+4411 9:14a ○ Login handler lacks per-IP throttling [llm]
+4412 \" ◆ Token-bucket limiter added to auth middleware [llm]
+S812 11:40a ◎ Add rate limiting to login endpoint [llm]
 ### Aug 19, 2026
-4420 2:40p ● Limiter keyed on X-Forwarded-For behind proxy
+4420 2:40p ● Limiter keyed on X-Forwarded-For behind proxy [llm]
 
 Access 412k tokens of past work via get_observations([IDs]) or search.";
     assert_eq!(out.text, want);
@@ -200,5 +200,9 @@ fn full_rows_show_narrative() {
     let mut ro = opts(10_000);
     ro.full_count = 1;
     let out = render_context(&data, &mode(), &ro, &Zone::Utc, AUG18);
-    assert!(out.text.contains("**7** 12:00a ● **Fixed it**\nline one line two"), "{}", out.text);
+    assert!(
+        out.text.contains("**7** 12:00a ● **Fixed it** [llm]\nline one line two"),
+        "{}",
+        out.text
+    );
 }
