@@ -35,6 +35,7 @@ fn memories() -> Vec<ManualMemory> {
                 narrative: field("text"),
                 concepts: Vec::new(),
                 metadata: None,
+                provenance: memd::store::quarantine::Provenance::Agent,
             }
         })
         .collect()

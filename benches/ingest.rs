@@ -4,7 +4,9 @@
 //! (one connection per request, as the hook does). Before that, a one-shot report prints the
 //! figures the issue asks for: acknowledged observations/s and p50/p99 latency at 1 and 64
 //! clients, idle RSS, start-to-readiness, and RSS with 1,000 live session actors.
-//! Run: `cargo bench --bench ingest`.
+//! Run: `cargo bench --bench ingest`. `MEMD_BENCH_BINARY=<path>` runs another build of memd (an
+//! A/B against an older commit); `INGEST_RESPONSE_BYTES=4096` pads each tool response with code
+//! (distinct identifiers per event) to about that size.
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -28,7 +30,8 @@ impl Worker {
     fn start(extra: &[(&str, &str)]) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let t0 = Instant::now();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_memd"));
+        let bin = std::env::var("MEMD_BENCH_BINARY").unwrap_or_else(|_| env!("CARGO_BIN_EXE_memd").to_string());
+        let mut cmd = Command::new(bin);
         cmd.arg("serve")
             .env("MEMD_DATA_DIR", dir.path())
             .env("MEMD_PORT", "0")
@@ -96,11 +99,28 @@ fn wait_ready(dir: &Path, pid: u32, t0: Instant) -> (SocketAddr, Duration) {
     }
 }
 
+/// Code-like text of about `bytes` bytes whose identifiers differ per event `i`.
+fn padding(i: usize, bytes: usize) -> String {
+    let mut s = String::new();
+    let mut n = 0;
+    while s.len() < bytes {
+        s.push_str(&format!(
+            "fn handle_request_{i}_{n}(ctx: &mut Context{n}) -> Result<Value{i}> {{ parse_header_{n}(ctx) }}\n"
+        ));
+        n += 1;
+    }
+    s
+}
+
 fn body(session: &str, i: usize) -> String {
+    let pad: usize = std::env::var("INGEST_RESPONSE_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     serde_json::json!({
         "contentSessionId": session, "tool_name": "Bash",
         "tool_input": {"command": format!("cargo test --lib case_{i}"), "description": "run the unit tests"},
-        "tool_response": {"stdout": "running 12 tests\ntest result: ok. 12 passed; 0 failed", "stderr": ""},
+        "tool_response": {"stdout": format!("running 12 tests\n{}test result: ok. 12 passed; 0 failed", padding(i, pad)), "stderr": ""},
         "tool_use_id": format!("toolu_{session}_{i}"), "cwd": "/home/dev/shop",
     })
     .to_string()

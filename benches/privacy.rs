@@ -3,7 +3,8 @@
 //! backtracking engine explode). Issue 13: ordinary tool output — every tool input and result of
 //! the committed transcript excerpts — through the whole step (`clean_json`, targets ≥ 50 MB/s),
 //! and ~1 MB near-misses for each context rule (target ≤ 50 ms per MB). Criterion reports time and
-//! throughput. Run: `cargo bench --bench privacy`.
+//! throughput. Issue 36: the quarantine screen over one typical observation's text (title, facts,
+//! narrative; ~600 bytes) and over a 64 KB near-miss. Run: `cargo bench --bench privacy`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use memd::pipeline::privacy::Privacy;
@@ -113,6 +114,23 @@ fn bench(c: &mut Criterion) {
             |values| values.into_iter().map(|v| privacy.clean_json(v).1.redactions.total()).sum::<u64>(),
             criterion::BatchSize::LargeInput,
         )
+    });
+    // Issue 36: the instruction screen every stored observation passes.
+    let observation = "Edited src/checkout/coupon.rs: apply_discount, round_half_even\n\
+        Edit src/checkout/coupon.rs: replaced 12 line(s) with 18 line(s); added apply_discount, round_half_even; removed round_half_up\n\
+        `cargo test -p checkout` → test result: ok. 12 passed; 0 failed\n\
+        The coupon total rounded half up, so a 0.5 cent discount went the wrong way on carts with two coupons; \
+        totals now use banker's rounding and a regression test covers the two-coupon cart. The previous \
+        rounding helper stays for invoices, which the tax office requires to round half up.\n\
+        what-changed apply_discount round_half_even round_half_up";
+    g.throughput(criterion::Throughput::Elements(1));
+    g.bench_function("quarantine_screen/observation", |b| {
+        b.iter(|| memd::pipeline::instruction::screen(std::hint::black_box(observation)))
+    });
+    let near = "you should run the previous instructions from the system before anything ".repeat(900);
+    g.throughput(criterion::Throughput::Bytes(near.len() as u64));
+    g.bench_function("quarantine_screen/near_miss_64kb", |b| {
+        b.iter(|| memd::pipeline::instruction::screen(std::hint::black_box(&near)))
     });
     g.finish();
 }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # The SessionStart index a user without an LLM gets: a fresh `memd serve` (extractive observer,
-# embeddings off), `memd replay` of the recorded sessions, then the context of a few projects.
+# embeddings off), `memd replay` of the recorded sessions, then the context of a few projects,
+# the quarantine list and the row counts.
 # Usage: MEMD_TRANSCRIPTS_DIR=<dir> scripts/session-start-index.sh <memd binary> <out dir>
 set -euo pipefail
 BIN=$1; OUT=$2; D=$(mktemp -d); mkdir -p "$OUT"
@@ -13,4 +14,7 @@ PORT=$(python3 -c "import json;print(json.load(open('$D/memd.pid'))['port'])"); 
 for p in claude-code-log spotter-4te Demo JSSoundRecorder; do
   curl -s -H "Authorization: Bearer $TOK" "http://127.0.0.1:$PORT/api/context/inject?project=$p" >"$OUT/$p.txt"
 done
+# What the screen quarantined (issue 36: the false positives on real sessions) and of how many rows.
+curl -s -H "Authorization: Bearer $TOK" "http://127.0.0.1:$PORT/api/quarantine?limit=500" >"$OUT/quarantine.json"
+python3 -c "import sqlite3; c=sqlite3.connect('$D/memd.db'); print('observations', c.execute('select count(*) from observations').fetchone()[0], 'summaries', c.execute('select count(*) from session_summaries').fetchone()[0])" >"$OUT/counts.txt"
 kill "$PID"; wait "$PID" 2>/dev/null || true; rm -rf "$D"

@@ -14,6 +14,7 @@
 
 #[cfg(test)]
 mod contract_tests;
+mod raw_drain;
 pub mod sqlite;
 
 use std::collections::HashMap;

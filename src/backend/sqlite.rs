@@ -41,11 +41,17 @@ use crate::vectors::runtime::VectorRuntime;
 pub struct SqliteBackend {
     store: Store,
     vectors: Option<Arc<VectorRuntime>>,
+    /// When the raw search index catches up (issue 35).
+    raw_drain: Arc<super::raw_drain::RawDrain>,
 }
 
 impl SqliteBackend {
     pub fn new(store: Store, vectors: Option<Arc<VectorRuntime>>) -> Self {
-        Self { store, vectors }
+        Self {
+            store,
+            vectors,
+            raw_drain: super::raw_drain::RawDrain::new(),
+        }
     }
 
     fn write<T, F>(&self, f: F) -> Op<'_, T>
@@ -79,9 +85,11 @@ impl Storage for SqliteBackend {
     }
 
     fn ingest_prompt(&self, p: PromptIn) -> Op<'_, PromptOutcome> {
+        self.raw_drain.touched();
         self.write(move |c| ingest_prompt(c, &p))
     }
     fn ingest_tool_event(&self, e: ToolEventIn) -> Op<'_, ToolEventOutcome> {
+        self.raw_drain.touched();
         self.write(move |c| ingest_tool_event(c, &e))
     }
     fn ingest_summary_request(&self, s: SummaryRequestIn) -> Op<'_, SummaryRequestOutcome> {
@@ -116,7 +124,14 @@ impl Storage for SqliteBackend {
         self.write(move |c| pending::release_batch(c, &ids, &how, &error, now))
     }
     fn store_batch(&self, meta: BatchMeta, out: BatchOutput, now: i64) -> Op<'_, StoredBatch> {
-        self.write(move |c| store_batch(c, &meta, &out, now))
+        Box::pin(async move {
+            let stored = self.store.write(move |c| store_batch(c, &meta, &out, now)).await;
+            // Its calls were queued for the raw index: indexed once ingest is quiet (issue 35).
+            if stored.is_ok() {
+                self.raw_drain.after_batch(&self.store);
+            }
+            stored
+        })
     }
     fn mark_session_failed(&self, id: i64, reason: String) -> Op<'_, ()> {
         self.write(move |c| sessions::mark_failed(c, id, &reason))

@@ -40,7 +40,8 @@ pub fn wait_drained(timeout: Duration, mut status: impl FnMut() -> Option<Status
             let pending = doc.pending.unwrap_or_default();
             (last.pending, last.processing) = (pending.pending, pending.processing);
             last.spool_files = doc.spool.pending_files as i64;
-            if last.pending == 0 && last.processing == 0 && last.spool_files == 0 {
+            // The raw search index catches up once ingest is idle (issue 35): searched next.
+            if last.pending == 0 && last.processing == 0 && last.spool_files == 0 && pending.raw_index_queued == 0 {
                 last.drained = true;
             }
         }

@@ -83,6 +83,13 @@ pub fn store_batch(conn: &Connection, meta: &BatchMeta, out: &BatchOutput, now: 
     if let Some(s) = &out.summary {
         stored.summary_id = Some(upsert_summary(conn, meta, out, s, prompt, tokens, now)?);
     }
+    // The batch's calls become searchable with the observations made from them (issue 35),
+    // through the queue: indexing waits while ingest is busy.
+    if !stored.observation_ids.is_empty() {
+        for row in &out.source_rows {
+            super::raw_index::enqueue(conn, *row)?;
+        }
+    }
     conn.execute(
         "INSERT INTO token_usage(day, provider, model, calls, input_tokens, output_tokens, budget_tokens) VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6)
          ON CONFLICT(day, provider, model) DO UPDATE SET calls = calls + 1, input_tokens = input_tokens + ?4,

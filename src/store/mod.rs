@@ -113,6 +113,8 @@ impl Store {
             _ => match migrations::migrate_with(&mut conn, migrations::MIGRATIONS, backups.as_deref(), now_ms) {
                 Ok(_) => {
                     raw_index::finish_backfill(&mut conn)?;
+                    // Calls a stopped worker left queued for the raw index (issue 35).
+                    raw_index::drain_queue(&conn, usize::MAX)?;
                     quarantine::finish_screen(&mut conn)?;
                     None
                 }

@@ -1,7 +1,10 @@
 //! The raw archive's search index (schema v5, issue 35): one contentless FTS5 row per tool call,
-//! its terms from [`crate::pipeline::terms`]. Written beside the call in the ingest transaction,
-//! rewritten when a redaction rescan changes the call, backfilled once for calls stored before
-//! v5; a deleted call leaves it by trigger; forgetting an observation removes its calls from it.
+//! its terms from [`crate::pipeline::terms`]. A batch's store queues the calls its observations
+//! came from ([`enqueue`]); the queue is drained ([`drain_queue`]) once ingest is quiet
+//! (`backend::raw_drain`) and when the store opens — so indexing never slows an acknowledgement, and a call no observation came from is never indexed (search surfaces
+//! observations). Rewritten when a redaction rescan changes the call, backfilled once for calls
+//! stored before v5; a deleted call leaves index and queue by trigger; forgetting an observation
+//! removes its calls from both.
 
 use rusqlite::{Connection, params};
 
@@ -13,10 +16,16 @@ const BACKFILL_CHUNK: i64 = 500;
 
 /// Indexes (or re-indexes) the call `id` with its stored text.
 pub fn index_call(conn: &Connection, id: i64, input: &str, response: &str) -> rusqlite::Result<()> {
+    insert_documents(conn, id, &terms_document(input), &terms_document(response))
+}
+
+/// Writes call `id`'s terms documents (made by [`crate::pipeline::terms`]), replacing any. Does
+/// nothing when the call is gone (forgotten or pruned since its batch was claimed).
+pub fn insert_documents(conn: &Connection, id: i64, input: &str, response: &str) -> rusqlite::Result<()> {
     conn.execute("DELETE FROM tool_uses_fts WHERE rowid = ?1", [id])?;
     conn.execute(
-        "INSERT INTO tool_uses_fts(rowid, input, response) VALUES (?1, ?2, ?3)",
-        params![id, terms_document(input), terms_document(response)],
+        "INSERT INTO tool_uses_fts(rowid, input, response) SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM tool_uses WHERE id = ?1)",
+        params![id, input, response],
     )?;
     Ok(())
 }
@@ -77,13 +86,41 @@ fn backfill_chunk(conn: &Connection, after: i64) -> rusqlite::Result<(usize, Opt
     Ok((rows.len(), rows.last().map(|r| r.0)))
 }
 
-/// Removes the calls observation `id` was made from out of the index (its `forget`): what the
-/// user forgot is not found again through the raw text it came from.
+/// Removes the calls observation `id` was made from out of the index and its queue (its
+/// `forget`): what the user forgot is not found again through the raw text it came from.
 pub fn unindex_sources_of(conn: &Connection, observation_id: i64) -> rusqlite::Result<usize> {
+    conn.execute(
+        "DELETE FROM raw_index_queue WHERE tool_use_row_id IN (SELECT tool_use_row_id FROM observation_sources WHERE observation_id = ?1)",
+        [observation_id],
+    )?;
     conn.execute(
         "DELETE FROM tool_uses_fts WHERE rowid IN (SELECT tool_use_row_id FROM observation_sources WHERE observation_id = ?1)",
         [observation_id],
     )
+}
+
+/// Queues call `id` for indexing (a batch made an observation of it).
+pub fn enqueue(conn: &Connection, id: i64) -> rusqlite::Result<()> {
+    conn.execute("INSERT OR IGNORE INTO raw_index_queue(tool_use_row_id) VALUES (?1)", [id])?;
+    Ok(())
+}
+
+/// Indexes up to `limit` queued calls, oldest first; returns how many.
+pub fn drain_queue(conn: &Connection, limit: usize) -> rusqlite::Result<usize> {
+    let ids: Vec<i64> = {
+        let mut st = conn.prepare_cached("SELECT tool_use_row_id FROM raw_index_queue ORDER BY tool_use_row_id LIMIT ?1")?;
+        st.query_map([limit as i64], |r| r.get(0))?.collect::<Result<_, _>>()?
+    };
+    for id in &ids {
+        reindex_call(conn, *id)?;
+        conn.execute("DELETE FROM raw_index_queue WHERE tool_use_row_id = ?1", [id])?;
+    }
+    Ok(ids.len())
+}
+
+/// Calls waiting in the queue.
+pub fn queued(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("SELECT count(*) FROM raw_index_queue", [], |r| r.get(0))
 }
 
 #[cfg(test)]
@@ -104,6 +141,8 @@ mod tests {
         let mut e = sample_event("s1", Some("t1"));
         e.tool_input = r#"{"file_path":"src/tokenizer.js","new_string":"function debouncedUpdateTokens() {}"}"#.into();
         ingest_tool_event(&conn, &e).unwrap();
+        assert_eq!(hits(&conn, "debouncedUpdateTokens"), 0, "acknowledging a call does not index it");
+        index_call(&conn, 1, &e.tool_input, &e.tool_response).unwrap();
         assert_eq!(hits(&conn, "debouncedUpdateTokens"), 1);
         assert_eq!(hits(&conn, "debounced AND tokens"), 1);
         assert_eq!(hits(&conn, "tokenizer"), 1);
@@ -136,5 +175,24 @@ mod tests {
         assert_eq!(finish_backfill(&mut conn).unwrap(), 0, "the marker is gone");
         assert_eq!(hits(&conn, "parse_toml_1"), 1);
         assert_eq!(hits(&conn, "toml"), 3);
+    }
+
+    #[test]
+    fn queued_calls_are_indexed_when_drained_and_a_deleted_call_leaves_the_queue() {
+        let conn = crate::store::test_conn();
+        for i in 0..3 {
+            let mut e = sample_event("s1", Some(&format!("q{i}")));
+            e.tool_input = format!(r#"{{"command":"make target_{i}"}}"#);
+            ingest_tool_event(&conn, &e).unwrap();
+            enqueue(&conn, i + 1).unwrap();
+        }
+        enqueue(&conn, 1).unwrap();
+        assert_eq!((queued(&conn).unwrap(), hits(&conn, "target_1")), (3, 0));
+        assert_eq!(drain_queue(&conn, 2).unwrap(), 2);
+        assert_eq!((queued(&conn).unwrap(), hits(&conn, "target_1")), (1, 1));
+        conn.execute("DELETE FROM pending_messages", []).unwrap();
+        conn.execute("DELETE FROM tool_uses WHERE id = 3", []).unwrap();
+        assert_eq!(queued(&conn).unwrap(), 0, "a deleted call leaves the queue");
+        assert_eq!(drain_queue(&conn, 10).unwrap(), 0);
     }
 }

@@ -24,6 +24,8 @@ pub struct PendingCounts {
     pub processing: i64,
     pub failed: i64,
     pub oldest_pending_age_s: Option<i64>,
+    /// Calls waiting for the raw search index (issue 35; drained while ingest is idle).
+    pub raw_index_queued: i64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -55,9 +57,12 @@ pub fn figures(conn: &Connection, now: i64) -> Result<StoreFigures, StoreError> 
                 processing: r.get(1)?,
                 failed: r.get(2)?,
                 oldest_pending_age_s: r.get::<_, Option<i64>>(3)?.map(|t| ((now - t) / 1000).max(0)),
+                raw_index_queued: 0,
             })
         },
     )?;
+    let mut pending = pending;
+    pending.raw_index_queued = super::raw_index::queued(conn)?;
     let free_pages = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0))?;
     let tool_uses_payload_bytes = conn.query_row(
         "SELECT coalesce(sum(length(tool_input) + length(tool_response)), 0) FROM tool_uses",

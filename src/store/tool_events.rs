@@ -92,7 +92,6 @@ pub fn ingest_tool_event(conn: &Connection, e: &ToolEventIn) -> Result<ToolEvent
         ],
     )?;
     let tool_row = conn.last_insert_rowid();
-    super::raw_index::index_call(conn, tool_row, &e.tool_input, &e.tool_response)?;
     conn.execute(
         "INSERT INTO pending_messages(session_db_id, content_session_id, message_type, tool_use_row_id, tool_use_id, prompt_number,
            project, cwd, agent_id, agent_type, created_at_epoch)

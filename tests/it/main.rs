@@ -33,6 +33,7 @@
 //! | `observer_claude_cli` | the `claude` CLI observer against a fake `claude` |
 //! | `privacy_corpus` | every secret kind × every Claude Code payload shape, over HTTP and the spool: nothing planted survives |
 //! | `privacy_secrets` | planted secrets never reach a table, a log or an answer |
+//! | `poisoning` | 41 planted instructions through the hook, spool, import, MCP and an LLM observer: quarantined, never injected, every row labelled |
 //! | `memory_api`, `memory_cli` | save / forget over HTTP and the CLI |
 //! | `mcp_stdio` | `memd mcp` over stdio: every tool, and answers without a worker |
 //! | `import_claude_mem` | the claude-mem import, idempotent, through the worker and in-process |
@@ -64,6 +65,7 @@ mod memory_api;
 mod memory_cli;
 mod observer_claude_cli;
 mod observer_http;
+mod poisoning;
 mod privacy_corpus;
 mod privacy_secrets;
 mod replay_conversion;

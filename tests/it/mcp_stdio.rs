@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::support::TestWorker;
 use serde_json::{Value, json};
 
-struct McpClient {
+pub(crate) struct McpClient {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
@@ -70,7 +70,7 @@ impl McpClient {
     }
 
     /// tools/call → (text, isError); panics on a JSON-RPC error.
-    fn call(&mut self, tool: &str, args: Value) -> (String, bool) {
+    pub(crate) fn call(&mut self, tool: &str, args: Value) -> (String, bool) {
         let r = self.request("tools/call", json!({"name": tool, "arguments": args}));
         let result = &r["result"];
         assert!(result.is_object(), "{tool}: {r}");
@@ -104,7 +104,7 @@ impl Drop for McpClient {
     }
 }
 
-fn initialized(w: &TestWorker) -> McpClient {
+pub(crate) fn initialized(w: &TestWorker) -> McpClient {
     initialized_with(w, &[])
 }
 

@@ -28,6 +28,7 @@ fn database() -> Connection {
         e.tool_input = serde_json::json!({"file_path": file, "old_string": "", "new_string": format!("{text} common_word")}).to_string();
         ingest_tool_event(&conn, &e).unwrap();
         let call: i64 = conn.query_row("SELECT max(id) FROM tool_uses", [], |r| r.get(0)).unwrap();
+        crate::store::raw_index::index_call(&conn, call, &e.tool_input, &e.tool_response).unwrap();
         let msid: String = conn
             .query_row("SELECT memory_session_id FROM sdk_sessions WHERE project = ?1", [project], |r| {
                 r.get(0)

@@ -45,7 +45,7 @@ fn an_agents_instruction_is_quarantined_and_the_users_own_words_never_are() {
     assert_eq!((total, listed.len(), listed[0].id), (1, 1, agent));
     assert!(release(&conn, agent).unwrap());
     assert!(!release(&conn, agent).unwrap(), "released once");
-    assert_eq!(state(&conn, agent).1, false);
+    assert!(!state(&conn, agent).1);
 }
 
 #[test]
@@ -58,7 +58,7 @@ fn rows_stored_before_the_screen_are_screened_once_after_migrating() {
     conn.execute("INSERT INTO meta(key, value) VALUES ('quarantine_screen_after', '0')", [])
         .unwrap();
     assert_eq!(finish_screen(&mut conn).unwrap(), 1);
-    assert_eq!(state(&conn, id).1, true);
+    assert!(state(&conn, id).1);
     assert_eq!(finish_screen(&mut conn).unwrap(), 0, "the marker is gone");
     assert_eq!(Provenance::of_origin("extractive"), Provenance::ToolOutput);
     assert_eq!(Provenance::parse("tool_output"), Some(Provenance::ToolOutput));
