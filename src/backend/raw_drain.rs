@@ -2,8 +2,7 @@
 //! (`raw_index_queue`); indexing them costs CPU and writer time that ingest would feel, so it waits
 //! for a quiet moment — no ingest request in flight and none for [`QUIET`] — then indexes the queue
 //! in chunks, one write each, pausing whenever ingest resumes, until the queue is empty. One
-//! catch-up task at a time; a worker stopped with calls queued indexes them when it next opens
-//! the store.
+//! catch-up task at a time; a worker stopped with calls queued starts one when it next starts.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -47,11 +47,12 @@ pub struct SqliteBackend {
 
 impl SqliteBackend {
     pub fn new(store: Store, vectors: Option<Arc<VectorRuntime>>) -> Self {
-        Self {
-            store,
-            vectors,
-            raw_drain: super::raw_drain::RawDrain::new(),
+        let raw_drain = super::raw_drain::RawDrain::new();
+        // Calls a stopped worker left queued for the raw index are indexed once ingest is quiet.
+        if tokio::runtime::Handle::try_current().is_ok() && !store.read_only {
+            raw_drain.after_batch(&store);
         }
+        Self { store, vectors, raw_drain }
     }
 
     fn write<T, F>(&self, f: F) -> Op<'_, T>

@@ -112,10 +112,7 @@ impl Store {
             }
             _ => match migrations::migrate_with(&mut conn, migrations::MIGRATIONS, backups.as_deref(), now_ms) {
                 Ok(_) => {
-                    raw_index::finish_backfill(&mut conn)?;
-                    // Calls a stopped worker left queued for the raw index (issue 35).
-                    raw_index::drain_queue(&conn, usize::MAX)?;
-                    quarantine::finish_screen(&mut conn)?;
+                    catch_up(&mut conn);
                     None
                 }
                 Err(StoreError::NewerSchema { found, known }) => {
@@ -162,6 +159,20 @@ impl Store {
         F: FnOnce(&rusqlite::Connection) -> Result<T, StoreError> + Send + 'static,
     {
         self.readers.read(f).await
+    }
+}
+
+/// Work a migration left for the store's open (issues 35, 36): the raw index's backfill, the
+/// quarantine screen of older rows (calls a stopped worker left queued are indexed by the
+/// backend's catch-up task once the worker runs). Best effort: a failure (a
+/// damaged page the quick check did not reach) is logged and retried at the next open — the
+/// store still opens, and the integrity checks report the damage.
+fn catch_up(conn: &mut rusqlite::Connection) {
+    if let Err(e) = raw_index::finish_backfill(conn) {
+        tracing::warn!(error = %e, "raw index backfill stopped; it resumes at the next start");
+    }
+    if let Err(e) = quarantine::finish_screen(conn) {
+        tracing::warn!(error = %e, "quarantine screen of older rows stopped; it resumes at the next start");
     }
 }
 

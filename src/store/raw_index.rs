@@ -1,7 +1,7 @@
 //! The raw archive's search index (schema v5, issue 35): one contentless FTS5 row per tool call,
 //! its terms from [`crate::pipeline::terms`]. A batch's store queues the calls its observations
 //! came from ([`enqueue`]); the queue is drained ([`drain_queue`]) once ingest is quiet
-//! (`backend::raw_drain`) and when the store opens — so indexing never slows an acknowledgement, and a call no observation came from is never indexed (search surfaces
+//! (`backend::raw_drain`, also started with the worker) — so indexing never slows an acknowledgement, and a call no observation came from is never indexed (search surfaces
 //! observations). Rewritten when a redaction rescan changes the call, backfilled once for calls
 //! stored before v5; a deleted call leaves index and queue by trigger; forgetting an observation
 //! removes its calls from both.

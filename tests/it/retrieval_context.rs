@@ -119,7 +119,7 @@ fn platform_scope_file_context_semantic_projects_stats() {
     );
     assert!(
         text.ends_with(&format!(
-            "\n### Aug 18, 2026\n{claude} 1:00a ○ Parser handles empty input\n{modified} 2:00a ↻ Lexer rewritten"
+            "\n### Aug 18, 2026\n{claude} 1:00a ○ Parser handles empty input [llm]\n{modified} 2:00a ↻ Lexer rewritten [llm]"
         )),
         "{text}"
     );

@@ -197,7 +197,20 @@ impl TestWorker {
             self.port = p.port;
             self.get_raw(path).is_ok_and(|r| r.status == 200)
         });
-        assert!(ready, "worker did not become ready");
+        if !ready {
+            // What the worker said, for a failure one can act on.
+            let log = std::fs::read_to_string(self.dir.path().join("logs/memd.log")).unwrap_or_default();
+            let tail: String = log
+                .lines()
+                .rev()
+                .take(15)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect::<Vec<_>>()
+                .join("\n");
+            panic!("worker did not become ready; its log ends:\n{tail}");
+        }
         self.token = std::fs::read_to_string(self.dir.path().join("token"))
             .expect("token")
             .trim()
