@@ -40,7 +40,7 @@ impl RawDrain {
 
     /// No ingest in flight, and none for [`QUIET`].
     pub fn quiet(&self, store: &Store) -> bool {
-        let since = self.started.elapsed().as_millis() as u64 - self.last_ingest_ms.load(Ordering::Relaxed);
+        let since = (self.started.elapsed().as_millis() as u64).saturating_sub(self.last_ingest_ms.load(Ordering::Relaxed));
         store.arrivals.load(Ordering::Relaxed) == 0 && since >= QUIET.as_millis() as u64
     }
 

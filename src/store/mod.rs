@@ -99,32 +99,38 @@ impl Store {
     pub fn open(path: &Path, opts: &StoreOptions, now_ms: i64) -> Result<Self, StoreError> {
         let existed = path.exists();
         let mut conn = open::open_writer(path, opts.synchronous_full)?;
-        let integrity = if existed {
+        let mut integrity = if existed {
             integrity::quick_check(&mut conn, QUICK_CHECK_BUDGET)
         } else {
             Integrity::Ok
         };
         let backups = path.parent().map(|p| p.join("backups"));
-        let read_only = match &integrity {
-            Integrity::Damaged(detail) => {
-                tracing::error!(problems = %detail, "the database is damaged: opened read-only; run `memd repair`");
-                Some(ReadOnly::Damaged(detail.clone()))
-            }
-            _ => match migrations::migrate_with(&mut conn, migrations::MIGRATIONS, backups.as_deref(), now_ms) {
-                Ok(_) => {
-                    catch_up(&mut conn);
-                    None
-                }
-                Err(StoreError::NewerSchema { found, known }) => {
-                    tracing::error!(found, known, "database was written by a newer memd; refusing to ingest");
-                    Some(ReadOnly::NewerSchema)
-                }
-                Err(e) => return Err(e),
-            },
+        // A check cut short by its time budget can miss damage the open then meets: that damage is
+        // reported like the check's own (read-only, `memd repair`), never a worker that will not start.
+        let prepared = match &integrity {
+            Integrity::Damaged(detail) => Err(StoreError::Damaged(detail.clone())),
+            _ => migrations::migrate_with(&mut conn, migrations::MIGRATIONS, backups.as_deref(), now_ms).and_then(|_| {
+                catch_up(&mut conn);
+                pending::revert_processing(&conn)
+            }),
         };
-        if read_only.is_none() {
-            pending::revert_processing(&conn)?;
-        }
+        let read_only = match prepared {
+            Ok(_) => None,
+            Err(StoreError::NewerSchema { found, known }) => {
+                tracing::error!(found, known, "database was written by a newer memd; refusing to ingest");
+                Some(ReadOnly::NewerSchema)
+            }
+            Err(e) if is_damage(&e) => {
+                let detail = match e {
+                    StoreError::Damaged(d) => d,
+                    other => other.to_string(),
+                };
+                tracing::error!(problems = %detail, "the database is damaged: opened read-only; run `memd repair`");
+                integrity = Integrity::Damaged(detail.clone());
+                Some(ReadOnly::Damaged(detail))
+            }
+            Err(e) => return Err(e),
+        };
         let writer = writer::spawn(conn, opts.queue_max, opts.group_commit, read_only.clone(), opts.arrivals.clone());
         let readers = ReadPool::open(path.to_path_buf(), opts.readers)?;
         Ok(Self {
@@ -159,6 +165,16 @@ impl Store {
         F: FnOnce(&rusqlite::Connection) -> Result<T, StoreError> + Send + 'static,
     {
         self.readers.read(f).await
+    }
+}
+
+/// Whether `e` says the file is damaged (the check's verdict, or SQLite meeting a corrupt page).
+fn is_damage(e: &StoreError) -> bool {
+    use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
+    match e {
+        StoreError::Damaged(_) => true,
+        StoreError::Sqlite(rusqlite::Error::SqliteFailure(f, _)) => matches!(f.code, DatabaseCorrupt | NotADatabase),
+        _ => false,
     }
 }
 

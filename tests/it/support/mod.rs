@@ -170,7 +170,10 @@ impl TestWorker {
         let pid_file = self.dir.path().join("memd.pid");
         let _ = std::fs::remove_file(&pid_file);
         let mut cmd = self.command();
-        cmd.arg("serve").stdout(Stdio::null()).stderr(Stdio::null());
+        let stderr = std::fs::File::create(self.dir.path().join("serve.stderr"))
+            .map(Stdio::from)
+            .unwrap_or_else(|_| Stdio::null());
+        cmd.arg("serve").stdout(Stdio::null()).stderr(stderr);
         if let Some(n) = self.fd_limit {
             use std::os::unix::process::CommandExt;
             // SAFETY: setrlimit is async-signal-safe and changes only the child's own limit.
@@ -209,7 +212,9 @@ impl TestWorker {
                 .rev()
                 .collect::<Vec<_>>()
                 .join("\n");
-            panic!("worker did not become ready; its log ends:\n{tail}");
+            let stderr = std::fs::read_to_string(self.dir.path().join("serve.stderr")).unwrap_or_default();
+            let exited = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten());
+            panic!("worker did not become ready (exit: {exited:?}); its log ends:\n{tail}\nits stderr:\n{stderr}");
         }
         self.token = std::fs::read_to_string(self.dir.path().join("token"))
             .expect("token")
