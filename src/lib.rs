@@ -7,7 +7,7 @@
 //! | module | what it holds |
 //! |---|---|
 //! | **adapters** | |
-//! | [`cli`] | one file per subcommand (`memd open`: the viewer's one-time link); `main.rs` only dispatches; `anyhow` lives here |
+//! | [`cli`] | one file per subcommand (`memd open`: the viewer's one-time link; `memd quarantine`: review and release); `main.rs` only dispatches; `anyhow` lives here |
 //! | [`server`] | `memd serve`: the listener, signals, and [`server::serve`], which calls the worker's builder, start and shutdown |
 //! | [`ingress`] | the HTTP leaf: axum routes, request checks (Host/Origin/size), who may call (token, viewer cookie + CSRF), `/stream`, the embedded viewer page, typed errors → HTTP |
 //! | [`hook`] | `memd hook claude-code|codex|gemini <event>`: the thin blocking hook process, host adapters, spool writer (also on SIGTERM) |
@@ -15,22 +15,22 @@
 //! | [`install`] | `memd install`: hooks and MCP entry in Claude Code's settings (order-preserving edits), plugin folder; Codex and Gemini CLI (`--host`) |
 //! | [`replay`] | transcripts → hook event stream, load replay against a worker, report and loss check |
 //! | [`watch`] | the transcript watcher's passes (`memd watch`, and the worker's `TranscriptWatcher` actor when `MEMD_WATCH` is on): tails Claude Code session files and Codex rollouts, converts them with the replay converter, ingests new events exactly once (durable per-file state) |
-//! | [`eval`] | `memd eval`: the retrieval benchmark — dataset generator from transcripts, runs over the public API, metrics, report |
+//! | [`eval`] | `memd eval`: the retrieval benchmark — dataset generator from transcripts ("where did we change X?" questions: `where_changed.rs`), runs over the public API, metrics, report with the tune/held-out halves |
 //! | **the worker's rooms** | |
 //! | [`worker`] | the composition root (`builder.rs`: settings → a built worker; `running.rs`: start, supervised loops, shutdown); the worker's state (phase, token, counters, viewer codes and sessions) and services; use-cases: memory, editing an observation, maintenance, redaction rescan, SIGHUP reload; the sd_notify link; allocator tuning |
 //! | [`ingest`] | the ingest pipeline and its four commands (`init`, `observations`, `summarize`, `complete`), the spool ingester |
 //! | [`status`] | the typed `GET /api/status` document, built from the worker, read back by the CLI |
 //! | [`actors`] | the supervised actor tree: root, the one list of its children (`children.rs`), store, provider, session manager, sessions, reaper, vector and Chroma sync, transcript watcher; the backoff schedules; the fault-injection seam tests fill through the builder |
-//! | [`retrieval`] | the read side: context injection, file context, search, timeline, records, the `/stream` feed, the viewer's paged lists, request parameters; `sink.rs`, the one rule for stored text on agent and terminal surfaces |
+//! | [`retrieval`] | the read side: context injection, file context, search (with the raw archive's index, `raw_search.rs`), timeline, records, the `/stream` feed, the viewer's paged lists, request parameters; `sink.rs`, the one rule for stored text on agent and terminal surfaces |
 //! | [`vectors`] | embeddings (all-MiniLM-L6-v2 on the `memd-bert` crate, int8 or f16 dense kernel, or the static token table distilled from it), the binary sqlite-vec index and its in-memory copy (sign codes) + exact re-rank, documents, Chroma, model install |
-//! | [`backend`] | the store seam: the [`backend::Storage`] trait (ingest writes, pending work, observations and summaries, memories, forget, keyword search, vector candidates, timeline, records, browse and feed, stats) and its SQLite implementation; services hold an `Arc<dyn Storage>` |
+//! | [`backend`] | the store seam: the [`backend::Storage`] trait (ingest writes, pending work, observations and summaries, memories, forget, quarantine, keyword search, vector candidates, timeline, records, browse and feed, stats) and its SQLite implementation; services hold an `Arc<dyn Storage>`; `raw_drain.rs` indexes queued raw calls once ingest is quiet |
 //! | [`import`] | `memd import-claude-mem`: reading, cleaning and chunking a claude-mem database |
 //! | **domain and infrastructure** | |
-//! | [`observer`] | prompt, XML reply parser, batch job state machine, output bounds, file evidence, the extractive observer |
+//! | [`observer`] | prompt, XML reply parser, batch job state machine, output bounds, file evidence, the extractive observer (what each edit added, removed and renamed: `extractive/changes.rs`), an LLM's names checked against the batch (`grounding.rs`) |
 //! | [`providers`] | observer transports: anthropic, openai, gemini, the `claude` CLI subprocess, extractive |
 //! | [`modes`] | observer modes (`modes/*.json`), lookup and deep merge |
-//! | [`store`] | SQLite: migrations, group-commit writer thread, read pool, integrity, backups and salvage (a repaired copy swapped in crash-safely: `replace.rs`), rescan, one file per table family |
-//! | [`pipeline`] | pure privacy and hygiene rules: tags, redaction (fixed-prefix, context and structure-aware detectors), images, globs, limits, hashing, project identity |
+//! | [`store`] | SQLite: migrations, group-commit writer thread, read pool, integrity, backups and salvage (a repaired copy swapped in crash-safely: `replace.rs`), rescan, the raw archive's index and its queue (`raw_index.rs`), provenance and quarantine (`quarantine.rs`), one file per table family |
+//! | [`pipeline`] | pure privacy and hygiene rules: tags, redaction (fixed-prefix, context and structure-aware detectors), images, globs, limits, hashing, project identity, a call's search terms (`terms.rs`), the instruction screen (`instruction.rs`) |
 //! | [`protocol`] | wire types: HTTP bodies, every API path (`paths.rs`), the ingest route paths, the hook's stdin, the fence around recalled text (`fence.rs`) |
 //! | [`client`] | a blocking loopback HTTP client, worker discovery, worker auto-start (hook, MCP, CLI, tests) |
 //! | [`config`] | the settings table (key, default, kind, doc), the one rule per kind every process reads by, typed sections (the watcher's in `config/watch.rs`) |

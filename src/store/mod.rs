@@ -98,11 +98,17 @@ impl Store {
     /// and starts the writer thread.
     pub fn open(path: &Path, opts: &StoreOptions, now_ms: i64) -> Result<Self, StoreError> {
         let existed = path.exists();
-        let mut conn = open::open_writer(path, opts.synchronous_full)?;
-        let mut integrity = if existed {
-            integrity::quick_check(&mut conn, QUICK_CHECK_BUDGET)
-        } else {
-            Integrity::Ok
+        // Damage SQLite meets while setting the writer up (a schema page) is reported like the
+        // check's: a plain connection serves the read-only store.
+        let (mut conn, open_damage) = match open::open_writer(path, opts.synchronous_full) {
+            Ok(c) => (c, None),
+            Err(e) if is_damage(&e) => (rusqlite::Connection::open(path)?, Some(e.to_string())),
+            Err(e) => return Err(e),
+        };
+        let mut integrity = match open_damage {
+            Some(detail) => Integrity::Damaged(detail),
+            None if existed => integrity::quick_check(&mut conn, QUICK_CHECK_BUDGET),
+            None => Integrity::Ok,
         };
         let backups = path.parent().map(|p| p.join("backups"));
         // A check cut short by its time budget can miss damage the open then meets: that damage is
@@ -132,7 +138,10 @@ impl Store {
             Err(e) => return Err(e),
         };
         let writer = writer::spawn(conn, opts.queue_max, opts.group_commit, read_only.clone(), opts.arrivals.clone());
-        let readers = ReadPool::open(path.to_path_buf(), opts.readers)?;
+        let readers = match ReadPool::open(path.to_path_buf(), opts.readers) {
+            Err(e) if read_only.is_some() && is_damage(&e) => ReadPool::lazy(path.to_path_buf(), opts.readers),
+            other => other?,
+        };
         Ok(Self {
             writer,
             readers,
@@ -174,7 +183,11 @@ fn is_damage(e: &StoreError) -> bool {
     match e {
         StoreError::Damaged(_) => true,
         StoreError::Sqlite(rusqlite::Error::SqliteFailure(f, _)) => matches!(f.code, DatabaseCorrupt | NotADatabase),
-        _ => false,
+        // Wrapped on the way (a migration's copy, a statement's context): SQLite's own words.
+        other => {
+            let s = other.to_string();
+            s.contains("database disk image is malformed") || s.contains("file is not a database")
+        }
     }
 }
 

@@ -30,6 +30,18 @@ impl ReadPool {
         }))
     }
 
+    /// A pool that opens its connections when a read needs one (a damaged store whose readers
+    /// cannot all open at start: each read then says what it met).
+    pub fn lazy(path: PathBuf, size: usize) -> Arc<Self> {
+        Arc::new(Self {
+            conns: Mutex::new(Vec::new()),
+            permits: Semaphore::new(size),
+            size,
+            busy: AtomicUsize::new(0),
+            path,
+        })
+    }
+
     /// Runs `f` on a pooled read-only connection on the blocking thread pool.
     pub async fn read<T, F>(self: &Arc<Self>, f: F) -> Result<T, StoreError>
     where

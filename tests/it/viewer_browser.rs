@@ -184,6 +184,11 @@ fn issue_17_the_viewer_in_a_real_browser() {
     assert!(tool.as_str().unwrap().starts_with("Bash"), "{tool}");
     let about = browser.eval("return document.querySelector('#detail dl.kv').textContent");
     assert!(about.as_str().unwrap().contains("project-3"), "{about}");
+    // Issue 36: the detail says where the observation came from.
+    let shown = ["tool_output", "observer", "user", "agent", "import"]
+        .iter()
+        .any(|p| about.as_str().unwrap().contains(&format!("provenance{p}")));
+    assert!(shown, "{about}");
     browser.click("#tool-uses details summary");
     browser.screenshot(&shots.join("detail.png"));
 
