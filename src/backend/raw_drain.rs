@@ -6,7 +6,11 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+// Tokio's clock, as the sleeps are: under a paused test runtime both follow the virtual time
+// (a wall-clock "quiet" there made the task spin and run the virtual clock ahead).
+use tokio::time::Instant;
 
 use crate::store::Store;
 use crate::store::raw_index::drain_queue;

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
+use super::extractive::symbols::identifiers;
 use super::types::{ObservationDraft, ToolEvent};
 use crate::pipeline::terms::is_word_char;
 
@@ -27,13 +28,6 @@ fn collect(v: &Value, out: &mut HashSet<String>) {
         Value::Object(m) => m.values().for_each(|x| collect(x, out)),
         _ => {}
     }
-}
-
-/// Identifier-like words of `text` (as the extractive observer names them).
-fn identifiers(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !is_word_char(c))
-        .filter(|w| w.len() >= 4 && w.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_'))
-        .filter(|w| w.trim_matches('_').contains('_') || w.chars().skip(1).any(char::is_uppercase))
 }
 
 /// Whether every identifier `text` names occurs in the batch.

@@ -29,8 +29,8 @@ static DEFINITION: LazyLock<Option<Regex>> = LazyLock::new(|| {
 });
 
 /// Identifier-like words: snake_case, camelCase or PascalCase with an inner capital, at least 4 chars.
-fn identifiers(s: &str) -> impl Iterator<Item = &str> {
-    s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+pub(crate) fn identifiers(s: &str) -> impl Iterator<Item = &str> {
+    s.split(|c: char| !crate::pipeline::terms::is_word_char(c))
         .filter(|w| w.len() >= 4 && w.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_'))
         .filter(|w| w.trim_matches('_').contains('_') || w.chars().skip(1).any(char::is_uppercase))
 }
