@@ -78,13 +78,17 @@ pub async fn save(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: Hea
     })))
 }
 
-async fn delete(app: Arc<WorkerState>, kind: RecordKind, id: String, q: HashMap<String, String>) -> Result<Json<Value>, ApiError> {
-    let svc = app.services()?;
-    let id: i64 = id
-        .parse()
+/// A record id of the path: a positive integer.
+fn record_id(id: &str) -> Result<i64, ApiError> {
+    id.parse()
         .ok()
         .filter(|n| *n > 0)
-        .ok_or_else(|| ApiError::bad_request("id must be a positive integer"))?;
+        .ok_or_else(|| ApiError::bad_request("id must be a positive integer"))
+}
+
+async fn delete(app: Arc<WorkerState>, kind: RecordKind, id: String, q: HashMap<String, String>) -> Result<Json<Value>, ApiError> {
+    let svc = app.services()?;
+    let id = record_id(&id)?;
     let vectors = memory::forget_record(svc, RecordRef { kind, id }, q.get("reason").cloned()).await?;
     Ok(Json(json!({"success": true, "id": id, "kind": kind.name(), "vectors": vectors})))
 }
@@ -102,11 +106,7 @@ pub async fn delete_prompt(State(app): State<Arc<WorkerState>>, Path(id): Path<S
 /// `POST /api/observation/:id/release`: a person trusts a quarantined observation (issue 36).
 pub async fn release(State(app): State<Arc<WorkerState>>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
     let svc = app.services()?;
-    let id: i64 = id
-        .parse()
-        .ok()
-        .filter(|n| *n > 0)
-        .ok_or_else(|| ApiError::bad_request("id must be a positive integer"))?;
+    let id = record_id(&id)?;
     if !svc.storage.release(id).await? {
         return Err(ApiError::not_found(format!("observation #{id} is not quarantined")));
     }

@@ -16,16 +16,10 @@ const BACKFILL_CHUNK: i64 = 500;
 
 /// Indexes (or re-indexes) the call `id` with its stored text.
 pub fn index_call(conn: &Connection, id: i64, input: &str, response: &str) -> rusqlite::Result<()> {
-    insert_documents(conn, id, &terms_document(input), &terms_document(response))
-}
-
-/// Writes call `id`'s terms documents (made by [`crate::pipeline::terms`]), replacing any. Does
-/// nothing when the call is gone (forgotten or pruned since its batch was claimed).
-pub fn insert_documents(conn: &Connection, id: i64, input: &str, response: &str) -> rusqlite::Result<()> {
     conn.execute("DELETE FROM tool_uses_fts WHERE rowid = ?1", [id])?;
     conn.execute(
-        "INSERT INTO tool_uses_fts(rowid, input, response) SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM tool_uses WHERE id = ?1)",
-        params![id, input, response],
+        "INSERT INTO tool_uses_fts(rowid, input, response) VALUES (?1, ?2, ?3)",
+        params![id, terms_document(input), terms_document(response)],
     )?;
     Ok(())
 }

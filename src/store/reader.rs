@@ -21,13 +21,9 @@ pub struct ReadPool {
 impl ReadPool {
     pub fn open(path: PathBuf, size: usize) -> Result<Arc<Self>, StoreError> {
         let conns = (0..size).map(|_| open_reader(&path)).collect::<Result<Vec<_>, _>>()?;
-        Ok(Arc::new(Self {
-            conns: Mutex::new(conns),
-            permits: Semaphore::new(size),
-            size,
-            busy: AtomicUsize::new(0),
-            path,
-        }))
+        let pool = Self::lazy(path, size);
+        *pool.conns.lock().map_err(|_| StoreError::Closed)? = conns;
+        Ok(pool)
     }
 
     /// A pool that opens its connections when a read needs one (a damaged store whose readers

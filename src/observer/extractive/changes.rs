@@ -88,11 +88,17 @@ pub fn definitions(text: &str, ext: &str) -> Vec<String> {
     } else {
         &CODE_DEFINITION
     };
-    let Some(re) = re.as_ref() else { return Vec::new() };
+    names(re.as_ref(), text, usize::MAX)
+}
+
+/// The first group each match of `re` captured, trimmed, distinct, in order, at most `max`.
+fn names(re: Option<&Regex>, text: &str, max: usize) -> Vec<String> {
+    let Some(re) = re else { return Vec::new() };
     let mut out: Vec<String> = Vec::new();
     for c in re.captures_iter(text) {
         if let Some(name) = c.iter().skip(1).flatten().next().map(|m| m.as_str().trim().to_owned())
             && !out.contains(&name)
+            && out.len() < max
         {
             out.push(name);
         }
@@ -132,17 +138,7 @@ pub fn failed_tests(output: &str) -> Vec<String> {
         ))
         .ok()
     });
-    let Some(re) = FAILED.as_ref() else { return Vec::new() };
-    let mut out: Vec<String> = Vec::new();
-    for c in re.captures_iter(output) {
-        if let Some(name) = c.iter().skip(1).flatten().next().map(|m| m.as_str().trim().to_owned())
-            && !out.contains(&name)
-            && out.len() < MAX_CHANGED
-        {
-            out.push(name);
-        }
-    }
-    out
+    names(FAILED.as_ref(), output, MAX_CHANGED)
 }
 
 #[cfg(test)]
