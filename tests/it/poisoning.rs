@@ -31,6 +31,17 @@ struct Payload {
     parts: Vec<String>,
 }
 
+impl Payload {
+    /// The text of each tool call it arrives in (one, or its parts).
+    fn calls(&self) -> Vec<String> {
+        if self.parts.is_empty() {
+            vec![self.text.clone()]
+        } else {
+            self.parts.clone()
+        }
+    }
+}
+
 fn payloads() -> Vec<Payload> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/poisoning/payloads.json");
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
@@ -120,12 +131,7 @@ fn through_the_hook(cmd: &dyn Fn() -> std::process::Command, all: &[Payload], se
     assert_eq!(run_hook(cmd(), "session-init", &prompt).status.code(), Some(0));
     let mut n = 0;
     for p in all {
-        let parts = if p.parts.is_empty() {
-            vec![p.text.clone()]
-        } else {
-            p.parts.clone()
-        };
-        for part in parts {
+        for part in p.calls() {
             n += 1;
             let (kind, tool, input) = tool_of(p, n);
             let out = run_hook(cmd(), "observation", &event(kind, session, n, tool, input, &part));
@@ -152,12 +158,7 @@ fn transcript(all: &[Payload], session: &str) -> String {
     line("user", json!({"role": "user", "content": "look around the repo"}), json!({}));
     let mut call = 0;
     for p in all {
-        let parts = if p.parts.is_empty() {
-            vec![p.text.clone()]
-        } else {
-            p.parts.clone()
-        };
-        for part in parts {
+        for part in p.calls() {
             call += 1;
             let id = format!("toolu_watch_{call}");
             line(
@@ -364,7 +365,7 @@ fn issue_36_an_llm_observer_repeating_planted_instructions_has_them_quarantined(
     let all = payloads();
     let fake = FakeLlm::start();
     for (i, p) in all.iter().enumerate() {
-        let text = if p.parts.is_empty() { p.text.clone() } else { p.parts.join("\n") };
+        let text = p.calls().join("\n");
         fake.push(Reply::text(&format!(
             "<observation>\n  <type>discovery</type>\n  <title>Observed page {i}</title>\n  <facts><fact>{text}</fact></facts>\n  \
              <narrative>The tool output said: {text}</narrative>\n  <concepts><concept>how-it-works</concept></concepts>\n</observation>"

@@ -9,7 +9,8 @@ use crate::retrieval::scope::Scope;
 use crate::retrieval::search::{SearchRequest, search};
 use crate::store::tool_events::{ingest_tool_event, sample_event};
 
-/// Calls in two projects, each with one observation made from it; a busy word in every call.
+/// Calls in two projects, each with one observation made from it; in every call a busy
+/// identifier (`common_word`) and a busy plain word (`rollout`).
 fn database() -> Connection {
     let conn = crate::store::test_conn();
     let calls = [
@@ -20,12 +21,14 @@ fn database() -> Connection {
         ),
         ("p", "src/render.py", "def get_library_version():\n    return VERSION"),
         ("q", "src/other.js", "function debouncedUpdateTokens() {}"),
+        ("q", "src/more.js", "function helperOne() {}"),
     ];
     for (i, (project, file, text)) in calls.iter().enumerate() {
         let mut e = sample_event(&format!("s-{project}"), Some(&format!("t{i}")));
         e.seed.project = project.to_string();
         e.tool_name = "Edit".into();
-        e.tool_input = serde_json::json!({"file_path": file, "old_string": "", "new_string": format!("{text} common_word")}).to_string();
+        e.tool_input =
+            serde_json::json!({"file_path": file, "old_string": "", "new_string": format!("{text} common_word rollout")}).to_string();
         ingest_tool_event(&conn, &e).unwrap();
         let call: i64 = conn.query_row("SELECT max(id) FROM tool_uses", [], |r| r.get(0)).unwrap();
         crate::store::raw_index::index_call(&conn, call, &e.tool_input, &e.tool_response).unwrap();
@@ -105,9 +108,14 @@ fn a_word_in_many_calls_is_not_asked_and_an_unknown_word_finds_nothing() {
             .unwrap()
             .is_empty()
     );
-    // Every call holds `common_word`: with a tiny limit on selectivity it would not be asked; here
-    // (3 calls, limit 64) it is, and finds all three observations.
-    assert_eq!(raw_hits(&conn, "common_word", &Filters::default(), 10).unwrap().len(), 3);
+    // Every call holds both: the identifier (4 calls, limit 64) is asked and finds all four
+    // observations; the plain word (4 calls, limit 3) is not asked, though the index holds it.
+    assert_eq!(raw_hits(&conn, "common_word", &Filters::default(), 10).unwrap().len(), 4);
+    let held: i64 = conn
+        .query_row("SELECT doc FROM tool_uses_vocab WHERE term = 'rollout'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(held, 4);
+    assert!(raw_hits(&conn, "rollout", &Filters::default(), 10).unwrap().is_empty());
 }
 
 #[test]
