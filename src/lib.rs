@@ -24,13 +24,14 @@
 //! | [`retrieval`] | the read side: context injection, file context, search (with the raw archive's index, `raw_search.rs`), timeline, records, the `/stream` feed, the viewer's paged lists, request parameters; `sink.rs`, the one rule for stored text on agent and terminal surfaces |
 //! | [`vectors`] | embeddings (all-MiniLM-L6-v2 on the `memd-bert` crate, int8 or f16 dense kernel, or the static token table distilled from it), the binary sqlite-vec index and its in-memory copy (sign codes) + exact re-rank, documents, Chroma, model install |
 //! | [`backend`] | the store seam: the [`backend::Storage`] trait (ingest writes, pending work, observations and summaries, memories, forget, quarantine, keyword search, vector candidates, timeline, records, browse and feed, stats) and its SQLite implementation; services hold an `Arc<dyn Storage>`; `raw_drain.rs` indexes queued raw calls once ingest is quiet |
+//! | [`freshness`] | memory that stays current (issue 38): code anchors read from git (`.git` directly for HEAD, one batched `git` call per work tree for blob ids), staleness when a later commit changes an anchored file, the service whose loop anchors and re-checks off every request path, the scheduled consolidation pass |
 //! | [`import`] | `memd import-claude-mem`: reading, cleaning and chunking a claude-mem database |
 //! | **domain and infrastructure** | |
 //! | [`observer`] | prompt, XML reply parser, batch job state machine, output bounds, file evidence, the extractive observer (what each edit added, removed and renamed: `extractive/changes.rs`), an LLM's names checked against the batch (`grounding.rs`) |
 //! | [`providers`] | observer transports: anthropic, openai, gemini, the `claude` CLI subprocess, extractive |
 //! | [`modes`] | observer modes (`modes/*.json`), lookup and deep merge |
-//! | [`store`] | SQLite: migrations, group-commit writer thread, read pool, integrity, backups and salvage (a repaired copy swapped in crash-safely: `replace.rs`), rescan, the raw archive's index and its queue (`raw_index.rs`), provenance and quarantine (`quarantine.rs`), one file per table family |
-//! | [`pipeline`] | pure privacy and hygiene rules: tags, redaction (fixed-prefix, context and structure-aware detectors), images, globs, limits, hashing, project identity, a call's search terms (`terms.rs`), the instruction screen (`instruction.rs`) |
+//! | [`store`] | SQLite: migrations, group-commit writer thread, read pool, integrity, backups and salvage (a repaired copy swapped in crash-safely: `replace.rs`), rescan, the raw archive's index and its queue (`raw_index.rs`), provenance and quarantine (`quarantine.rs`), code anchors (`anchors.rs`), supersession and contradictions (`supersession.rs`), the consolidation plan and audit log (`consolidation.rs`), one file per table family |
+//! | [`pipeline`] | pure privacy and hygiene rules: tags, redaction (fixed-prefix, context and structure-aware detectors), images, globs, limits, hashing, project identity, a call's search terms (`terms.rs`), the instruction screen (`instruction.rs`), supersession and contradiction rules (`supersession.rs`), consolidation rules (`consolidation.rs`) |
 //! | [`protocol`] | wire types: HTTP bodies, every API path (`paths.rs`), the ingest route paths, the hook's stdin, the fence around recalled text (`fence.rs`) |
 //! | [`client`] | a blocking loopback HTTP client, worker discovery, worker auto-start (hook, MCP, CLI, tests) |
 //! | [`config`] | the settings table (key, default, kind, doc), the one rule per kind every process reads by, typed sections (the watcher's in `config/watch.rs`) |
@@ -47,6 +48,7 @@ pub mod clock;
 pub mod config;
 pub mod data_dir;
 pub mod eval;
+pub mod freshness;
 pub mod hook;
 pub mod import;
 pub mod ingest;

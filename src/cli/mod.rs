@@ -88,6 +88,9 @@ pub enum Command {
         /// An observation type of the mode (default: discovery).
         #[arg(long = "type")]
         obs_type: Option<String>,
+        /// The id of an older memory this one replaces (it stops being injected).
+        #[arg(long)]
+        supersedes: Option<i64>,
     },
     /// Forget records by id, by session, or by project before a date.
     Forget(forget::ForgetArgs),
@@ -221,7 +224,17 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
             title,
             project,
             obs_type,
-        } => remember::run(env, &text, title, project, obs_type),
+            supersedes,
+        } => remember::run(
+            env,
+            &text,
+            remember::Extra {
+                title,
+                project,
+                obs_type,
+                supersedes,
+            },
+        ),
         Command::Forget(a) => forget::run(env, a),
         Command::Quarantine(a) => quarantine::run(env, a),
         Command::Search(a) => search::run(env, a),

@@ -10,21 +10,26 @@ use serde_json::json;
 
 use super::client_context::CliContext;
 
-pub fn run(
-    env: &HashMap<String, String>,
-    text: &str,
-    title: Option<String>,
-    project: Option<String>,
-    obs_type: Option<String>,
-) -> anyhow::Result<ExitCode> {
+/// The optional flags of `memd remember`.
+pub struct Extra {
+    pub title: Option<String>,
+    pub project: Option<String>,
+    pub obs_type: Option<String>,
+    pub supersedes: Option<i64>,
+}
+
+pub fn run(env: &HashMap<String, String>, text: &str, x: Extra) -> anyhow::Result<ExitCode> {
     let ctx = CliContext::load(env, None);
-    let project = project.unwrap_or_else(|| ctx.identity().primary);
+    let project = x.project.unwrap_or_else(|| ctx.identity().primary);
     let mut body = json!({"text": text, "project": project, "provenance": "user"});
-    if let Some(t) = title {
+    if let Some(t) = x.title {
         body["title"] = json!(t);
     }
-    if let Some(t) = obs_type {
+    if let Some(t) = x.obs_type {
         body["type"] = json!(t);
+    }
+    if let Some(id) = x.supersedes {
+        body["supersedes"] = json!(id);
     }
     let ans = ctx
         .link()
@@ -43,6 +48,9 @@ pub fn run(
         );
     } else {
         println!("Saved memory #{id} in {}.", v["project"].as_str().unwrap_or(""));
+        if let Some(old) = v["supersedes"].as_i64() {
+            println!("#{old} is marked superseded by #{id}.");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

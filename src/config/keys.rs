@@ -93,6 +93,8 @@ settings_table! {
     HTTP_BODY_TIMEOUT_MS = ("MEMD_HTTP_BODY_TIMEOUT_MS", "10000", int(100, 600_000), "time a client has to send its request body (408 after)");
     HTTP_IDLE_TIMEOUT_MS = ("MEMD_HTTP_IDLE_TIMEOUT_MS", "30000", int(100, 3_600_000), "a kept-alive connection with no request closes after this");
     BACKUP_INTERVAL_HOURS = ("MEMD_BACKUP_INTERVAL_HOURS", "24", int(0, 8_760), "hours between online backups into <data>/backups/; 0 = none");
+    FRESHNESS = ("MEMD_FRESHNESS", "true", Kind::Flag, "anchor observations to git (HEAD, file blob ids) and mark them stale when a later commit changes their files; false: memd never runs git");
+    CONSOLIDATE_INTERVAL_HOURS = ("MEMD_CONSOLIDATE_INTERVAL_HOURS", "24", int(0, 8_760), "hours between consolidation passes (duplicates merged, relative dates made absolute, chains folded); 0 = only `memd consolidate`");
     BACKUP_KEEP = ("MEMD_BACKUP_KEEP", "3", int(1, 100), "backups kept (the oldest go first)");
     WATCH = ("MEMD_WATCH", "false", Kind::Flag, "the worker tails session transcripts itself (for hosts without hooks)");
     WATCH_ROOTS = ("MEMD_WATCH_ROOTS", "", Kind::List, "directories the watcher tails (empty: `$CLAUDE_CONFIG_DIR/projects` or `~/.claude/projects`, and `$CODEX_HOME/sessions` or `~/.codex/sessions`)");

@@ -115,6 +115,8 @@ impl Settings {
             token_usage_days: raw.int(&RETENTION_TOKEN_USAGE_DAYS, &mut w),
             backup_interval_hours: raw.int(&BACKUP_INTERVAL_HOURS, &mut w),
             backup_keep: raw.int(&BACKUP_KEEP, &mut w),
+            freshness: raw.flag(&FRESHNESS, &mut w),
+            consolidate_interval_hours: raw.int(&CONSOLIDATE_INTERVAL_HOURS, &mut w),
         };
         let context = ContextSettings {
             observations: raw.int(&CONTEXT_OBSERVATIONS, &mut w) as usize,

@@ -19,6 +19,10 @@ pub struct RetentionSettings {
     /// Hours between scheduled backups (0 = none) and how many are kept.
     pub backup_interval_hours: u64,
     pub backup_keep: u64,
+    /// Code anchors and staleness from git (issue 38).
+    pub freshness: bool,
+    /// Hours between consolidation passes (0 = none scheduled).
+    pub consolidate_interval_hours: u64,
 }
 
 /// A secret value (provider key): never printed by `Debug` or `Display`.

@@ -50,6 +50,8 @@ pub struct SaveBody {
     pub platform_source: Option<String>,
     /// `user` (the user's own words) or `agent` (the default: an agent's note).
     pub provenance: Option<String>,
+    /// The id of the observation this memory replaces (issue 38).
+    pub supersedes: Option<i64>,
 }
 
 pub async fn save(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: HeaderMap, body: Body) -> Result<Json<Value>, ApiError> {
@@ -69,12 +71,14 @@ pub async fn save(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: Hea
         metadata: b.metadata,
         obs_type: b.obs_type,
         concepts: b.concepts,
+        supersedes: b.supersedes,
     };
     let saved = memory::save(svc, req).await?;
     Ok(Json(json!({
         "success": true, "id": saved.id, "title": saved.title, "project": saved.project,
         "message": format!("Memory saved as observation #{}", saved.id),
         "reinforced": saved.reinforced, "occurrenceCount": saved.occurrence_count,
+        "supersedes": saved.supersedes,
     })))
 }
 

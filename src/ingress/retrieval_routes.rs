@@ -52,6 +52,10 @@ pub async fn context_inject(State(app): State<Arc<WorkerState>>, Query(q): Q, he
         tracing::debug!(session_id = %session, source = p.get(&["source"]).unwrap_or(""), "context requested");
     }
     let (cfg, mode) = (svc.settings.get().context.clone(), svc.mode.clone());
+    // Work trees whose HEAD moved since their last check are checked first, within a budget.
+    if let Some(f) = &svc.freshness {
+        f.before_session_start(req.chain.clone()).await;
+    }
     let out = svc.storage.context(req, cfg, mode, now_ms()).await?;
     let mut resp = text(out.text);
     let h = resp.headers_mut();

@@ -96,6 +96,9 @@ pub struct SaveMemoryParams {
     pub kind: Option<String>,
     pub concepts: Option<Vec<String>>,
     pub metadata: Option<Map<String, Value>>,
+    /// the id of an observation this memory replaces: the older is marked superseded and no
+    /// longer injected
+    pub supersedes: Option<ObservationId>,
 }
 
 #[derive(Debug, Default, Deserialize, JsonSchema)]

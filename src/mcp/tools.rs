@@ -89,6 +89,9 @@ impl CallerContext {
         if let Some(m) = p.metadata {
             body["metadata"] = Value::Object(m);
         }
+        if let Some(old) = p.supersedes {
+            body["supersedes"] = json!(old.0);
+        }
         let ans = match self.fetch("POST", paths::MEMORY_SAVE, Some(&body))? {
             Ok(a) => a,
             Err(e) => return fail(e),

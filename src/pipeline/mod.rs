@@ -4,6 +4,7 @@
 //!
 //! Everything here is pure except [`project::identify`], which reads `.memd-project` and `.git`.
 
+pub mod consolidation;
 mod detector;
 pub mod glob;
 pub mod hash;
@@ -16,5 +17,6 @@ pub mod project;
 pub mod redact;
 pub mod secrets;
 pub mod structure;
+pub mod supersession;
 pub mod tags;
 pub mod terms;

@@ -12,6 +12,16 @@ use super::zone::Zone;
 use crate::config::ContextSettings;
 use crate::modes::Mode;
 
+/// The observations that may be injected (issue 38): never a superseded one; a stale one (a
+/// later commit changed a file it is about) only when nothing newer and current is anchored to
+/// that file — it is then shown with its "changed since" marker.
+pub const INJECTABLE: &str = "o.superseded_by IS NULL AND (o.stale_commit IS NULL OR NOT EXISTS (
+    SELECT 1 FROM observation_anchors a
+      JOIN observation_anchors b ON b.repo_root = a.repo_root AND b.path = a.path AND b.observation_id <> a.observation_id
+      JOIN observations n ON n.id = b.observation_id
+    WHERE a.observation_id = o.id AND a.path = o.stale_file AND n.created_at_epoch >= o.created_at_epoch
+      AND n.stale_commit IS NULL AND n.superseded_by IS NULL AND n.quarantined = 0))";
+
 /// Counts of a `full=true` request.
 const FULL_OBSERVATIONS: usize = 200;
 const FULL_SUMMARIES: usize = 50;
@@ -93,6 +103,7 @@ fn newest_observations(conn: &Connection, scope: &Scope, mode: &Mode, limit: usi
     c.push(&format!("o.type IN ({})", placeholders(types.len())), text_params(&types));
     // Quarantined records are never injected (issue 36).
     c.push("o.quarantined = 0", []);
+    c.push(INJECTABLE, []);
     let sql = format!(
         "SELECT {OBS_COLS} FROM observations o WHERE 1=1{} ORDER BY o.created_at_epoch DESC, o.id DESC LIMIT {limit}",
         c.sql

@@ -106,7 +106,7 @@ fn row_of(e: &Entry, mode: &Mode, full: &[i64], facts: bool) -> Row {
                 id: o.id.to_string(),
                 glyph: mode.glyph(&o.obs_type).to_string(),
                 title: title_or_untitled(o.title.as_deref(), TITLE_MAX),
-                suffix: o.source_tag(),
+                suffix: o.tags(),
                 detail,
             }
         }

@@ -66,6 +66,7 @@ pub fn observations_by_file(conn: &Connection, req: &FileContextRequest) -> Resu
     req.scope.conditions("o", true, &mut c);
     // Quarantined records are never injected (issue 36).
     c.push("o.quarantined = 0", []);
+    c.push(super::context::INJECTABLE, []);
     let sql = format!(
         "SELECT {OBS_COLS} FROM observations o WHERE 1=1{} ORDER BY o.created_at_epoch DESC, o.id DESC LIMIT {}",
         c.sql, req.limit
@@ -183,7 +184,7 @@ pub fn render_file_context(obs: &[Observation], path: &str, mode: &Mode, zone: &
                 id: o.id.to_string(),
                 glyph: mode.glyph(&o.obs_type).to_string(),
                 title: title_or_untitled(o.title.as_deref(), TITLE_MAX),
-                suffix: o.source_tag(),
+                suffix: o.tags(),
                 detail: None,
             })
             .collect();

@@ -94,7 +94,24 @@ impl Observation {
             "last_reinforced_epoch": self.last_reinforced_epoch,
             "provenance": self.provenance, "imported_from": self.imported_from,
             "quarantined": self.quarantined, "quarantine_reason": self.quarantine_reason,
+            "stale": self.stale_commit.is_some(), "stale_commit": self.stale_commit, "stale_file": self.stale_file,
+            "stale_at": self.stale_at_epoch.map(crate::clock::iso),
+            "superseded_by": self.superseded_by, "supersede_reason": self.supersede_reason,
         })
+    }
+
+    /// The labels injected after the row's title: its source (` [tool]`, issue 36) and, when a
+    /// later commit changed a file it is about or a newer record replaced it, a compact marker
+    /// (` (changed since 1a2b3c4)`, ` (superseded by #12)`; issue 38).
+    pub fn tags(&self) -> String {
+        let mut t = self.source_tag();
+        if let Some(c) = &self.stale_commit {
+            t.push_str(&format!(" (changed since {})", &c[..c.len().min(7)]));
+        }
+        if let Some(n) = self.superseded_by {
+            t.push_str(&format!(" (superseded by #{n})"));
+        }
+        t
     }
 
     /// ` [tool]`: the compact provenance label injected after the row's title (issue 36).

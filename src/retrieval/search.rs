@@ -236,6 +236,9 @@ pub fn finish(
                 .then(a.rid.id.cmp(&b.rid.id))
         }),
     }
+    if order == Order::Relevance {
+        demote_outdated(conn, &mut all)?;
+    }
     let page: Vec<RecordId> = all.iter().skip(req.offset).take(req.limit).map(|r| r.rid).collect();
     let mut found = fetch_records(conn, &page, &super::scope::Scope::default())?;
     let near = |rid: &RecordId| vector.and_then(|v| v.iter().find(|n| n.rid == *rid)).map(|n| n.similarity);
@@ -252,6 +255,33 @@ pub fn finish(
         similarity,
         matched_calls,
     })
+}
+
+/// Stale and superseded observations go below every current result, in their order (issue 38).
+fn demote_outdated(conn: &Connection, all: &mut Vec<Ranked>) -> Result<(), RetrievalError> {
+    let ids: Vec<i64> = all.iter().filter(|r| r.rid.kind == Kind::Observation).map(|r| r.rid.id).collect();
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let mut outdated = HashSet::new();
+    for chunk in ids.chunks(500) {
+        let sql = format!(
+            "SELECT id FROM observations WHERE id IN ({}) AND (stale_commit IS NOT NULL OR superseded_by IS NOT NULL)",
+            super::scope::placeholders(chunk.len())
+        );
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(chunk.iter()), |r| r.get::<_, i64>(0))?;
+        for id in rows {
+            outdated.insert(id?);
+        }
+    }
+    if !outdated.is_empty() {
+        let is_old = |r: &Ranked| r.rid.kind == Kind::Observation && outdated.contains(&r.rid.id);
+        let (current, old): (Vec<Ranked>, Vec<Ranked>) = all.drain(..).partition(|r| !is_old(r));
+        all.extend(current);
+        all.extend(old);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

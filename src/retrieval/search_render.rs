@@ -36,7 +36,7 @@ pub fn glyph_and_title(rec: &Record, mode: &Mode) -> (String, String) {
             format!(
                 "{}{}{}",
                 title_or_untitled(o.title.as_deref(), TITLE_MAX),
-                o.source_tag(),
+                o.tags(),
                 mark(o.quarantined, &o.quarantine_reason)
             ),
         ),

@@ -98,10 +98,11 @@ pub fn semantic_context_with(
     let mut found = fetch_records(conn, &ids, &req.scope)?;
     let mut hits = Vec::new();
     for rid in &ids {
-        // Quarantined records are never injected (issue 36).
+        // Quarantined records are never injected (issue 36), nor superseded ones (issue 38).
         if let Some(Record::Observation(o)) = found.remove(rid)
             && excluded.as_deref() != Some(o.memory_session_id.as_str())
             && !o.quarantined
+            && o.superseded_by.is_none()
         {
             hits.push(o);
         }
@@ -118,7 +119,7 @@ pub fn semantic_context_with(
                 Some(n) => n,
                 None => inline(&super::records::json_list(&o.facts).join("; ")),
             };
-            format!("### {title} ({}){}\n{body}\n", local_date(zone, o.created_at_epoch), o.source_tag())
+            format!("### {title} ({}){}\n{body}\n", local_date(zone, o.created_at_epoch), o.tags())
         })
         .collect();
     loop {

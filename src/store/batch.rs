@@ -64,7 +64,11 @@ pub fn store_batch(conn: &Connection, meta: &BatchMeta, out: &BatchOutput, now: 
         };
         let inserted = record.insert(conn)?;
         let id = match inserted {
-            Some(id) => id,
+            Some(id) => {
+                // A new claim may replace or contradict an older live one (issue 38).
+                super::supersession::apply_rules(conn, id, now)?;
+                id
+            }
             None => {
                 stored.reinforced += 1;
                 reinforce(conn, &meta.memory_session_id, &hash, now)?

@@ -232,6 +232,7 @@ mod tests {
             concepts: vec![],
             metadata: None,
             provenance: crate::store::quarantine::Provenance::User,
+            supersedes: None,
         };
         save_memory(conn, &m, now).unwrap().id
     }

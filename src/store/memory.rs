@@ -23,6 +23,8 @@ pub struct ManualMemory {
     pub metadata: Option<String>,
     /// The user's own (`memd remember`, the viewer) or an agent's (`save_memory`).
     pub provenance: super::quarantine::Provenance,
+    /// The memory this one replaces (`supersedes`; the caller checked it exists).
+    pub supersedes: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,6 +92,14 @@ pub fn save_memory(conn: &Connection, m: &ManualMemory, now: i64) -> Result<Save
     };
     let inserted = record.insert(conn)?;
     if let Some(id) = inserted {
+        match m.supersedes {
+            Some(old) => {
+                super::supersession::supersede(conn, old, id, "explicit")?;
+            }
+            None => {
+                super::supersession::apply_rules(conn, id, now)?;
+            }
+        }
         return Ok(SavedMemory {
             id,
             reinforced: false,
@@ -126,6 +136,7 @@ mod tests {
             concepts: vec![],
             metadata: None,
             provenance: crate::store::quarantine::Provenance::User,
+            supersedes: None,
         }
     }
 

@@ -20,6 +20,7 @@ pub const MIGRATIONS: &[&str] = &[
     include_str!("schema_v4_vector_log.sql"),
     include_str!("schema_v5_raw_index.sql"),
     include_str!("schema_v6_provenance.sql"),
+    include_str!("schema_v7_freshness.sql"),
 ];
 
 const BACKUPS_KEPT: usize = 3;

@@ -4,7 +4,9 @@
 //! and the read pool. Table families live in their own files as plain functions over a
 //! `&Connection`, so each can be unit tested on an in-memory database.
 
+pub mod anchors;
 pub mod batch;
+pub mod consolidation;
 pub mod forget;
 pub mod import_insert;
 pub mod import_rows;
@@ -27,6 +29,7 @@ pub mod retry;
 pub mod salvage;
 pub mod sessions;
 pub mod stats;
+pub mod supersession;
 pub mod tool_events;
 pub mod writer;
 

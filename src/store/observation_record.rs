@@ -78,6 +78,11 @@ observation_record! {
     imported_from: Option<String> = "imported_from",
     quarantined: bool = "quarantined",
     quarantine_reason: Option<String> = "quarantine_reason",
+    stale_commit: Option<String> = "stale_commit",
+    stale_file: Option<String> = "stale_file",
+    stale_at_epoch: Option<i64> = "stale_at_epoch",
+    superseded_by: Option<i64> = "superseded_by",
+    supersede_reason: Option<String> = "supersede_reason",
 }
 
 impl ObservationRecord {
@@ -157,6 +162,6 @@ mod tests {
         let sql = format!("SELECT {OBS_COLS} FROM observations o WHERE o.id = ?1");
         let back = conn.query_row(&sql, [id], ObservationRecord::from_row).unwrap();
         assert_eq!(back, rec);
-        assert!(OBS_COLS.starts_with("o.id, o.memory_session_id, ") && OBS_COLS.ends_with("o.quarantine_reason"));
+        assert!(OBS_COLS.starts_with("o.id, o.memory_session_id, ") && OBS_COLS.ends_with("o.supersede_reason"));
     }
 }

@@ -227,6 +227,8 @@ mod tests {
             token_usage_days: 400,
             backup_interval_hours: 0,
             backup_keep: 3,
+            freshness: true,
+            consolidate_interval_hours: 24,
         }
     }
 

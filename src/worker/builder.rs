@@ -196,7 +196,12 @@ impl WorkerBuilder {
             Some(raw) => raw.clone(),
             None => RawSettings::load(&dir.root, &life.env).0,
         };
+        let freshness = settings
+            .retention
+            .freshness
+            .then(|| crate::freshness::Freshness::new(store.clone()));
         let services = Services {
+            freshness,
             mode: observer.mode,
             store,
             storage,

@@ -49,6 +49,8 @@ pub struct SaveRequest {
     pub platform: String,
     /// Whose words: the user's (`memd remember`, the viewer) or an agent's (the default).
     pub provenance: Provenance,
+    /// The observation this memory replaces (issue 38): it is linked `superseded_by` the new one.
+    pub supersedes: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,6 +60,8 @@ pub struct Saved {
     pub project: String,
     pub reinforced: bool,
     pub occurrence_count: i64,
+    /// The observation it replaced, when the request named one.
+    pub supersedes: Option<i64>,
 }
 
 /// Default title: the first 60 chars of the whitespace-collapsed text, `...` when longer.
@@ -84,6 +88,16 @@ pub async fn save(svc: &Services, req: SaveRequest) -> Result<Saved, MemoryError
     let obs_type = req.obs_type.as_deref().map(str::trim).unwrap_or("discovery").to_string();
     if !svc.mode.has_type(&obs_type) {
         return Err(invalid(format!("type must be one of {}", svc.mode.type_ids().join(", "))));
+    }
+    if let Some(old) = req.supersedes {
+        let id = crate::retrieval::RecordId {
+            kind: crate::retrieval::record_kind::Kind::Observation,
+            id: old,
+        };
+        let found = svc.storage.records(vec![id], crate::retrieval::Scope::default()).await;
+        if !found.is_ok_and(|m| m.contains_key(&id)) {
+            return Err(MemoryError::NotFound(format!("supersedes: no observation #{old}")));
+        }
     }
     let pipeline = &svc.ingest.pipeline;
     let privacy = &pipeline.privacy;
@@ -122,8 +136,10 @@ pub async fn save(svc: &Services, req: SaveRequest) -> Result<Saved, MemoryError
         narrative: bound(&text.text, NARRATIVE_MAX_CHARS).into_owned(),
         metadata: metadata.map(|m| m.to_string()),
         provenance: req.provenance,
+        supersedes: req.supersedes,
     };
     let title = memory.title.clone();
+    let req_supersedes = memory.supersedes;
     let now = now_ms();
     let saved = svc.storage.save_memory(memory, now).await?;
     tracing::info!(observation_id = saved.id, reinforced = saved.reinforced, "manual memory saved");
@@ -133,6 +149,7 @@ pub async fn save(svc: &Services, req: SaveRequest) -> Result<Saved, MemoryError
         project,
         reinforced: saved.reinforced,
         occurrence_count: saved.occurrence_count,
+        supersedes: req_supersedes,
     })
 }
 

@@ -75,6 +75,8 @@ pub struct Services {
     pub vectors: Option<Arc<VectorRuntime>>,
     /// The active mode (types, glyphs), loaded once at start.
     pub mode: Arc<Mode>,
+    /// Code anchors and staleness (issue 38); None when `MEMD_FRESHNESS` is off.
+    pub freshness: Option<Arc<crate::freshness::Freshness>>,
 }
 
 /// Counters kept from the first second, shown by the status room.

@@ -82,6 +82,8 @@ impl Built {
         let backups_on = rules.backup_interval_hours > 0 && !store.integrity.is_damaged();
         let doorbell = life.reload.clone();
         let retention_store = store.clone();
+        let (consolidate_store, consolidate_settings) = (store.clone(), settings.clone());
+        let freshness = app.services().ok().and_then(|s| s.freshness.clone());
         // The supervised loops: one entry each.
         let loops = vec![
             supervise("retention", stop.clone(), restarts.clone(), move || {
@@ -98,6 +100,21 @@ impl Built {
                         std::future::pending::<()>().await;
                     }
                 }
+            }),
+            supervise("freshness", stop.clone(), restarts.clone(), move || {
+                let f = freshness.clone();
+                async move {
+                    match f {
+                        Some(f) => f.run().await,
+                        None => std::future::pending::<()>().await,
+                    }
+                }
+            }),
+            supervise("consolidation", stop.clone(), restarts.clone(), move || {
+                let settings = consolidate_settings.clone();
+                crate::freshness::consolidate::schedule(consolidate_store.clone(), move || {
+                    settings.get().retention.consolidate_interval_hours
+                })
             }),
             supervise("spool scanner", stop.clone(), restarts.clone(), move || {
                 crate::ingest::spool::scanner(ingest.clone(), spool_stats.clone(), spool.clone(), scan)

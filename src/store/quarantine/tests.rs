@@ -14,6 +14,7 @@ fn memory(text: &str, provenance: Provenance) -> ManualMemory {
         concepts: vec![],
         metadata: None,
         provenance,
+        supersedes: None,
     }
 }
 

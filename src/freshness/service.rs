@@ -1,0 +1,121 @@
+//! The freshness service: anchors queued observations and checks work trees whose HEAD moved,
+//! writing through the store's writer and running git on blocking threads. One check at a time
+//! (a SessionStart and the loop never check the same tree twice over). Its loop runs under the
+//! worker's supervision; a failed step is logged and retried at the next period.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use super::FreshnessError;
+use super::git::discover;
+use crate::store::Store;
+use crate::store::anchors::{self, AnchorJob};
+
+/// Observations anchored per step.
+const CHUNK: usize = 64;
+/// How often the loop looks at the anchor queue.
+pub const ANCHOR_EVERY: Duration = Duration::from_secs(1);
+/// How often the loop re-checks every work tree.
+pub const CHECK_EVERY: Duration = Duration::from_secs(300);
+/// How long SessionStart waits for its check (the check goes on after it).
+pub const SESSION_START_BUDGET: Duration = Duration::from_millis(300);
+
+pub struct Freshness {
+    store: Store,
+    checking: tokio::sync::Mutex<()>,
+}
+
+impl Freshness {
+    pub fn new(store: Store) -> Arc<Self> {
+        Arc::new(Self {
+            store,
+            checking: tokio::sync::Mutex::new(()),
+        })
+    }
+
+    /// Anchors one chunk of queued observations; answers how many left the queue.
+    pub async fn anchor_queued(&self) -> Result<usize, FreshnessError> {
+        let jobs: Vec<AnchorJob> = self.store.read(|c| anchors::queued(c, CHUNK)).await?;
+        if jobs.is_empty() {
+            return Ok(0);
+        }
+        let for_git = jobs.clone();
+        let found = tokio::task::spawn_blocking(move || super::anchor::take(&for_git))
+            .await
+            .map_err(|_| FreshnessError::Task)?;
+        let n = jobs.len();
+        self.store.write(move |c| anchors::write_anchors(c, &jobs, &found)).await?;
+        Ok(n)
+    }
+
+    /// Anchors everything queued.
+    pub async fn anchor_all(&self) -> Result<(), FreshnessError> {
+        while self.anchor_queued().await? > 0 {}
+        Ok(())
+    }
+
+    /// Checks the work trees holding anchors of `projects` (all when empty) whose HEAD moved;
+    /// answers how many observations became stale.
+    pub async fn check(&self, projects: Vec<String>, now: i64) -> Result<usize, FreshnessError> {
+        let _one = self.checking.lock().await;
+        let roots = self.store.read(move |c| anchors::roots(c, &projects)).await?;
+        let mut marked = 0;
+        for (root, checked) in roots {
+            let Some(repo) = discover(std::path::Path::new(&root)).filter(|r| r.root.to_string_lossy() == root) else {
+                continue;
+            };
+            let head = repo.head();
+            if head.is_none() || head == checked {
+                continue;
+            }
+            let head = head.unwrap_or_default();
+            let r = root.clone();
+            let live = self.store.read(move |c| anchors::live_anchors(c, &r)).await?;
+            let h = head.clone();
+            let marks = tokio::task::spawn_blocking(move || super::staleness::check(&repo, &h, &live, now))
+                .await
+                .map_err(|_| FreshnessError::Task)??;
+            marked += self
+                .store
+                .write(move |c| anchors::mark_stale(c, &root, Some(&head), &marks, now))
+                .await?;
+        }
+        if marked > 0 {
+            tracing::info!(marked, "observations marked stale by later commits");
+        }
+        Ok(marked)
+    }
+
+    /// The check SessionStart runs for its project chain: waits at most the budget, and a check
+    /// still running then finishes in the background.
+    pub async fn before_session_start(self: &Arc<Self>, chain: Vec<String>) {
+        let me = self.clone();
+        let task = tokio::spawn(async move { me.check(chain, crate::clock::now_ms()).await });
+        if let Ok(Ok(Err(e))) = tokio::time::timeout(SESSION_START_BUDGET, task).await {
+            tracing::warn!(error = %e, "staleness check at session start failed");
+        }
+    }
+
+    /// The loop: anchors queued observations whenever ingest is quiet, and re-checks every work
+    /// tree each [`CHECK_EVERY`].
+    pub async fn run(self: Arc<Self>) {
+        let mut since_check = Duration::ZERO;
+        loop {
+            tokio::time::sleep(ANCHOR_EVERY).await;
+            since_check += ANCHOR_EVERY;
+            if self.store.read_only || self.store.arrivals.load(Ordering::Relaxed) > 0 {
+                continue;
+            }
+            if let Err(e) = self.anchor_queued().await {
+                tracing::warn!(error = %e, "anchoring observations failed; retrying");
+            }
+            if since_check >= CHECK_EVERY {
+                since_check = Duration::ZERO;
+                if let Err(e) = self.check(Vec::new(), crate::clock::now_ms()).await {
+                    tracing::warn!(error = %e, "staleness check failed; retrying at the next period");
+                }
+            }
+        }
+    }
+}
