@@ -36,6 +36,7 @@ fn memories() -> Vec<ManualMemory> {
                 concepts: Vec::new(),
                 metadata: None,
                 provenance: memd::store::quarantine::Provenance::Agent,
+                supersedes: None,
             }
         })
         .collect()

@@ -1,6 +1,7 @@
 //! Command-line interface: one file per subcommand.
 
 pub mod client_context;
+pub mod consolidate;
 pub mod doctor;
 pub mod eval;
 pub mod forget;
@@ -125,6 +126,12 @@ pub enum Command {
         #[arg(long)]
         vacuum: bool,
     },
+    /// Merge near-duplicate memories, make relative dates absolute, fold superseded chains; each change is logged.
+    Consolidate {
+        /// Print what would change; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Import sessions, prompts, observations and summaries from a claude-mem database.
     ImportClaudeMem(import_claude_mem::ImportArgs),
     /// A Claude Code hook: `memd hook claude-code <handler>` reads the event on stdin.
@@ -244,6 +251,7 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Restart => stop::restart(env),
         Command::Retry { session } => retry::run(env, session),
         Command::Gc { dry_run, vacuum } => gc::run(env, dry_run, vacuum),
+        Command::Consolidate { dry_run } => consolidate::run(env, dry_run),
         Command::ImportClaudeMem(a) => import_claude_mem::run(env, a),
         Command::Hook { args } => hook::run(&args, env),
         Command::Install(args) => install::run(&args, env),

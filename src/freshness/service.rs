@@ -101,14 +101,22 @@ impl Freshness {
     /// tree each [`CHECK_EVERY`].
     pub async fn run(self: Arc<Self>) {
         let mut since_check = Duration::ZERO;
+        let mut failures = 0u32;
         loop {
-            tokio::time::sleep(ANCHOR_EVERY).await;
-            since_check += ANCHOR_EVERY;
+            // A failing step waits longer each time (up to a minute), so a lasting fault is not
+            // logged every second.
+            let pause = ANCHOR_EVERY * 2u32.saturating_pow(failures.min(6));
+            tokio::time::sleep(pause).await;
+            since_check += pause;
             if self.store.read_only || self.store.arrivals.load(Ordering::Relaxed) > 0 {
                 continue;
             }
-            if let Err(e) = self.anchor_queued().await {
-                tracing::warn!(error = %e, "anchoring observations failed; retrying");
+            match self.anchor_queued().await {
+                Ok(_) => failures = 0,
+                Err(e) => {
+                    failures += 1;
+                    tracing::warn!(error = %e, failures, "anchoring observations failed; retrying");
+                }
             }
             if since_check >= CHECK_EVERY {
                 since_check = Duration::ZERO;

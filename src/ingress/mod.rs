@@ -8,6 +8,7 @@ pub mod browse_routes;
 pub mod checks;
 pub mod connections;
 pub mod error;
+pub mod freshness_routes;
 pub mod ingest_routes;
 pub mod memory_routes;
 pub mod ops_routes;
@@ -47,6 +48,10 @@ pub fn router(app: Arc<WorkerState>) -> Router {
         .route(paths::PENDING_RETRY, post(admin_routes::pending_retry))
         .route(paths::IMPORT_CLAUDE_MEM, post(admin_routes::import_claude_mem))
         .route(paths::GC, post(admin_routes::gc))
+        .route(paths::CONSOLIDATE, post(freshness_routes::consolidate))
+        .route(paths::CONSOLIDATION_LOG, get(freshness_routes::consolidation_log))
+        .route(paths::CONTRADICTIONS, get(freshness_routes::contradictions))
+        .route(paths::CONTRADICTION_RESOLVE, post(freshness_routes::resolve))
         .route(paths::REDACT_RESCAN, post(admin_routes::redact_rescan))
         .route(paths::CONTEXT_INJECT, get(retrieval_routes::context_inject))
         .route(paths::CONTEXT_SEMANTIC, post(retrieval_routes::context_semantic))

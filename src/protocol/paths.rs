@@ -9,6 +9,11 @@ pub const SHUTDOWN: &str = "/api/admin/shutdown";
 pub const ADMIN_PREFIX: &str = "/api/admin/";
 pub const IMPORT_CLAUDE_MEM: &str = "/api/admin/import-claude-mem";
 pub const GC: &str = "/api/admin/gc";
+/// Issue 38: the consolidation pass, its audit log, contradictions.
+pub const CONSOLIDATE: &str = "/api/admin/consolidate";
+pub const CONSOLIDATION_LOG: &str = "/api/consolidation";
+pub const CONTRADICTIONS: &str = "/api/contradictions";
+pub const CONTRADICTION_RESOLVE: &str = "/api/contradictions/{id}/resolve";
 pub const REDACT_RESCAN: &str = "/api/admin/redact-rescan";
 pub const VECTORS_REINDEX: &str = "/api/vectors/reindex";
 pub const PENDING_RETRY: &str = "/api/pending/retry";

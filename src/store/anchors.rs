@@ -77,11 +77,6 @@ pub fn queued(conn: &Connection, limit: usize) -> Result<Vec<AnchorJob>, StoreEr
             paths,
         });
     }
-    // A queue entry whose observation is gone is dropped.
-    conn.execute(
-        "DELETE FROM anchor_queue WHERE observation_id NOT IN (SELECT id FROM observations)",
-        [],
-    )?;
     Ok(jobs)
 }
 

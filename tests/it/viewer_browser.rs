@@ -238,6 +238,51 @@ fn issue_17_the_viewer_in_a_real_browser() {
     assert!(!text.as_str().unwrap().contains("[object"), "{text}");
     browser.screenshot(&shots.join("status.png"));
 
+    // Issue 38: the consolidation log and open contradictions, resolved from the page.
+    for (text, title) in [
+        ("Use integer cents.", "Prices are cents"),
+        ("use integer cents", "prices are cents"),
+    ] {
+        let r = w.post("/api/memory/save", &json!({"text": text, "title": title, "project": "fresh"}));
+        assert_eq!(r.status, 200);
+    }
+    assert_eq!(w.post("/api/admin/consolidate", &json!({})).json().unwrap()["total"], 1);
+    let older = w
+        .post("/api/memory/save", &json!({"text": "we pin tokio to 1.38", "project": "fresh"}))
+        .json()
+        .unwrap()["id"]
+        .clone();
+    let newer = w
+        .post(
+            "/api/memory/save",
+            &json!({"text": "the workspace uses tokio 1.40", "project": "fresh"}),
+        )
+        .json()
+        .unwrap()["id"]
+        .clone();
+    browser.click("header nav a[data-view=freshness]");
+    let logged = browser.wait(
+        "the consolidation log",
+        Duration::from_secs(10),
+        "const l = document.querySelector('#consolidation-log li.log.merge'); return l && l.textContent",
+    );
+    assert!(logged.as_str().unwrap().contains("same text"), "{logged}");
+    browser.wait(
+        "the open contradiction",
+        Duration::from_secs(10),
+        "return document.querySelector('#contradictions li.contradiction .keep-newer')",
+    );
+    browser.screenshot(&shots.join("freshness.png"));
+    browser.click("#contradictions li.contradiction .keep-newer");
+    browser.accept_alert();
+    browser.wait(
+        "the contradiction resolved",
+        Duration::from_secs(10),
+        "return document.querySelector('#contradictions p.empty')",
+    );
+    let old = w.get(&format!("/api/observation/{older}")).json().unwrap();
+    assert_eq!(old["superseded_by"], newer, "{old}");
+
     let figures = json!({
         "observations": observations() + 1,
         "first_render_ms": first_render,

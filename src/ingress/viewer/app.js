@@ -266,6 +266,7 @@ async function viewObservation(id) {
     o.subtitle ? h('p', { class: 'meta', text: o.subtitle }) : null,
     o.quarantined ? h('p', { class: 'error', id: 'quarantine-note',
       text: `Quarantined (${o.quarantine_reason || 'instruction-shaped'}): this reads as an instruction to an agent, so memd does not inject it. Release it only if you trust it.` }) : null,
+    freshnessNote(o),
     h('div', { class: 'actions' },
       o.quarantined ? h('button', { id: 'release', onclick: () => release(o), text: 'Release' }) : null,
       h('button', { id: 'edit', onclick: () => editForm(o), text: 'Edit' }),
@@ -435,6 +436,7 @@ const routes = [
   [/^#\/save/, () => ['save', viewSave]],
   [/^#\/quarantine/, () => ['quarantine', viewQuarantine]],
   [/^#\/status/, () => ['status', viewStatus]],
+  [/^#\/freshness/, () => ['freshness', viewFreshness]],
   [/^/, () => ['feed', viewFeed]],
 ];
 
@@ -496,8 +498,3 @@ document.getElementById('theme').addEventListener('click', () => {
     : matchMedia('(prefers-color-scheme: dark)').matches;
   theme(dark ? 'light' : 'dark');
 });
-
-theme();
-window.addEventListener('hashchange', route);
-connect();
-route();

@@ -1,0 +1,6 @@
+
+// ---------- start ----------
+theme();
+window.addEventListener('hashchange', route);
+connect();
+route();
