@@ -41,7 +41,8 @@ pub struct EvalArgs {
     /// The all-MiniLM-L6-v2 directory (default: MEMD_EMBED_MODEL_DIR, else the data dir's).
     #[arg(long)]
     pub model_dir: Option<PathBuf>,
-    /// Paths to run: raw, extractive (default both).
+    /// Paths to run: raw, extractive (default both), truenow (scripted git histories, before and
+    /// after freshness; needs git).
     #[arg(long, value_delimiter = ',', default_values_t = ["raw".to_string(), "extractive".to_string()])]
     pub paths: Vec<String>,
     /// Ask a running worker of this data directory instead of fresh ones (for tuning: memories
@@ -117,10 +118,9 @@ fn start_worker(model: Option<&Path>, env: &HashMap<String, String>, running: Op
         None => cmd.env("MEMD_EMBEDDINGS", "none"),
     };
     // Search settings under test (fusion weights, floors) pass through.
-    for (k, v) in env
-        .iter()
-        .filter(|(k, _)| k.starts_with("MEMD_SEARCH_") || matches!(k.as_str(), "MEMD_EMBED_ENCODER" | "MEMD_EMBED_KERNEL"))
-    {
+    for (k, v) in env.iter().filter(|(k, _)| {
+        k.starts_with("MEMD_SEARCH_") || matches!(k.as_str(), "MEMD_EMBED_ENCODER" | "MEMD_EMBED_KERNEL" | "MEMD_FRESHNESS")
+    }) {
         cmd.env(k, v);
     }
     // The worker goes when the benchmark goes, even killed (no leaked `memd serve`).
@@ -262,6 +262,22 @@ fn extractive_path(d: &Dataset, run: &Run<'_>) -> anyhow::Result<PathReport> {
     Ok(p)
 }
 
+/// The scripted git histories of "what is true now", with freshness off (before) then on.
+fn true_now_path(run: &Run<'_>) -> anyhow::Result<Vec<crate::eval::true_now::TrueNow>> {
+    let mut out = Vec::new();
+    for on in [false, true] {
+        let mut env = run.env.clone();
+        env.insert("MEMD_FRESHNESS".into(), on.to_string());
+        let w = start_worker(None, &env, None)?;
+        // Outside the worker's data dir (whose own files memd does not record).
+        let repos = scratch_dir()?;
+        let r = crate::eval::true_now::run(&w.worker, &w.dir.join("memd.db"), &repos, on);
+        let _ = std::fs::remove_dir_all(&repos);
+        out.push(r?);
+    }
+    Ok(out)
+}
+
 fn write_dataset(inputs: &[PathBuf], out: &Path) -> anyhow::Result<ExitCode> {
     let files = super::replay::session_files(inputs)?;
     let mut sessions = Vec::new();
@@ -316,10 +332,14 @@ pub fn run(args: EvalArgs, env: &HashMap<String, String>) -> anyhow::Result<Exit
             "raw" => report.paths.push(raw_path(&d, &run)?),
             "extractive" if d.sessions.is_empty() => report.notes.push("the dataset has no sessions.jsonl: no extractive path".into()),
             "extractive" => report.paths.push(extractive_path(&d, &run)?),
-            other => bail!("unknown path {other:?} (raw, extractive)"),
+            "truenow" => report.true_now = true_now_path(&run)?,
+            other => bail!("unknown path {other:?} (raw, extractive, truenow)"),
         }
     }
-    let md = markdown(&report);
+    let mut md = markdown(&report);
+    if !report.true_now.is_empty() {
+        md.push_str(&crate::eval::true_now::markdown(&report.true_now));
+    }
     if let Some(f) = &args.markdown {
         std::fs::write(f, &md).with_context(|| format!("write {}", f.display()))?;
     }

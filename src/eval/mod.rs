@@ -8,6 +8,7 @@ pub mod generate;
 pub mod metrics;
 pub mod report;
 pub mod run;
+pub mod true_now;
 pub mod where_changed;
 
 use std::path::PathBuf;

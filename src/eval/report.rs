@@ -32,6 +32,9 @@ pub struct Report {
     /// Why a mode is missing (no model installed, …), when one is.
     pub notes: Vec<String>,
     pub paths: Vec<PathReport>,
+    /// "What is true now" before (freshness off) and after (issue 38), when that path ran.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub true_now: Vec<super::true_now::TrueNow>,
 }
 
 /// Summaries of `answers` (question category, its split, answer) per category and over all, and

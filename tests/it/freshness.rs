@@ -239,3 +239,31 @@ fn issue_38_consolidation_is_idempotent_loses_no_row_and_logs_each_change() {
     assert_eq!(actions.len(), 2, "{log}");
     assert!(actions.contains(&"merge") && actions.contains(&"absolute_date"), "{log}");
 }
+
+#[test]
+fn issue_38_eval_what_is_true_now_before_and_after() {
+    let out = Command::new(env!("CARGO_BIN_EXE_memd"))
+        .args(["eval", "--paths", "truenow", "--json"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("MEMD_EMBEDDINGS", "none")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let runs = v["true_now"].as_array().unwrap();
+    let (before, after) = (&runs[0], &runs[1]);
+    assert_eq!(
+        (before["freshness"].as_bool(), after["freshness"].as_bool()),
+        (Some(false), Some(true))
+    );
+    let n = after["questions"].as_u64().unwrap();
+    assert!(n >= 10, "{v}");
+    assert_eq!(after["current_first"].as_u64(), Some(n), "the current edit ranks first: {v}");
+    assert_eq!(after["stale_injected"].as_u64(), Some(0), "no stale edit is injected: {v}");
+    assert_eq!(after["outdated_bytes"].as_u64(), Some(0), "{v}");
+    assert_eq!(
+        before["stale_injected"].as_u64(),
+        Some(n),
+        "without freshness every stale edit was injected: {v}"
+    );
+}
