@@ -125,6 +125,7 @@ mod tests {
             questions: 2,
             notes: vec![],
             paths: vec![p],
+            true_now: vec![],
         });
         assert!(md.contains("| all | keyword | 2 | 0.500 |"), "{md}");
         assert!(md.find("| all |").unwrap() < md.find("| a |").unwrap());

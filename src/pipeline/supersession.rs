@@ -28,6 +28,9 @@ pub enum Relation {
     Unrelated,
 }
 
+/// Share of distinctive words two records without a common file must have in common.
+pub const SAME_SUBJECT: f64 = 0.34;
+
 /// Types whose newer record replaces an older claim.
 const CLAIM_TYPES: &[&str] = &["decision", "bugfix"];
 
@@ -128,7 +131,11 @@ pub fn relate(newer: &Subject, older: &Subject) -> Relation {
     let shared_file = newer.files.iter().any(|f| older.files.contains(f));
     let (dn, dold) = (distinctive(&newer.text), distinctive(&older.text));
     let shared: Vec<&String> = dn.intersection(&dold).collect();
-    if !shared_file && shared.is_empty() {
+    let union = dn.union(&dold).count().max(1);
+    // One subject: a common file and a common word, or most of their words in common (a long
+    // note that shares a word or two with another is about something else).
+    let same_subject = (shared_file && !shared.is_empty()) || shared.len() as f64 / union as f64 >= SAME_SUBJECT;
+    if !same_subject {
         return Relation::Unrelated;
     }
     if says_it_replaces(&newer.text) {
@@ -181,6 +188,13 @@ mod tests {
         let old = memory(1, "checkout totals round with bankers rounding");
         let new = memory(2, "checkout totals do not round with bankers rounding");
         assert!(matches!(relate(&new, &old), Relation::Contradicts(_)));
+    }
+
+    #[test]
+    fn a_long_note_sharing_a_word_is_another_subject() {
+        let old = memory(1, "the upload worker retries with exponential backoff and jitter");
+        let new = memory(2, "switched the viewer theme toggle to follow the system; the upload button moved");
+        assert_eq!(relate(&new, &old), Relation::Unrelated);
     }
 
     #[test]
