@@ -181,6 +181,7 @@ impl Settings {
         Some(match key.name {
             n if n == REDACT.name => self.redact,
             n if n == WATCH.name => self.watch.enabled,
+            n if n == FRESHNESS.name => self.retention.freshness,
             n if n == CONTEXT_SHOW_STATS.name => c.show_stats,
             n if n == CONTEXT_SHOW_LAST_SUMMARY.name => c.show_last_summary,
             _ => return self.hook.flag(key),
