@@ -46,6 +46,7 @@ use crate::store::prompts::{PromptIn, PromptOutcome};
 use crate::store::sessions::{CompleteOutcome, SessionKey};
 use crate::store::stats::{ParkedSession, StoreFigures};
 use crate::store::tool_events::{SummaryRequestIn, SummaryRequestOutcome, ToolEventIn, ToolEventOutcome};
+use crate::store::work_state::{WorkState, WorkWrite};
 use crate::vectors::nearest::VectorScope;
 
 /// A storage operation in flight (boxed so the trait stays object-safe).
@@ -135,6 +136,12 @@ pub trait Storage: Send + Sync {
     fn usage_by_day(&self, days: i64, today: String) -> Read<'_, Value>;
     fn feed_head(&self) -> Read<'_, Cursor>;
     fn feed_since(&self, from: Cursor) -> Read<'_, (Vec<FeedEvent>, Cursor)>;
+
+    // --- work state (issue 39) ---
+    fn write_work_state(&self, w: WorkWrite, now: i64) -> Op<'_, WorkState>;
+    fn work_state(&self, project: String, branch: String) -> Read<'_, Option<WorkState>>;
+    /// Every project's and branch's state, newest first (one project's when given).
+    fn work_states(&self, project: Option<String>, limit: usize) -> Read<'_, Vec<WorkState>>;
 
     // --- stats ---
     fn store_figures(&self, now: i64) -> Op<'_, StoreFigures>;

@@ -33,6 +33,7 @@ use crate::store::stats::{ParkedSession, StoreFigures, figures, parked_sessions}
 use crate::store::tool_events::{
     SummaryRequestIn, SummaryRequestOutcome, ToolEventIn, ToolEventOutcome, ingest_summary_request, ingest_tool_event,
 };
+use crate::store::work_state::{self, WorkState, WorkWrite};
 use crate::store::{Store, StoreError};
 use crate::vectors::nearest::VectorScope;
 use crate::vectors::runtime::VectorRuntime;
@@ -236,6 +237,16 @@ impl Storage for SqliteBackend {
     }
     fn feed_since(&self, from: Cursor) -> Read<'_, (Vec<FeedEvent>, Cursor)> {
         self.read(move |c| feed::since(c, from))
+    }
+
+    fn write_work_state(&self, w: WorkWrite, now: i64) -> Op<'_, WorkState> {
+        self.write(move |c| work_state::write(c, &w, now))
+    }
+    fn work_state(&self, project: String, branch: String) -> Read<'_, Option<WorkState>> {
+        self.read(move |c| Ok(work_state::read(c, &project, &branch)?))
+    }
+    fn work_states(&self, project: Option<String>, limit: usize) -> Read<'_, Vec<WorkState>> {
+        self.read(move |c| Ok(work_state::list(c, project.as_deref(), limit)?))
     }
 
     fn store_figures(&self, now: i64) -> Op<'_, StoreFigures> {

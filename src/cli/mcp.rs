@@ -26,6 +26,9 @@ pub fn run(env: &HashMap<String, String>, platform: &str, data_dir: Option<PathB
         link: ctx.link(),
         mode,
         chain: identity.chain,
+        branch: std::env::current_dir()
+            .map(|d| crate::freshness::git::branch_of(&d))
+            .unwrap_or_default(),
         platform: normalize_platform_source(Some(platform)),
     };
     crate::mcp::serve_stdio(caller)?;

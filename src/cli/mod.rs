@@ -28,6 +28,7 @@ pub mod status;
 pub mod stop;
 pub mod timeline;
 pub mod watch;
+pub mod work;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -105,6 +106,8 @@ pub enum Command {
         #[arg(required = true)]
         ids: Vec<String>,
     },
+    /// Show and edit the work state (task, items, notes) the next session starts from.
+    Work(work::WorkArgs),
     /// What happened around a record (12, S3, P7): the rows before and after it.
     Timeline(timeline::TimelineArgs),
     /// Stop the worker (its normal drain) and wait until it is gone.
@@ -247,6 +250,7 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Search(a) => search::run(env, a),
         Command::Show { ids } => show::run(env, &ids),
         Command::Timeline(a) => timeline::run(env, a),
+        Command::Work(a) => work::run(env, a),
         Command::Stop => stop::run(env),
         Command::Restart => stop::restart(env),
         Command::Retry { session } => retry::run(env, session),

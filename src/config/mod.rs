@@ -128,6 +128,9 @@ impl Settings {
             max_chars: raw.int(&CONTEXT_MAX_CHARS, &mut w) as usize,
             reinforce_alpha: raw.float(&REINFORCE_ALPHA, &mut w),
             semantic_limit: raw.int(&SEMANTIC_INJECT_LIMIT, &mut w) as usize,
+            work_state: raw.flag(&WORK_STATE, &mut w),
+            work_state_max_chars: raw.int(&WORK_STATE_MAX_CHARS, &mut w) as usize,
+            work_stale_days: raw.int(&WORK_STALE_DAYS, &mut w),
         };
         let hook = HookSettings::resolve(raw, &mut w);
         let vectors = VectorSettings::resolve(&data_dir, raw, &mut w);
@@ -184,6 +187,7 @@ impl Settings {
             n if n == FRESHNESS.name => self.retention.freshness,
             n if n == CONTEXT_SHOW_STATS.name => c.show_stats,
             n if n == CONTEXT_SHOW_LAST_SUMMARY.name => c.show_last_summary,
+            n if n == WORK_STATE.name => c.work_state,
             _ => return self.hook.flag(key),
         })
     }

@@ -77,6 +77,10 @@ pub struct ContextSettings {
     pub max_chars: usize,
     pub reinforce_alpha: f64,
     pub semantic_limit: usize,
+    /// The work-state section (issue 39): on, its cap, and the age that marks an item stale.
+    pub work_state: bool,
+    pub work_state_max_chars: usize,
+    pub work_stale_days: u64,
 }
 
 impl Default for ContextSettings {

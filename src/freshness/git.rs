@@ -43,6 +43,12 @@ pub fn discover(dir: &Path) -> Option<Repo> {
     None
 }
 
+/// The branch of the work tree holding `dir`; empty outside git or on a detached HEAD (the key
+/// work state is kept under).
+pub fn branch_of(dir: &Path) -> String {
+    discover(dir).and_then(|r| r.branch()).unwrap_or_default()
+}
+
 /// A full object id (40 or 64 hex digits).
 fn is_oid(s: &str) -> bool {
     (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
@@ -78,6 +84,13 @@ impl Repo {
             let (oid, r) = l.split_once(' ')?;
             (r.trim() == name && is_oid(oid)).then(|| oid.to_string())
         })
+    }
+
+    /// The branch HEAD is on (`main` for `ref: refs/heads/main`); None on a detached HEAD.
+    pub fn branch(&self) -> Option<String> {
+        let head = std::fs::read_to_string(self.git_dir.join("HEAD")).ok()?;
+        let name = head.trim().strip_prefix("ref:")?.trim();
+        Some(name.strip_prefix("refs/heads/").unwrap_or(name).to_string()).filter(|b| !b.is_empty())
     }
 
     fn git(&self) -> Command {

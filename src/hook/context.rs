@@ -15,13 +15,14 @@ pub fn run(r: &Run<'_>) -> String {
     let max_chars = r.hook.number(&keys::CONTEXT_MAX_CHARS).min(HOST_CONTEXT_MAX_CHARS);
     let source = r.input.str("source").unwrap_or("startup");
     let path = format!(
-        "{}?projects={}&platformSource={}&maxChars={}&source={}&sessionId={}",
+        "{}?projects={}&platformSource={}&maxChars={}&source={}&sessionId={}&cwd={}",
         paths::CONTEXT_INJECT,
         query_value(&r.chain(&identity)),
         r.platform,
         max_chars,
         query_value(source),
-        query_value(r.session_id())
+        query_value(r.session_id()),
+        query_value(&r.cwd)
     );
     let Some(resp) = fetch(&r.hook, "context", "GET", &path, None, &budget, Start::AndWait) else {
         return empty_session_start();

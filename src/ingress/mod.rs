@@ -17,6 +17,7 @@ pub mod retrieval_routes;
 pub mod search_routes;
 pub mod stream_routes;
 pub mod viewer_routes;
+pub mod work_routes;
 
 use crate::protocol::paths;
 use std::sync::Arc;
@@ -53,6 +54,7 @@ pub fn router(app: Arc<WorkerState>) -> Router {
         .route(paths::CONTRADICTIONS, get(freshness_routes::contradictions))
         .route(paths::CONTRADICTION_RESOLVE, post(freshness_routes::resolve))
         .route(paths::REDACT_RESCAN, post(admin_routes::redact_rescan))
+        .route(paths::WORK_STATE, get(work_routes::read).post(work_routes::write))
         .route(paths::CONTEXT_INJECT, get(retrieval_routes::context_inject))
         .route(paths::CONTEXT_SEMANTIC, post(retrieval_routes::context_semantic))
         .route(paths::OBSERVATIONS_BY_FILE, get(retrieval_routes::by_file))

@@ -56,11 +56,26 @@ pub async fn context_inject(State(app): State<Arc<WorkerState>>, Query(q): Q, he
     if let Some(f) = &svc.freshness {
         f.before_session_start(req.chain.clone()).await;
     }
+    // The work state has its own section, taken from the context's cap (issue 39).
+    let cap = req.max_chars.unwrap_or(cfg.max_chars);
+    let primary = req.chain.last().cloned().unwrap_or_default();
+    let branch = super::work_routes::branch_from(p.get(&["branch"]), p.get(&["cwd"]));
+    let section = crate::worker::work_state::section(svc, primary, branch, cap / 2).await;
+    let room = section.as_ref().map_or(0, |s| crate::retrieval::render::utf16_len(s) + 2);
+    let req = ContextRequest {
+        max_chars: Some(cap.saturating_sub(room).max(1)),
+        ..req
+    };
     let out = svc.storage.context(req, cfg, mode, now_ms()).await?;
-    let mut resp = text(out.text);
+    let body = match &section {
+        Some(s) => format!("{}\n\n{s}", out.text),
+        None => out.text,
+    };
+    let mut resp = text(body);
     let h = resp.headers_mut();
     h.insert("x-memd-observations", out.observations.into());
     h.insert("x-memd-summaries", out.summaries.into());
+    h.insert("x-memd-work-state", u32::from(section.is_some()).into());
     Ok(resp)
 }
 

@@ -15,6 +15,8 @@ pub struct CallerContext {
     pub mode: crate::modes::Mode,
     /// Project chain from the server's cwd, primary last.
     pub chain: Vec<String>,
+    /// The git branch of the server's cwd ('' outside git): work state is kept per branch.
+    pub branch: String,
     pub platform: String,
 }
 

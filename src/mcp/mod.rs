@@ -13,6 +13,7 @@ pub mod records;
 pub mod schema;
 pub mod tool_params;
 pub mod tools;
+pub mod work;
 
 use std::sync::Arc;
 

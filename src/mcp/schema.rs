@@ -12,6 +12,7 @@ use super::caller::{CallerContext, ToolError, ToolText};
 use super::params::{parse, schema_of};
 use super::tool_params::{
     ContextParams, ForgetParams, GetObservationsParams, GetToolUsesParams, SaveMemoryParams, SearchParams, TimelineParams,
+    WorkStateReadParams, WorkStateWriteParams,
 };
 
 pub const INSTRUCTIONS: &str = "memd remembers what happened in earlier coding sessions of this project. \
@@ -20,7 +21,8 @@ Work from cheap to expensive: (1) read the index memd already put in your contex
 interesting id to see what happened before and after it (about 30 tokens per row); (3) only then call \
 `get_observations` with the few ids you need, batched in one call, for the full records (100-1,000 tokens \
 each). Use `save_memory` for a decision or fact worth keeping, `forget` to remove a wrong or sensitive \
-memory, and `session_start_context` to reload the project's recent context.";
+memory, and `session_start_context` to reload the project's recent context. Keep `work_state_write` up to \
+date with the task you are on and its open items: the next session starts from them.";
 
 /// One MCP tool: its input schema and its argument parsing both come from its parameter type.
 pub struct ToolDef {
@@ -101,6 +103,23 @@ pub const TOOLS: &[ToolDef] = &[
              or the given ones; read it before searching.",
         ContextParams,
         CallerContext::session_start_context,
+        recall: true
+    ),
+    tool!(
+        "work_state_write",
+        "Record what you are working on for the next session of this project (and git branch): the task, \
+             items by key with status todo | doing | done | blocked (writing a key again updates it), and notes. \
+             Open items are shown at the next session start, also after clear or compact.",
+        WorkStateWriteParams,
+        CallerContext::work_state_write,
+        recall: false
+    ),
+    tool!(
+        "work_state_read",
+        "The work state of this project (and git branch): the task, open and done items, notes — as the \
+             next session start shows it.",
+        WorkStateReadParams,
+        CallerContext::work_state_read,
         recall: true
     ),
 ];

@@ -125,6 +125,55 @@ pub struct ContextParams {
     pub full: Option<bool>,
 }
 
+/// Where a work item stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkStatus {
+    Todo,
+    Doing,
+    Done,
+    Blocked,
+}
+
+impl WorkStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkStatus::Todo => "todo",
+            WorkStatus::Doing => "doing",
+            WorkStatus::Done => "done",
+            WorkStatus::Blocked => "blocked",
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct WorkItemParams {
+    /// a short stable name; writing the same key again replaces the item
+    pub key: String,
+    pub text: String,
+    pub status: WorkStatus,
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct WorkStateWriteParams {
+    /// the task you are on ("" clears it)
+    pub task: Option<String>,
+    /// items to add or update, by key (latest key wins)
+    pub items: Option<Vec<WorkItemParams>>,
+    /// free notes for the next session ("" clears them)
+    pub notes: Option<String>,
+    /// default: this project
+    pub project: Option<String>,
+    /// keys of items to remove
+    pub remove: Option<Vec<String>>,
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct WorkStateReadParams {
+    /// default: this project
+    pub project: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

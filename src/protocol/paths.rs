@@ -28,6 +28,9 @@ pub const OBSERVATION_RELEASE: &str = "/api/observation/{id}/release";
 /// `GET`: the quarantined records (`?limit=`, default 50).
 pub const QUARANTINE: &str = "/api/quarantine";
 
+/// `GET`/`POST`: the work state of a project and branch (issue 39).
+pub const WORK_STATE: &str = "/api/work-state";
+
 pub const SEARCH: &str = "/api/search";
 pub const TIMELINE: &str = "/api/timeline";
 pub const CONTEXT_INJECT: &str = "/api/context/inject";

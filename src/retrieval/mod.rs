@@ -57,6 +57,7 @@ pub mod sink;
 pub mod timeline;
 pub mod vector_rows;
 pub mod words;
+pub mod work_render;
 pub mod zone;
 
 pub use context::{ContextRequest, context_inject};

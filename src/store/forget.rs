@@ -214,6 +214,15 @@ pub fn forget_bulk(
             done.push(r);
         }
     }
+    // Forgetting a whole project forgets what it was working on too (issue 39).
+    if let ForgetSelector::Project {
+        project,
+        before: None,
+        provenance: None,
+    } = sel
+    {
+        super::work_state::forget_project(conn, project)?;
+    }
     Ok(count(&done))
 }
 

@@ -31,6 +31,7 @@ pub mod sessions;
 pub mod stats;
 pub mod supersession;
 pub mod tool_events;
+pub mod work_state;
 pub mod writer;
 
 use std::path::{Path, PathBuf};

@@ -18,6 +18,7 @@ pub mod running;
 pub mod service_link;
 pub mod tasks;
 pub mod viewer_access;
+pub mod work_state;
 
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};

@@ -82,6 +82,7 @@ mod vectors_sync;
 mod viewer_access;
 mod viewer_browser;
 mod watch_transcripts;
+mod work_state;
 mod worker_durability;
 mod worker_hostile;
 mod worker_ingest;

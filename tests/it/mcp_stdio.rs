@@ -55,7 +55,7 @@ impl McpClient {
     }
 
     /// Sends a request and returns its response (every stdout line must be JSON-RPC).
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
@@ -83,7 +83,7 @@ impl McpClient {
 /// A recall tool's answer without its fence (issue 36), checking the fence on the way: the nonce
 /// tag around, the note line first. Confirmations and errors are not fenced.
 fn unfenced(tool: &str, text: &str, is_error: bool) -> String {
-    let recall = !matches!(tool, "save_memory" | "forget");
+    let recall = !matches!(tool, "save_memory" | "forget" | "work_state_write");
     if !recall || is_error {
         assert!(!text.starts_with("<memd-recall"), "{tool}: {text}");
         return text.to_string();
@@ -144,7 +144,9 @@ fn lists_tools_and_runs_the_write_tools() {
             "save_memory",
             "search",
             "session_start_context",
-            "timeline"
+            "timeline",
+            "work_state_read",
+            "work_state_write"
         ]
     );
 

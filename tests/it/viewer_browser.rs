@@ -283,6 +283,30 @@ fn issue_17_the_viewer_in_a_real_browser() {
     let old = w.get(&format!("/api/observation/{older}")).json().unwrap();
     assert_eq!(old["superseded_by"], newer, "{old}");
 
+    // Issue 39: the work state page shows a project's items; an item is marked done from it.
+    let r = w.post(
+        "/api/work-state",
+        &json!({"project": "fresh", "task": "move prices to cents",
+                "items": [{"key": "db", "text": "migrate the price column", "status": "doing"}]}),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    browser.click("header nav a[data-view=work]");
+    let card = browser.wait(
+        "the work state card",
+        Duration::from_secs(10),
+        "const c = document.querySelector('#work .work-state li.work-item.doing'); return c && c.textContent",
+    );
+    assert!(card.as_str().unwrap().contains("migrate the price column"), "{card}");
+    browser.screenshot(&shots.join("work.png"));
+    browser.click("#work li.work-item.doing .mark-done");
+    browser.wait(
+        "the item marked done",
+        Duration::from_secs(10),
+        "return document.querySelector('#work ul.items.done li.work-item.done')",
+    );
+    let v = w.get("/api/work-state?project=fresh").json().unwrap();
+    assert_eq!(v["state"]["items"][0]["status"], "done", "{v}");
+
     let figures = json!({
         "observations": observations() + 1,
         "first_render_ms": first_render,

@@ -437,6 +437,7 @@ const routes = [
   [/^#\/quarantine/, () => ['quarantine', viewQuarantine]],
   [/^#\/status/, () => ['status', viewStatus]],
   [/^#\/freshness/, () => ['freshness', viewFreshness]],
+  [/^#\/work/, () => ['work', viewWork]],
   [/^/, () => ['feed', viewFeed]],
 ];
 
