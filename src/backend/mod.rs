@@ -39,6 +39,7 @@ use crate::retrieval::{
 };
 use crate::store::StoreError;
 use crate::store::batch::{BatchMeta, BatchOutput, StoredBatch, UsageDelta};
+use crate::store::export_rows::{ExportedObservation, Imported};
 use crate::store::forget::{ForgetCounts, ForgetSelector, RecordRef};
 use crate::store::memory::{ManualMemory, SavedMemory};
 use crate::store::pending::{BatchLimits, Claim, Release};
@@ -142,6 +143,14 @@ pub trait Storage: Send + Sync {
     fn work_state(&self, project: String, branch: String) -> Read<'_, Option<WorkState>>;
     /// Every project's and branch's state, newest first (one project's when given).
     fn work_states(&self, project: Option<String>, limit: usize) -> Read<'_, Vec<WorkState>>;
+
+    // --- export and import of whole records (issue 39) ---
+    /// Observations with id > `after`, oldest id first (of `project`, since `since`).
+    fn export_page(&self, project: Option<String>, since: Option<i64>, after: i64, limit: usize) -> Read<'_, Vec<ExportedObservation>>;
+    /// Imports records in one transaction: each kept under its id when free, else a new one.
+    fn import_observations(&self, rows: Vec<ExportedObservation>) -> Op<'_, Vec<Imported>>;
+    /// Sets `superseded_by` links between imported records: (id, superseded by, reason).
+    fn link_observations(&self, links: Vec<(i64, i64, Option<String>)>) -> Op<'_, usize>;
 
     // --- stats ---
     fn store_figures(&self, now: i64) -> Op<'_, StoreFigures>;

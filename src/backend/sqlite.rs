@@ -24,6 +24,7 @@ use crate::retrieval::{
     ContextRequest, FileContextRequest, Record, RecordId, RenderedContext, RetrievalError, Scope, TimelineRequest, TimelineResult, Zone,
 };
 use crate::store::batch::{BatchMeta, BatchOutput, StoredBatch, UsageDelta, record_usage, store_batch, tokens_today};
+use crate::store::export_rows::{self, ExportedObservation, Imported};
 use crate::store::forget::{ForgetCounts, ForgetSelector, RecordRef, forget_bulk, forget_one};
 use crate::store::memory::{ManualMemory, SavedMemory, save_memory};
 use crate::store::pending::{self, BatchLimits, Claim, Release};
@@ -247,6 +248,16 @@ impl Storage for SqliteBackend {
     }
     fn work_states(&self, project: Option<String>, limit: usize) -> Read<'_, Vec<WorkState>> {
         self.read(move |c| Ok(work_state::list(c, project.as_deref(), limit)?))
+    }
+
+    fn export_page(&self, project: Option<String>, since: Option<i64>, after: i64, limit: usize) -> Read<'_, Vec<ExportedObservation>> {
+        self.read(move |c| Ok(export_rows::export_page(c, project.as_deref(), since, after, limit)?))
+    }
+    fn import_observations(&self, rows: Vec<ExportedObservation>) -> Op<'_, Vec<Imported>> {
+        self.write(move |c| rows.iter().map(|e| export_rows::import_one(c, e)).collect())
+    }
+    fn link_observations(&self, links: Vec<(i64, i64, Option<String>)>) -> Op<'_, usize> {
+        self.write(move |c| export_rows::link(c, &links))
     }
 
     fn store_figures(&self, now: i64) -> Op<'_, StoreFigures> {

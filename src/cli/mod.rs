@@ -4,6 +4,7 @@ pub mod client_context;
 pub mod consolidate;
 pub mod doctor;
 pub mod eval;
+pub mod export;
 pub mod forget;
 pub mod gc;
 pub mod hook;
@@ -105,6 +106,13 @@ pub enum Command {
         /// Record ids: 12 or #12, S3 (a summary), P7 (a prompt).
         #[arg(required = true)]
         ids: Vec<String>,
+    },
+    /// Write one file per observation (Markdown or JSON) plus an index, for audit or another machine.
+    Export(export::ExportArgs),
+    /// Read back a tree `memd export` wrote: ids kept when free, nothing stored twice.
+    ImportMd {
+        /// The directory `memd export --out` wrote.
+        dir: PathBuf,
     },
     /// Show and edit the work state (task, items, notes) the next session starts from.
     Work(work::WorkArgs),
@@ -251,6 +259,8 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Show { ids } => show::run(env, &ids),
         Command::Timeline(a) => timeline::run(env, a),
         Command::Work(a) => work::run(env, a),
+        Command::Export(a) => export::export(env, a),
+        Command::ImportMd { dir } => export::import_md(env, &dir),
         Command::Stop => stop::run(env),
         Command::Restart => stop::restart(env),
         Command::Retry { session } => retry::run(env, session),

@@ -8,6 +8,7 @@ pub mod browse_routes;
 pub mod checks;
 pub mod connections;
 pub mod error;
+pub mod export_routes;
 pub mod freshness_routes;
 pub mod ingest_routes;
 pub mod memory_routes;
@@ -54,6 +55,9 @@ pub fn router(app: Arc<WorkerState>) -> Router {
         .route(paths::CONTRADICTIONS, get(freshness_routes::contradictions))
         .route(paths::CONTRADICTION_RESOLVE, post(freshness_routes::resolve))
         .route(paths::REDACT_RESCAN, post(admin_routes::redact_rescan))
+        .route(paths::EXPORT, get(export_routes::export))
+        .route(paths::IMPORT_OBSERVATIONS, post(export_routes::import))
+        .route(paths::IMPORT_LINKS, post(export_routes::links))
         .route(paths::WORK_STATE, get(work_routes::read).post(work_routes::write))
         .route(paths::CONTEXT_INJECT, get(retrieval_routes::context_inject))
         .route(paths::CONTEXT_SEMANTIC, post(retrieval_routes::context_semantic))

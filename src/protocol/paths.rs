@@ -31,6 +31,13 @@ pub const QUARANTINE: &str = "/api/quarantine";
 /// `GET`/`POST`: the work state of a project and branch (issue 39).
 pub const WORK_STATE: &str = "/api/work-state";
 
+/// `GET`: whole observations by id pages (`memd export`, issue 39).
+pub const EXPORT: &str = "/api/export";
+/// `POST`: exported observations back in (`memd import-md`).
+pub const IMPORT_OBSERVATIONS: &str = "/api/import/observations";
+/// `POST`: the supersession links between imported observations.
+pub const IMPORT_LINKS: &str = "/api/import/links";
+
 pub const SEARCH: &str = "/api/search";
 pub const TIMELINE: &str = "/api/timeline";
 pub const CONTEXT_INJECT: &str = "/api/context/inject";

@@ -11,7 +11,7 @@ use crate::clock::{day, iso};
 use crate::pipeline::hash::content_hash;
 
 /// A manual memory whose fields are already cleaned (tags, redaction) and bounded.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ManualMemory {
     pub platform_source: String,
     pub project: String,

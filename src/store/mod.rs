@@ -7,6 +7,7 @@
 pub mod anchors;
 pub mod batch;
 pub mod consolidation;
+pub mod export_rows;
 pub mod forget;
 pub mod import_insert;
 pub mod import_rows;

@@ -11,8 +11,10 @@ pub use super::quarantine::Provenance;
 
 macro_rules! observation_record {
     ($first:ident: $first_ty:ty = $first_col:literal $(, $field:ident: $ty:ty = $col:literal)* $(,)?) => {
-        /// An observation row without its id (docs/spec/storage.md, table `observations`).
-        #[derive(Debug, Clone, Default, PartialEq)]
+        /// An observation row without its id (docs/spec/storage.md, table `observations`); its
+        /// serialized form (field names as here) is what `memd export` writes.
+        #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+        #[serde(default)]
         pub struct ObservationRecord {
             pub $first: $first_ty,
             $(pub $field: $ty,)*
@@ -24,6 +26,11 @@ macro_rules! observation_record {
         const INSERT: &str = concat!(
             "INSERT INTO observations(", $first_col $(, ", ", $col)*, ") VALUES (?" $(, observation_record!(@q $col))*,
             ") ON CONFLICT(memory_session_id, content_hash) DO NOTHING RETURNING id"
+        );
+
+        const INSERT_WITH_ID: &str = concat!(
+            "INSERT INTO observations(id, ", $first_col $(, ", ", $col)*, ") VALUES (?, ?" $(, observation_record!(@q $col))*,
+            ") ON CONFLICT DO NOTHING RETURNING id"
         );
 
         impl ObservationRecord {
@@ -39,6 +46,13 @@ macro_rules! observation_record {
             fn insert_as_is(&self, conn: &Connection) -> rusqlite::Result<Option<i64>> {
                 conn.prepare_cached(INSERT)?
                     .query_row(rusqlite::params![self.$first $(, self.$field)*], |r| r.get(0))
+                    .optional()
+            }
+
+            /// [`Self::insert_as_is`] under the id `id` (None: that id or the content is stored).
+            fn insert_as_is_with_id(&self, conn: &Connection, id: i64) -> rusqlite::Result<Option<i64>> {
+                conn.prepare_cached(INSERT_WITH_ID)?
+                    .query_row(rusqlite::params![id, self.$first $(, self.$field)*], |r| r.get(0))
                     .optional()
             }
         }
@@ -116,6 +130,12 @@ impl ObservationRecord {
     /// content_hash)` is already stored.
     pub fn insert(&self, conn: &Connection) -> rusqlite::Result<Option<i64>> {
         self.clone().screened().insert_as_is(conn)
+    }
+
+    /// [`Self::insert`] under a given id (an import keeping its ids); None when that id or
+    /// `(memory_session_id, content_hash)` is already stored.
+    pub fn insert_with_id(&self, conn: &Connection, id: i64) -> rusqlite::Result<Option<i64>> {
+        self.clone().screened().insert_as_is_with_id(conn, id)
     }
 
     /// Screens the content (issue 36): a record not from the user that reads as an instruction to

@@ -9,6 +9,7 @@
 pub mod allocator;
 pub mod builder;
 pub mod edit;
+pub mod export;
 pub mod freshness;
 pub mod maintenance;
 pub mod memory;

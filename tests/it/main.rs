@@ -51,6 +51,7 @@ mod codex_cli;
 mod crash_safe;
 mod data_dir_links;
 mod eval_benchmark;
+mod export_import;
 mod freshness;
 mod gemini_cli;
 mod hook_autostart;

@@ -1,0 +1,182 @@
+//! `memd export --format md|json [--project P] [--since D] --out DIR` and `memd import-md DIR`
+//! (issue 39): one file per observation plus an index, written from `GET /api/export` pages; read
+//! back through `POST /api/import/observations` in chunks (ids kept when free, nothing twice),
+//! then the supersession links with the ids the import gave.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use serde_json::{Value, json};
+
+use super::client_context::CliContext;
+use crate::export::index::{IndexEntry, render};
+use crate::export::{Format, OBSERVATIONS_DIR, file_name, from_json, from_markdown, to_json, to_markdown};
+use crate::mcp::link::{WorkerLink, with_query};
+use crate::protocol::paths;
+use crate::store::export_rows::ExportedObservation;
+
+/// A chunk sent to the worker stays under this many bytes of JSON (the body limit is 5 MiB).
+const CHUNK_BYTES: usize = 3 * 1024 * 1024;
+const CHUNK_ITEMS: usize = 200;
+
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    /// md (front matter and narrative) or json.
+    #[arg(long, value_enum, default_value = "md")]
+    pub format: Format,
+    /// Only this project.
+    #[arg(long)]
+    pub project: Option<String>,
+    /// Only observations from this date on (YYYY-MM-DD, an ISO time, or epoch ms).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// The directory to write (created; files of the same names are replaced).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+fn call(link: &WorkerLink, method: &str, path: &str, body: Option<&Value>) -> anyhow::Result<Value> {
+    let ans = link.call(method, path, body).context("asking the worker")?;
+    if ans.status != 200 {
+        anyhow::bail!("the worker answered {}: {}", ans.status, ans.detail());
+    }
+    ans.json().context("the worker's answer is not JSON")
+}
+
+fn since_ms(s: &str) -> anyhow::Result<i64> {
+    s.trim()
+        .parse::<i64>()
+        .ok()
+        .or_else(|| crate::import::clean::parse_iso(s))
+        .with_context(|| format!("--since {s:?}: use YYYY-MM-DD, an ISO time or epoch ms"))
+}
+
+pub fn export(env: &HashMap<String, String>, a: ExportArgs) -> anyhow::Result<ExitCode> {
+    let link = CliContext::load(env, None).link();
+    let since = a.since.as_deref().map(since_ms).transpose()?;
+    let dir = a.out.join(OBSERVATIONS_DIR);
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut entries = Vec::new();
+    let mut after = 0;
+    loop {
+        let mut q = vec![("after", after.to_string()), ("limit", "500".to_string())];
+        q.extend(a.project.iter().map(|p| ("project", p.clone())));
+        q.extend(since.iter().map(|s| ("since", s.to_string())));
+        let page = call(&link, "GET", &with_query(paths::EXPORT, &q), None)?;
+        let items: Vec<ExportedObservation> = serde_json::from_value(page["items"].clone()).context("the worker's page")?;
+        for e in &items {
+            let name = file_name(e, a.format);
+            let text = match a.format {
+                Format::Md => to_markdown(e),
+                Format::Json => to_json(e),
+            };
+            std::fs::write(dir.join(&name), text).with_context(|| format!("writing {name}"))?;
+            entries.push(IndexEntry::of(e, name));
+        }
+        match page["next"].as_i64() {
+            Some(next) => after = next,
+            None => break,
+        }
+    }
+    let (name, text) = render(&entries, a.format);
+    std::fs::write(a.out.join(&name), text).with_context(|| format!("writing {name}"))?;
+    println!(
+        "Exported {} observations to {} ({name} lists them).",
+        entries.len(),
+        a.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Every exported record under `dir` (its `observations/` folder, else the folder itself), by id;
+/// files that do not read are named on stderr and counted.
+fn read_tree(dir: &Path) -> anyhow::Result<(Vec<ExportedObservation>, usize)> {
+    let sub = dir.join(OBSERVATIONS_DIR);
+    let root = if sub.is_dir() { sub } else { dir.to_path_buf() };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&root)
+        .with_context(|| format!("reading {}", root.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && matches!(p.extension().and_then(|e| e.to_str()), Some("md" | "json")))
+        .filter(|p| !matches!(p.file_name().and_then(|n| n.to_str()), Some("index.md" | "index.json")))
+        .collect();
+    files.sort();
+    let (mut records, mut bad) = (Vec::new(), 0);
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let read = match path.extension().and_then(|e| e.to_str()) {
+            Some("json") => from_json(&text),
+            _ => from_markdown(&text),
+        };
+        match read {
+            Ok(e) => records.push(e),
+            Err(err) => {
+                bad += 1;
+                eprintln!("memd: skipped {}: {err}", path.display());
+            }
+        }
+    }
+    records.sort_by_key(|e| e.id);
+    Ok((records, bad))
+}
+
+/// Chunks of records under [`CHUNK_BYTES`] and [`CHUNK_ITEMS`].
+fn chunks(records: &[ExportedObservation]) -> Vec<&[ExportedObservation]> {
+    let (mut out, mut start, mut bytes) = (Vec::new(), 0, 0);
+    for (i, e) in records.iter().enumerate() {
+        let size = serde_json::to_string(e).map_or(0, |s| s.len());
+        if i > start && (bytes + size > CHUNK_BYTES || i - start >= CHUNK_ITEMS) {
+            out.push(&records[start..i]);
+            (start, bytes) = (i, 0);
+        }
+        bytes += size;
+    }
+    if start < records.len() {
+        out.push(&records[start..]);
+    }
+    out
+}
+
+pub fn import_md(env: &HashMap<String, String>, dir: &Path) -> anyhow::Result<ExitCode> {
+    let link = CliContext::load(env, None).link();
+    let (records, bad) = read_tree(dir)?;
+    let mut ids: HashMap<i64, i64> = HashMap::new();
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for chunk in chunks(&records) {
+        let ans = call(&link, "POST", paths::IMPORT_OBSERVATIONS, Some(&json!({"items": chunk})))?;
+        for o in ans["outcomes"].as_array().into_iter().flatten() {
+            let what = o["outcome"].as_str().unwrap_or("refused").to_string();
+            if let (Some(from), Some(id)) = (o["from"].as_i64(), o["id"].as_i64()) {
+                ids.insert(from, id);
+            }
+            *counts.entry(what).or_default() += 1;
+        }
+    }
+    let links: Vec<Value> = records
+        .iter()
+        .filter_map(|e| {
+            let (id, by) = (ids.get(&e.id)?, ids.get(&e.record.superseded_by?)?);
+            Some(json!({"id": id, "supersededBy": by, "reason": e.record.supersede_reason}))
+        })
+        .collect();
+    if !links.is_empty() {
+        call(&link, "POST", paths::IMPORT_LINKS, Some(&json!({"links": links})))?;
+    }
+    let n = |k: &str| counts.get(k).copied().unwrap_or(0);
+    println!(
+        "Imported {} observations ({} under their own id, {} under a new id); {} already here, {} forgotten here before, {} refused, {} unreadable files.",
+        n("kept") + n("remapped"),
+        n("kept"),
+        n("remapped"),
+        n("duplicate"),
+        n("forgotten"),
+        n("refused"),
+        bad
+    );
+    Ok(if bad > 0 || n("refused") > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
