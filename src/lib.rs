@@ -26,7 +26,8 @@
 //! | [`backend`] | the store seam: the [`backend::Storage`] trait (ingest writes, pending work, observations and summaries, memories, forget, quarantine, keyword search, vector candidates, timeline, records, browse and feed, stats) and its SQLite implementation; services hold an `Arc<dyn Storage>`; `raw_drain.rs` indexes queued raw calls once ingest is quiet |
 //! | [`freshness`] | memory that stays current (issue 38): code anchors read from git (`.git` directly for HEAD, one batched `git` call per work tree for blob ids), staleness when a later commit changes an anchored file, the service whose loop anchors and re-checks off every request path, the scheduled consolidation pass |
 //! | [`import`] | `memd import-claude-mem`: reading, cleaning and chunking a claude-mem database |
-| [`export`] | `memd export` / `memd import-md` files: an observation as Markdown (front matter of every field, the narrative as body) or JSON, and the index (`index.rs`) |
+//! | [`folders`] | folder context files (opt-in): which folders and what their section shows (`plan.rs`), the splice that keeps a person's text outside memd's markers |
+//! | [`export`] | `memd export` / `memd import-md` files: an observation as Markdown (front matter of every field, the narrative as body) or JSON, and the index (`index.rs`) |
 //! | **domain and infrastructure** | |
 //! | [`observer`] | prompt, XML reply parser, batch job state machine, output bounds, file evidence, the extractive observer (what each edit added, removed and renamed: `extractive/changes.rs`), an LLM's names checked against the batch (`grounding.rs`) |
 //! | [`providers`] | observer transports: anthropic, openai, gemini, the `claude` CLI subprocess, extractive |
@@ -50,6 +51,7 @@ pub mod config;
 pub mod data_dir;
 pub mod eval;
 pub mod export;
+pub mod folders;
 pub mod freshness;
 pub mod hook;
 pub mod import;

@@ -152,6 +152,9 @@ pub trait Storage: Send + Sync {
     /// Sets `superseded_by` links between imported records: (id, superseded by, reason).
     fn link_observations(&self, links: Vec<(i64, i64, Option<String>)>) -> Op<'_, usize>;
 
+    /// Injectable observations since `since` with their files and project root (folder files).
+    fn folder_rows(&self, since: i64, limit: usize) -> Read<'_, Vec<crate::folders::plan::FolderRow>>;
+
     // --- stats ---
     fn store_figures(&self, now: i64) -> Op<'_, StoreFigures>;
     fn parked_sessions(&self, limit: i64) -> Op<'_, Vec<ParkedSession>>;

@@ -260,6 +260,10 @@ impl Storage for SqliteBackend {
         self.write(move |c| export_rows::link(c, &links))
     }
 
+    fn folder_rows(&self, since: i64, limit: usize) -> Read<'_, Vec<crate::folders::plan::FolderRow>> {
+        self.read(move |c| crate::retrieval::folder_rows::folder_rows(c, since, limit))
+    }
+
     fn store_figures(&self, now: i64) -> Op<'_, StoreFigures> {
         self.stat(move |c| figures(c, now))
     }

@@ -5,6 +5,7 @@ pub mod consolidate;
 pub mod doctor;
 pub mod eval;
 pub mod export;
+pub mod folders;
 pub mod forget;
 pub mod gc;
 pub mod hook;
@@ -113,6 +114,15 @@ pub enum Command {
     ImportMd {
         /// The directory `memd export --out` wrote.
         dir: PathBuf,
+    },
+    /// Write the generated section of each worked-on folder's context file now (MEMD_FOLDER_CONTEXT).
+    Folders {
+        /// Show each file and the section it would get; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print the changes as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Show and edit the work state (task, items, notes) the next session starts from.
     Work(work::WorkArgs),
@@ -260,6 +270,7 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Timeline(a) => timeline::run(env, a),
         Command::Work(a) => work::run(env, a),
         Command::Export(a) => export::export(env, a),
+        Command::Folders { dry_run, json } => folders::run(env, dry_run, json),
         Command::ImportMd { dir } => export::import_md(env, &dir),
         Command::Stop => stop::run(env),
         Command::Restart => stop::restart(env),

@@ -118,6 +118,9 @@ settings_table! {
     WORK_STATE = ("MEMD_WORK_STATE", "true", Kind::Flag, "SessionStart shows the project's work state (task, open items, notes) in its own section");
     WORK_STATE_MAX_CHARS = ("MEMD_WORK_STATE_MAX_CHARS", "3000", int(200, 20_000), "cap of the work-state section in UTF-16 units, taken from the context's cap (oldest done items dropped first)");
     WORK_STALE_DAYS = ("MEMD_WORK_STALE_DAYS", "14", int(1, 3_650), "an open work item not updated for this many days is shown as such");
+    FOLDER_CONTEXT = ("MEMD_FOLDER_CONTEXT", "false", Kind::Flag, "maintain a generated section (between memd's markers) in each worked-on folder's context file listing recent observations of its files");
+    FOLDER_CONTEXT_FILE = ("MEMD_FOLDER_CONTEXT_FILE", "CLAUDE.md", Kind::Text, "the per-folder context file the section is kept in (a plain file name)");
+    FOLDER_CONTEXT_DAYS = ("MEMD_FOLDER_CONTEXT_DAYS", "14", int(1, 3_650), "observations from this many days back are listed in folder context files");
     REINFORCE_ALPHA = ("MEMD_REINFORCE_ALPHA", "0", Kind::Float { min: 0.0, max: 10.0 }, "ACT-R reinforcement weight of context ranking (0-10)");
     SEMANTIC_INJECT_LIMIT = ("MEMD_SEMANTIC_INJECT_LIMIT", "5", int(1, 20), "hits of the UserPromptSubmit semantic injection (1-20)");
     EMBEDDINGS = ("MEMD_EMBEDDINGS", "local", Kind::Choice(&["local", "none"]), "local (in-process: MEMD_EMBED_ENCODER) or none");

@@ -9,12 +9,14 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+mod handoff;
 pub mod keys;
 pub mod live;
 mod raw;
 mod sections;
 mod watch;
 
+pub use handoff::FolderSettings;
 pub use keys::{KEYS, Key, Kind};
 pub use raw::{RawSettings, parse_flag};
 pub use sections::{
@@ -56,6 +58,8 @@ pub struct Settings {
     pub context: ContextSettings,
     /// The transcript watcher (the worker's actor, `memd watch`'s defaults).
     pub watch: WatchSettings,
+    /// Folder context files (issue 39).
+    pub folders: FolderSettings,
     /// What the hooks read (also resolved here, so `memd status` and the CLI agree with them).
     pub hook: HookSettings,
     pub home: Option<PathBuf>,
@@ -135,6 +139,7 @@ impl Settings {
         let hook = HookSettings::resolve(raw, &mut w);
         let vectors = VectorSettings::resolve(&data_dir, raw, &mut w);
         let watch = WatchSettings::resolve(raw, home.as_deref(), &mut w);
+        let folders = FolderSettings::resolve(raw, &mut w);
         Self {
             port,
             log_filter: raw.text(&LOG),
@@ -169,6 +174,7 @@ impl Settings {
             vectors,
             context,
             watch,
+            folders,
             hook,
             data_dir,
             home,
@@ -184,6 +190,7 @@ impl Settings {
         Some(match key.name {
             n if n == REDACT.name => self.redact,
             n if n == WATCH.name => self.watch.enabled,
+            n if n == FOLDER_CONTEXT.name => self.folders.enabled,
             n if n == FRESHNESS.name => self.retention.freshness,
             n if n == CONTEXT_SHOW_STATS.name => c.show_stats,
             n if n == CONTEXT_SHOW_LAST_SUMMARY.name => c.show_last_summary,

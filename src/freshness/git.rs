@@ -93,6 +93,32 @@ impl Repo {
         Some(name.strip_prefix("refs/heads/").unwrap_or(name).to_string()).filter(|b| !b.is_empty())
     }
 
+    /// Which of `paths` (relative to the root) git ignores. One process.
+    pub fn ignored(&self, paths: &[String]) -> Result<std::collections::HashSet<String>, FreshnessError> {
+        use std::io::Write;
+        if paths.is_empty() {
+            return Ok(Default::default());
+        }
+        let mut c = self.git();
+        c.args(["check-ignore", "--stdin"]).stdin(Stdio::piped()).stdout(Stdio::piped());
+        let mut child = c.spawn().map_err(|e| FreshnessError::Git(format!("git: {e}")))?;
+        if let Some(mut input) = child.stdin.take() {
+            let _ = input.write_all((paths.join("\n") + "\n").as_bytes());
+        }
+        let out = child.wait_with_output().map_err(|e| FreshnessError::Git(format!("git: {e}")))?;
+        // 0: some are ignored, 1: none is; anything else is an error.
+        if !matches!(out.status.code(), Some(0 | 1)) {
+            let msg = String::from_utf8_lossy(&out.stderr);
+            return Err(FreshnessError::Git(
+                msg.lines().next().unwrap_or("git check-ignore failed").to_string(),
+            ));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.trim_end_matches('/').to_string())
+            .collect())
+    }
+
     fn git(&self) -> Command {
         let mut c = Command::new("git");
         c.arg("-C").arg(&self.root);

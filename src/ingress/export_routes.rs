@@ -1,6 +1,7 @@
 //! Export and import routes (issue 39): `GET /api/export` pages whole observations by id,
 //! `POST /api/import/observations` takes exported ones back, `POST /api/import/links` sets
-//! their supersession links. The use-cases are in [`crate::worker::export`].
+//! their supersession links; `POST /api/admin/folders` runs a pass of the folder context files.
+//! The use-cases are in [`crate::worker::export`] and [`crate::worker::folders`].
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -81,4 +82,28 @@ pub async fn links(State(app): State<Arc<WorkerState>>, body: Body) -> Result<Js
     let links = b.links.into_iter().map(|l| (l.id, l.superseded_by, l.reason)).collect();
     let linked = app.services()?.storage.link_observations(links).await?;
     Ok(Json(json!({"linked": linked})))
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FoldersBody {
+    #[serde(default, alias = "dry_run")]
+    pub dry_run: bool,
+}
+
+/// `POST /api/admin/folders` `{"dryRun": bool}` → `{enabled, dryRun, changes}`; a pass that writes
+/// is refused (409) while `MEMD_FOLDER_CONTEXT` is off.
+pub async fn folders(State(app): State<Arc<WorkerState>>, body: Body) -> Result<Json<Value>, ApiError> {
+    let b: FoldersBody = json_body(body).await?;
+    let svc = app.services()?;
+    let enabled = svc.settings.get().folders.enabled;
+    if !enabled && !b.dry_run {
+        return Err(ApiError::new(
+            axum::http::StatusCode::CONFLICT,
+            "folder_context_off",
+            "folder context files are off: set MEMD_FOLDER_CONTEXT=true (or run with --dry-run)",
+        ));
+    }
+    let changes = crate::worker::folders::run(svc, b.dry_run).await?;
+    Ok(Json(json!({"enabled": enabled, "dryRun": b.dry_run, "changes": changes})))
 }

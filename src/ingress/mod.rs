@@ -55,6 +55,7 @@ pub fn router(app: Arc<WorkerState>) -> Router {
         .route(paths::CONTRADICTIONS, get(freshness_routes::contradictions))
         .route(paths::CONTRADICTION_RESOLVE, post(freshness_routes::resolve))
         .route(paths::REDACT_RESCAN, post(admin_routes::redact_rescan))
+        .route(paths::FOLDERS, post(export_routes::folders))
         .route(paths::EXPORT, get(export_routes::export))
         .route(paths::IMPORT_OBSERVATIONS, post(export_routes::import))
         .route(paths::IMPORT_LINKS, post(export_routes::links))

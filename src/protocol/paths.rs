@@ -38,6 +38,9 @@ pub const IMPORT_OBSERVATIONS: &str = "/api/import/observations";
 /// `POST`: the supersession links between imported observations.
 pub const IMPORT_LINKS: &str = "/api/import/links";
 
+/// `POST`: one pass of the folder context files (`memd folders`, issue 39).
+pub const FOLDERS: &str = "/api/admin/folders";
+
 pub const SEARCH: &str = "/api/search";
 pub const TIMELINE: &str = "/api/timeline";
 pub const CONTEXT_INJECT: &str = "/api/context/inject";

@@ -35,6 +35,7 @@ pub mod context;
 pub mod context_render;
 pub mod feed;
 pub mod file_context;
+pub mod folder_rows;
 pub mod fusion;
 pub mod ids;
 pub mod overview;

@@ -10,6 +10,7 @@ pub mod allocator;
 pub mod builder;
 pub mod edit;
 pub mod export;
+pub mod folders;
 pub mod freshness;
 pub mod maintenance;
 pub mod memory;

@@ -116,6 +116,23 @@ impl Built {
                     settings.get().retention.consolidate_interval_hours
                 })
             }),
+            supervise("folder files", stop.clone(), restarts.clone(), {
+                let app = app.clone();
+                move || {
+                    let app = app.clone();
+                    async move {
+                        loop {
+                            tokio::time::sleep(super::folders::INTERVAL).await;
+                            let Ok(svc) = app.services() else { continue };
+                            if svc.settings.get().folders.enabled
+                                && let Err(e) = super::folders::run(svc, false).await
+                            {
+                                tracing::warn!(error = %e, "folder context files not written");
+                            }
+                        }
+                    }
+                }
+            }),
             supervise("spool scanner", stop.clone(), restarts.clone(), move || {
                 crate::ingest::spool::scanner(ingest.clone(), spool_stats.clone(), spool.clone(), scan)
             }),

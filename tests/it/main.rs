@@ -52,6 +52,7 @@ mod crash_safe;
 mod data_dir_links;
 mod eval_benchmark;
 mod export_import;
+mod folder_files;
 mod freshness;
 mod gemini_cli;
 mod hook_autostart;

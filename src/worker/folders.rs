@@ -1,0 +1,169 @@
+//! Folder context files (issue 39; `MEMD_FOLDER_CONTEXT`, `memd folders`): the recent rows,
+//! [`crate::folders::plan`] for what each folder shows, git for what it ignores, then each
+//! folder's context file spliced ([`crate::folders::splice`]) — written atomically, never
+//! through a symbolic link, never into a folder that does not exist. The files memd has written
+//! are kept in `<data>/folder-files.json` so a section whose observations aged out is removed.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::Services;
+use crate::clock::now_ms;
+use crate::folders::plan::{FolderPlan, plan};
+use crate::folders::{Splice, splice};
+use crate::freshness::git::{Repo, discover};
+use crate::retrieval::RetrievalError;
+
+const ROWS_MAX: usize = 5_000;
+const DAY_MS: i64 = 86_400_000;
+/// Between two passes of the worker's loop.
+pub const INTERVAL: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// What a pass did (or, dry, would do) to one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FolderChange {
+    pub file: String,
+    /// `create`, `update`, `remove`, `unchanged` or `skipped`.
+    pub action: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The generated section (None when it is removed or skipped).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
+}
+
+fn ledger(svc: &Services) -> PathBuf {
+    svc.settings.get().data_dir.join("folder-files.json")
+}
+
+/// Which plans are in folders git ignores (one `git check-ignore` per work tree).
+fn ignored(plans: &[FolderPlan]) -> BTreeSet<PathBuf> {
+    let mut by_repo: HashMap<PathBuf, (Repo, Vec<(String, PathBuf)>)> = HashMap::new();
+    for p in plans {
+        let Some(repo) = discover(&p.folder) else { continue };
+        let Ok(rel) = p.folder.strip_prefix(&repo.root) else { continue };
+        let rel = rel.to_string_lossy().into_owned();
+        if rel.is_empty() {
+            continue;
+        }
+        let entry = by_repo.entry(repo.root.clone()).or_insert_with(|| (repo, Vec::new()));
+        entry.1.push((rel, p.folder.clone()));
+    }
+    let mut out = BTreeSet::new();
+    for (repo, pairs) in by_repo.into_values() {
+        let rels: Vec<String> = pairs.iter().map(|(r, _)| r.clone()).collect();
+        match repo.ignored(&rels) {
+            Ok(set) => out.extend(pairs.into_iter().filter(|(r, _)| set.contains(r)).map(|(_, f)| f)),
+            Err(e) => tracing::warn!(root = %repo.root.display(), error = %e, "git check-ignore failed; folders kept"),
+        }
+    }
+    out
+}
+
+/// The change for one file, applied unless `dry`.
+fn apply(file: &Path, section: Option<&str>, dry: bool) -> FolderChange {
+    let name = file.to_string_lossy().into_owned();
+    let skipped = |reason: &str| FolderChange {
+        file: name.clone(),
+        action: "skipped",
+        reason: Some(reason.into()),
+        section: None,
+    };
+    if !file.parent().is_some_and(Path::is_dir) {
+        return skipped("the folder does not exist");
+    }
+    let existing = match std::fs::symlink_metadata(file) {
+        Ok(m) if !m.file_type().is_file() => return skipped("not a regular file (a link or a folder)"),
+        Ok(m) if m.len() > 1_048_576 => return skipped("larger than 1 MiB"),
+        Ok(_) => match std::fs::read_to_string(file) {
+            Ok(t) => Some(t),
+            Err(_) => return skipped("unreadable or not UTF-8"),
+        },
+        Err(_) => None,
+    };
+    let (action, result) = match splice(existing.as_deref(), section) {
+        Splice::Leave if existing.as_deref().is_some_and(|t| !crate::folders::intact(t)) => {
+            return skipped("its markers are damaged; a person's edit is never overwritten");
+        }
+        Splice::Leave => ("unchanged", Ok(())),
+        Splice::Delete => ("remove", if dry { Ok(()) } else { std::fs::remove_file(file) }),
+        Splice::Write(text) => {
+            let action = if existing.is_some() { "update" } else { "create" };
+            (action, if dry { Ok(()) } else { write_atomically(file, &text) })
+        }
+    };
+    match result {
+        Ok(()) => FolderChange {
+            file: name,
+            action,
+            reason: None,
+            section: section.map(str::to_string).filter(|_| action != "unchanged"),
+        },
+        Err(e) => skipped(&format!("write failed: {e}")),
+    }
+}
+
+fn write_atomically(file: &Path, text: &str) -> std::io::Result<()> {
+    let tmp = file.with_file_name(format!(
+        ".{}.memd-tmp",
+        file.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+    ));
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, file).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// One pass: every folder of the recent rows, and every file written before that now has
+/// nothing to show. `dry`: nothing is written and the ledger is not touched.
+pub async fn run(svc: &Services, dry: bool) -> Result<Vec<FolderChange>, RetrievalError> {
+    let cfg = svc.settings.get().folders.clone();
+    let since = now_ms() - cfg.days as i64 * DAY_MS;
+    let rows = svc.storage.folder_rows(since, ROWS_MAX).await?;
+    let ledger = ledger(svc);
+    let changes = tokio::task::spawn_blocking(move || pass(&plan(&rows), &cfg.file_name, &ledger, dry))
+        .await
+        .map_err(|e| RetrievalError::Store(crate::store::StoreError::Internal(format!("folder files: {e}"))))?;
+    let written = changes
+        .iter()
+        .filter(|c| matches!(c.action, "create" | "update" | "remove"))
+        .count();
+    tracing::info!(files = changes.len(), written, dry, "folder context files");
+    Ok(changes)
+}
+
+fn pass(plans: &[FolderPlan], file_name: &str, ledger: &Path, dry: bool) -> Vec<FolderChange> {
+    let ignored = ignored(plans);
+    let before: BTreeSet<String> = std::fs::read_to_string(ledger)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    let mut changes = Vec::new();
+    let mut kept = BTreeSet::new();
+    for p in plans {
+        let file = p.folder.join(file_name);
+        if ignored.contains(&p.folder) {
+            changes.push(FolderChange {
+                file: file.to_string_lossy().into_owned(),
+                action: "skipped",
+                reason: Some("git ignores the folder".into()),
+                section: None,
+            });
+            continue;
+        }
+        let c = apply(&file, Some(&p.section), dry);
+        if matches!(c.action, "create" | "update" | "unchanged") {
+            kept.insert(c.file.clone());
+        }
+        changes.push(c);
+    }
+    for old in before.difference(&kept) {
+        changes.push(apply(Path::new(old), None, dry));
+    }
+    if !dry && let Ok(text) = serde_json::to_string(&kept) {
+        let _ = std::fs::write(ledger, text);
+    }
+    changes
+}
