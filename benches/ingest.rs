@@ -4,7 +4,9 @@
 //! (one connection per request, as the hook does). Before that, a one-shot report prints the
 //! figures the issue asks for: acknowledged observations/s and p50/p99 latency at 1 and 64
 //! clients, idle RSS, start-to-readiness, and RSS with 1,000 live session actors.
-//! Run: `cargo bench --bench ingest`. `MEMD_BENCH_BINARY=<path>` runs another build of memd (an
+//! Run: `cargo bench --bench ingest`. `INGEST_ALERTS=1` instead compares ingest latency with
+//! alerts off and with every observation alerting to a dead webhook (a listener that accepts and
+//! never answers), the extractive observer on (issue 39). `MEMD_BENCH_BINARY=<path>` runs another build of memd (an
 //! A/B against an older commit); `INGEST_RESPONSE_BYTES=4096` pads each tool response with code
 //! (distinct identifiers per event) to about that size.
 
@@ -194,6 +196,37 @@ fn report() {
     println!("RSS with 1,000 live session actors: {:.1} MB", w.rss_kb() as f64 / 1024.0);
 }
 
+/// Ingest with alerts off, then with every observation type alerting to a webhook that never
+/// answers: the same load, p50 and p99 side by side.
+fn report_alerts() {
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/hook", dead.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for s in dead.incoming().flatten() {
+            held.push(s);
+        }
+    });
+    let all = "bugfix,feature,refactor,change,discovery,decision,security_alert,security_note,sensitive";
+    let base = [("MEMD_PROVIDER", "extractive"), ("MEMD_OBSERVER_BATCH_DEBOUNCE_MS", "50")];
+    for (label, alerts) in [("alerts off", None), ("dead webhook", Some(url.as_str()))] {
+        let mut env = base.to_vec();
+        if let Some(u) = alerts {
+            env.extend([("MEMD_ALERT_WEBHOOK_URL", u), ("MEMD_ALERT_TYPES", all)]);
+        }
+        let w = Worker::start(&env);
+        for (clients, total) in [(1usize, 3_000usize), (64, 20_000)] {
+            let (elapsed, lat) = load(&w, clients, total, &format!("a{clients}"));
+            println!(
+                "{label:>12}, {clients:>2} client(s): {total} in {:.2} s; latency p50 {:.2} ms p99 {:.2} ms",
+                elapsed.as_secs_f64(),
+                pct(&lat, 50),
+                pct(&lat, 99)
+            );
+        }
+    }
+}
+
 fn bench_ingest(c: &mut Criterion) {
     let w = Worker::start(&[]);
     let mut g = c.benchmark_group("ingest");
@@ -215,6 +248,10 @@ fn bench_ingest(c: &mut Criterion) {
 criterion_group!(benches, bench_ingest);
 
 fn main() {
+    if std::env::var("INGEST_ALERTS").is_ok() {
+        report_alerts();
+        return;
+    }
     report();
     benches();
     Criterion::default().configure_from_args().final_summary();

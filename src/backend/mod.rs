@@ -155,6 +155,13 @@ pub trait Storage: Send + Sync {
     /// Injectable observations since `since` with their files and project root (folder files).
     fn folder_rows(&self, since: i64, limit: usize) -> Read<'_, Vec<crate::folders::plan::FolderRow>>;
 
+    // --- the alert outbox (issue 39) ---
+    /// Queues new observations of `types` (the first call only sets the cursor).
+    fn alerts_enqueue(&self, types: Vec<String>, now: i64) -> Op<'_, usize>;
+    fn alerts_due(&self, now: i64, limit: usize) -> Read<'_, Vec<crate::store::alerts::DueAlert>>;
+    fn alert_delivered(&self, observation_id: i64, d: crate::store::alerts::Delivery, now: i64) -> Op<'_, ()>;
+    fn alert_figures(&self) -> Read<'_, crate::store::alerts::AlertFigures>;
+
     // --- stats ---
     fn store_figures(&self, now: i64) -> Op<'_, StoreFigures>;
     fn parked_sessions(&self, limit: i64) -> Op<'_, Vec<ParkedSession>>;

@@ -264,6 +264,19 @@ impl Storage for SqliteBackend {
         self.read(move |c| crate::retrieval::folder_rows::folder_rows(c, since, limit))
     }
 
+    fn alerts_enqueue(&self, types: Vec<String>, now: i64) -> Op<'_, usize> {
+        self.write(move |c| crate::store::alerts::enqueue(c, &types, now))
+    }
+    fn alerts_due(&self, now: i64, limit: usize) -> Read<'_, Vec<crate::store::alerts::DueAlert>> {
+        self.read(move |c| Ok(crate::store::alerts::due(c, now, limit)?))
+    }
+    fn alert_delivered(&self, observation_id: i64, d: crate::store::alerts::Delivery, now: i64) -> Op<'_, ()> {
+        self.write(move |c| crate::store::alerts::record(c, observation_id, &d, now))
+    }
+    fn alert_figures(&self) -> Read<'_, crate::store::alerts::AlertFigures> {
+        self.read(|c| Ok(crate::store::alerts::figures(c)?))
+    }
+
     fn store_figures(&self, now: i64) -> Op<'_, StoreFigures> {
         self.stat(move |c| figures(c, now))
     }

@@ -199,6 +199,19 @@ pub fn render(d: &StatusDoc) -> String {
         "├─ OrphanReaper: idle actors stopped {} processes killed {} stale files removed {}",
         r.idle_actors_stopped, r.processes_killed, r.stale_files_removed
     );
+    if let Some(a) = &d.alerts {
+        let _ = writeln!(
+            o,
+            "├─ Alerts ({}; {}): sent {} pending {} failed {} skipped {}{}",
+            a.format,
+            a.types.join(", "),
+            a.sent,
+            a.pending,
+            a.failed,
+            a.skipped,
+            last_error(a.last_error.as_deref())
+        );
+    }
     o.push_str(&vectors_lines(d));
     for w in &d.warnings {
         let _ = writeln!(o, "warning: {w}");

@@ -1,8 +1,10 @@
-//! The settings of issue 39's opt-in parts: folder context files (`MEMD_FOLDER_CONTEXT*`), read
-//! by the worker's loop and `memd folders` alike.
+//! The settings of issue 39's opt-in parts: folder context files (`MEMD_FOLDER_CONTEXT*`) and
+//! alerts (`MEMD_ALERT_*`), read by the worker's loops and the CLI alike.
 
-use super::RawSettings;
-use super::keys::{FOLDER_CONTEXT, FOLDER_CONTEXT_DAYS, FOLDER_CONTEXT_FILE};
+use super::keys::{
+    ALERT_FORMAT, ALERT_TELEGRAM_CHAT_ID, ALERT_TYPES, ALERT_WEBHOOK_URL, FOLDER_CONTEXT, FOLDER_CONTEXT_DAYS, FOLDER_CONTEXT_FILE,
+};
+use super::{RawSettings, Secret};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FolderSettings {
@@ -28,6 +30,28 @@ impl FolderSettings {
             enabled: raw.flag(&FOLDER_CONTEXT, w),
             file_name: if plain { name } else { "CLAUDE.md".into() },
             days: raw.int(&FOLDER_CONTEXT_DAYS, w),
+        }
+    }
+}
+
+/// Alerts (issue 39): off while no webhook is set. The URL is a secret (a Slack or Telegram URL
+/// carries its token): never in `Debug` or logs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlertSettings {
+    pub webhook: Option<Secret>,
+    /// `json`, `slack` or `telegram`.
+    pub format: &'static str,
+    pub types: Vec<String>,
+    pub telegram_chat_id: String,
+}
+
+impl AlertSettings {
+    pub fn resolve(raw: &RawSettings, w: &mut Vec<String>) -> Self {
+        Self {
+            webhook: Secret::new(&raw.text(&ALERT_WEBHOOK_URL)),
+            format: raw.choice(&ALERT_FORMAT, w),
+            types: raw.list(&ALERT_TYPES),
+            telegram_chat_id: raw.text(&ALERT_TELEGRAM_CHAT_ID),
         }
     }
 }

@@ -121,6 +121,10 @@ settings_table! {
     FOLDER_CONTEXT = ("MEMD_FOLDER_CONTEXT", "false", Kind::Flag, "maintain a generated section (between memd's markers) in each worked-on folder's context file listing recent observations of its files");
     FOLDER_CONTEXT_FILE = ("MEMD_FOLDER_CONTEXT_FILE", "CLAUDE.md", Kind::Text, "the per-folder context file the section is kept in (a plain file name)");
     FOLDER_CONTEXT_DAYS = ("MEMD_FOLDER_CONTEXT_DAYS", "14", int(1, 3_650), "observations from this many days back are listed in folder context files");
+    ALERT_WEBHOOK_URL = ("MEMD_ALERT_WEBHOOK_URL", "", Kind::Secret, "observations of the alert types are posted to this URL (empty: alerts off)");
+    ALERT_FORMAT = ("MEMD_ALERT_FORMAT", "json", Kind::Choice(&["json", "slack", "telegram"]), "the alert's body: generic JSON, a Slack incoming-webhook message, or a Telegram sendMessage");
+    ALERT_TYPES = ("MEMD_ALERT_TYPES", "security_alert,sensitive", Kind::List, "observation types that raise an alert");
+    ALERT_TELEGRAM_CHAT_ID = ("MEMD_ALERT_TELEGRAM_CHAT_ID", "", Kind::Text, "chat_id of the Telegram shape");
     REINFORCE_ALPHA = ("MEMD_REINFORCE_ALPHA", "0", Kind::Float { min: 0.0, max: 10.0 }, "ACT-R reinforcement weight of context ranking (0-10)");
     SEMANTIC_INJECT_LIMIT = ("MEMD_SEMANTIC_INJECT_LIMIT", "5", int(1, 20), "hits of the UserPromptSubmit semantic injection (1-20)");
     EMBEDDINGS = ("MEMD_EMBEDDINGS", "local", Kind::Choice(&["local", "none"]), "local (in-process: MEMD_EMBED_ENCODER) or none");

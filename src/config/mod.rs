@@ -16,7 +16,7 @@ mod raw;
 mod sections;
 mod watch;
 
-pub use handoff::FolderSettings;
+pub use handoff::{AlertSettings, FolderSettings};
 pub use keys::{KEYS, Key, Kind};
 pub use raw::{RawSettings, parse_flag};
 pub use sections::{
@@ -60,6 +60,8 @@ pub struct Settings {
     pub watch: WatchSettings,
     /// Folder context files (issue 39).
     pub folders: FolderSettings,
+    /// Alerts to a webhook (issue 39).
+    pub alerts: AlertSettings,
     /// What the hooks read (also resolved here, so `memd status` and the CLI agree with them).
     pub hook: HookSettings,
     pub home: Option<PathBuf>,
@@ -140,6 +142,7 @@ impl Settings {
         let vectors = VectorSettings::resolve(&data_dir, raw, &mut w);
         let watch = WatchSettings::resolve(raw, home.as_deref(), &mut w);
         let folders = FolderSettings::resolve(raw, &mut w);
+        let alerts = AlertSettings::resolve(raw, &mut w);
         Self {
             port,
             log_filter: raw.text(&LOG),
@@ -175,6 +178,7 @@ impl Settings {
             context,
             watch,
             folders,
+            alerts,
             hook,
             data_dir,
             home,

@@ -54,7 +54,23 @@ pub struct StatusDoc {
     pub import: Option<ImportSnapshot>,
     pub spool: SpoolStatus,
     pub memory: MemoryStatus,
+    /// Alert deliveries (issue 39); None while no webhook is set.
+    pub alerts: Option<AlertsStatus>,
     pub warnings: Vec<String>,
+}
+
+/// The alert outbox: what was delivered, what waits, the last error.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AlertsStatus {
+    pub format: String,
+    pub types: Vec<String>,
+    pub pending: i64,
+    pub sent: i64,
+    pub failed: i64,
+    pub skipped: i64,
+    pub last_error: Option<String>,
+    pub last_sent_at: Option<String>,
 }
 
 /// What the process holds: the resident set (Linux `/proc/self/status`; 0 elsewhere) and the
@@ -247,8 +263,25 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
         import: worker.counters.import.snapshot(),
         spool: worker.counters.spool.status(),
         memory: MemoryStatus::now(),
+        alerts: alerts(svc).await,
         warnings,
     }
+}
+
+async fn alerts(svc: &crate::worker::Services) -> Option<AlertsStatus> {
+    let cfg = svc.settings.get().alerts.clone();
+    cfg.webhook.as_ref()?;
+    let f = svc.storage.alert_figures().await.unwrap_or_default();
+    Some(AlertsStatus {
+        format: cfg.format.to_string(),
+        types: cfg.types.clone(),
+        pending: f.pending,
+        sent: f.sent,
+        failed: f.failed,
+        skipped: f.skipped,
+        last_error: f.last_error,
+        last_sent_at: f.last_sent_at_epoch.map(iso),
+    })
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ pub const MIGRATIONS: &[&str] = &[
     include_str!("schema_v6_provenance.sql"),
     include_str!("schema_v7_freshness.sql"),
     include_str!("schema_v8_work_state.sql"),
+    include_str!("schema_v9_alerts.sql"),
 ];
 
 const BACKUPS_KEPT: usize = 3;

@@ -4,6 +4,7 @@
 //! and the read pool. Table families live in their own files as plain functions over a
 //! `&Connection`, so each can be unit tested on an in-memory database.
 
+pub mod alerts;
 pub mod anchors;
 pub mod batch;
 pub mod consolidation;

@@ -6,6 +6,7 @@
 //! ingest, settings, vectors, mode — exist once the worker is ready, and are reached through
 //! [`WorkerState::services`], which says why they are not there otherwise.
 
+pub mod alerts;
 pub mod allocator;
 pub mod builder;
 pub mod edit;

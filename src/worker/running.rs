@@ -57,6 +57,14 @@ impl Built {
         // Refused before readiness when someone links them elsewhere (the error names the path).
         dir.ensure_subdir(&dir.spool())?;
         dir.ensure_subdir(&dir.backups())?;
+        // The alert cursor is set before the first request can store an observation (issue 39).
+        if !services.storage.read_only() {
+            let alerts = services.settings.get().alerts.clone();
+            let types = if alerts.webhook.is_some() { alerts.types } else { Vec::new() };
+            if let Err(e) = services.storage.alerts_enqueue(types, crate::clock::now_ms()).await {
+                tracing::warn!(error = %e, "alert cursor not set");
+            }
+        }
         app.ready(services);
         if !store.integrity.is_damaged() {
             tokio::spawn(super::rescan::after_upgrade(store.clone(), (*privacy).clone()));
@@ -115,6 +123,10 @@ impl Built {
                 crate::freshness::consolidate::schedule(consolidate_store.clone(), move || {
                     settings.get().retention.consolidate_interval_hours
                 })
+            }),
+            supervise("alerts", stop.clone(), restarts.clone(), {
+                let app = app.clone();
+                move || super::alerts::run(app.clone())
             }),
             supervise("folder files", stop.clone(), restarts.clone(), {
                 let app = app.clone();

@@ -46,6 +46,7 @@
 
 mod support;
 
+mod alerts;
 mod claude_code;
 mod codex_cli;
 mod crash_safe;
