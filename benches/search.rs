@@ -246,6 +246,7 @@ fn context_request() -> ContextRequest {
         platform: "claude".into(),
         full: false,
         max_chars: None,
+        memory_lines: Vec::new(),
     }
 }
 

@@ -162,6 +162,12 @@ pub trait Storage: Send + Sync {
     fn alert_delivered(&self, observation_id: i64, d: crate::store::alerts::Delivery, now: i64) -> Op<'_, ()>;
     fn alert_figures(&self) -> Read<'_, crate::store::alerts::AlertFigures>;
 
+    /// What memd knows newer than `since` for a note on a Claude Code memory file (issue 39).
+    fn memory_evidence(&self, scope: Scope, since: i64) -> Read<'_, crate::bridge::note::Evidence>;
+
+    /// Imports one Markdown note (again when it changed).
+    fn import_note(&self, n: crate::store::notes::NoteIn, now: i64) -> Op<'_, crate::store::notes::NoteOutcome>;
+
     // --- stats ---
     fn store_figures(&self, now: i64) -> Op<'_, StoreFigures>;
     fn parked_sessions(&self, limit: i64) -> Op<'_, Vec<ParkedSession>>;

@@ -277,6 +277,14 @@ impl Storage for SqliteBackend {
         self.read(|c| Ok(crate::store::alerts::figures(c)?))
     }
 
+    fn memory_evidence(&self, scope: Scope, since: i64) -> Read<'_, crate::bridge::note::Evidence> {
+        self.read(move |c| crate::retrieval::native_rows::memory_evidence(c, &scope, since))
+    }
+
+    fn import_note(&self, n: crate::store::notes::NoteIn, now: i64) -> Op<'_, crate::store::notes::NoteOutcome> {
+        self.write(move |c| crate::store::notes::import_note(c, &n, now))
+    }
+
     fn store_figures(&self, now: i64) -> Op<'_, StoreFigures> {
         self.stat(move |c| figures(c, now))
     }

@@ -14,6 +14,7 @@ pub mod install;
 pub mod mcp;
 pub mod models;
 pub mod open;
+pub mod promote;
 pub mod quarantine;
 pub mod redact;
 pub mod reindex;
@@ -124,6 +125,8 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Write a memory into Claude Code's own memory (auto-memory topic file + MEMORY.md line, or CLAUDE.md).
+    Promote(promote::PromoteArgs),
     /// Show and edit the work state (task, items, notes) the next session starts from.
     Work(work::WorkArgs),
     /// What happened around a record (12, S3, P7): the rows before and after it.
@@ -270,6 +273,7 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Timeline(a) => timeline::run(env, a),
         Command::Work(a) => work::run(env, a),
         Command::Export(a) => export::export(env, a),
+        Command::Promote(a) => promote::run(env, a),
         Command::Folders { dry_run, json } => folders::run(env, dry_run, json),
         Command::ImportMd { dir } => export::import_md(env, &dir),
         Command::Stop => stop::run(env),

@@ -1,8 +1,10 @@
-//! The settings of issue 39's opt-in parts: folder context files (`MEMD_FOLDER_CONTEXT*`) and
-//! alerts (`MEMD_ALERT_*`), read by the worker's loops and the CLI alike.
+//! The settings of issue 39: folder context files (`MEMD_FOLDER_CONTEXT*`), alerts
+//! (`MEMD_ALERT_*`) and the bridge to Claude Code's memory (`MEMD_NATIVE_MEMORY`,
+//! `MEMD_NOTES_ROOTS`), read by the worker's loops and the CLI alike.
 
 use super::keys::{
     ALERT_FORMAT, ALERT_TELEGRAM_CHAT_ID, ALERT_TYPES, ALERT_WEBHOOK_URL, FOLDER_CONTEXT, FOLDER_CONTEXT_DAYS, FOLDER_CONTEXT_FILE,
+    NATIVE_MEMORY, NOTES_ROOTS,
 };
 use super::{RawSettings, Secret};
 
@@ -52,6 +54,23 @@ impl AlertSettings {
             format: raw.choice(&ALERT_FORMAT, w),
             types: raw.list(&ALERT_TYPES),
             telegram_chat_id: raw.text(&ALERT_TELEGRAM_CHAT_ID),
+        }
+    }
+}
+
+/// The bridge to Claude Code's own memory (issue 39).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NativeMemorySettings {
+    pub enabled: bool,
+    /// Directories of Markdown notes to import (`~/` expanded).
+    pub notes_roots: Vec<std::path::PathBuf>,
+}
+
+impl NativeMemorySettings {
+    pub fn resolve(raw: &RawSettings, home: Option<&std::path::Path>, w: &mut Vec<String>) -> Self {
+        Self {
+            enabled: raw.flag(&NATIVE_MEMORY, w),
+            notes_roots: raw.list(&NOTES_ROOTS).iter().map(|r| super::expand_home(r, home)).collect(),
         }
     }
 }

@@ -125,6 +125,8 @@ settings_table! {
     ALERT_FORMAT = ("MEMD_ALERT_FORMAT", "json", Kind::Choice(&["json", "slack", "telegram"]), "the alert's body: generic JSON, a Slack incoming-webhook message, or a Telegram sendMessage");
     ALERT_TYPES = ("MEMD_ALERT_TYPES", "security_alert,sensitive", Kind::List, "observation types that raise an alert");
     ALERT_TELEGRAM_CHAT_ID = ("MEMD_ALERT_TELEGRAM_CHAT_ID", "", Kind::Text, "chat_id of the Telegram shape");
+    NATIVE_MEMORY = ("MEMD_NATIVE_MEMORY", "true", Kind::Flag, "read Claude Code's memory files (CLAUDE.md, AGENTS.md, the auto-memory MEMORY.md): SessionStart leaves out what they already say, and reading one adds memd's newer evidence");
+    NOTES_ROOTS = ("MEMD_NOTES_ROOTS", "", Kind::List, "directories of Markdown notes imported as memories (import provenance; re-imported on change, never deleted)");
     REINFORCE_ALPHA = ("MEMD_REINFORCE_ALPHA", "0", Kind::Float { min: 0.0, max: 10.0 }, "ACT-R reinforcement weight of context ranking (0-10)");
     SEMANTIC_INJECT_LIMIT = ("MEMD_SEMANTIC_INJECT_LIMIT", "5", int(1, 20), "hits of the UserPromptSubmit semantic injection (1-20)");
     EMBEDDINGS = ("MEMD_EMBEDDINGS", "local", Kind::Choice(&["local", "none"]), "local (in-process: MEMD_EMBED_ENCODER) or none");

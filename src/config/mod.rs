@@ -16,7 +16,7 @@ mod raw;
 mod sections;
 mod watch;
 
-pub use handoff::{AlertSettings, FolderSettings};
+pub use handoff::{AlertSettings, FolderSettings, NativeMemorySettings};
 pub use keys::{KEYS, Key, Kind};
 pub use raw::{RawSettings, parse_flag};
 pub use sections::{
@@ -62,6 +62,8 @@ pub struct Settings {
     pub folders: FolderSettings,
     /// Alerts to a webhook (issue 39).
     pub alerts: AlertSettings,
+    /// Claude Code's own memory files and imported notes (issue 39).
+    pub native: NativeMemorySettings,
     /// What the hooks read (also resolved here, so `memd status` and the CLI agree with them).
     pub hook: HookSettings,
     pub home: Option<PathBuf>,
@@ -143,6 +145,7 @@ impl Settings {
         let watch = WatchSettings::resolve(raw, home.as_deref(), &mut w);
         let folders = FolderSettings::resolve(raw, &mut w);
         let alerts = AlertSettings::resolve(raw, &mut w);
+        let native = NativeMemorySettings::resolve(raw, home.as_deref(), &mut w);
         Self {
             port,
             log_filter: raw.text(&LOG),
@@ -179,6 +182,7 @@ impl Settings {
             watch,
             folders,
             alerts,
+            native,
             hook,
             data_dir,
             home,
@@ -195,6 +199,7 @@ impl Settings {
             n if n == REDACT.name => self.redact,
             n if n == WATCH.name => self.watch.enabled,
             n if n == FOLDER_CONTEXT.name => self.folders.enabled,
+            n if n == NATIVE_MEMORY.name => self.native.enabled,
             n if n == FRESHNESS.name => self.retention.freshness,
             n if n == CONTEXT_SHOW_STATS.name => c.show_stats,
             n if n == CONTEXT_SHOW_LAST_SUMMARY.name => c.show_last_summary,

@@ -38,7 +38,9 @@ pub fn run(r: &Run<'_>) -> String {
     let Ok(meta) = std::fs::metadata(&absolute) else {
         return EMPTY.into();
     };
-    if !meta.is_file() || meta.len() < MIN_FILE_BYTES {
+    // Claude Code's memory files are short: they are asked about whatever their size (issue 39).
+    let memory_file = crate::bridge::files::is_memory_file(&absolute);
+    if !meta.is_file() || (meta.len() < MIN_FILE_BYTES && !memory_file) {
         return EMPTY.into();
     }
     let mtime_ms = meta

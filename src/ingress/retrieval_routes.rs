@@ -47,6 +47,7 @@ pub async fn context_inject(State(app): State<Arc<WorkerState>>, Query(q): Q, he
         platform: p.platform(header_platform(&headers)).unwrap_or_else(|| "claude".into()),
         full: p.flag(&["full"], false)?,
         max_chars: p.int(&["maxChars"], 1, 100_000)?.map(|n| n as usize),
+        memory_lines: crate::worker::native_memory::loaded_lines(svc, p.get(&["cwd"])).await,
     };
     if let Some(session) = p.get(&["sessionId"]) {
         tracing::debug!(session_id = %session, source = p.get(&["source"]).unwrap_or(""), "context requested");
@@ -156,9 +157,15 @@ pub async fn by_file(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: 
         vectors: svc.vectors.as_ref().is_some_and(|v| v.usable()),
     };
     if p.get(&["format"]) == Some("context") {
+        // Reading one of Claude Code's memory files: memd's newer evidence about its lines.
+        let note = crate::worker::native_memory::read_note(svc, std::path::Path::new(&req.paths[0]), req.scope.clone()).await;
         let mode = svc.mode.clone();
         let block = svc.storage.file_context(req, mode, now_ms()).await?;
-        return Ok(text(block));
+        return Ok(text(match note {
+            Some(n) if block.trim().is_empty() => n,
+            Some(n) => format!("{}\n\n{n}", block.trim_end()),
+            None => block,
+        }));
     }
     let rows = svc.storage.observations_by_file(req).await?;
     let rows: Vec<Value> = rows.iter().map(|o| o.to_json()).collect();

@@ -37,6 +37,9 @@ pub struct ContextRequest {
     pub full: bool,
     /// Explicit `maxChars`; else the setting.
     pub max_chars: Option<usize>,
+    /// Lines of Claude Code's memory files loaded in this session (issue 39): an observation that
+    /// only restates one is left out.
+    pub memory_lines: Vec<(String, std::collections::BTreeSet<String>)>,
 }
 
 fn scope_of(req: &ContextRequest) -> Scope {
@@ -59,7 +62,19 @@ pub fn context_inject(
         (cfg.observations, cfg.summaries)
     };
     let pool_size = if cfg.reinforce_alpha > 0.0 { (5 * n).min(POOL_MAX) } else { n };
-    let pool = newest_observations(conn, &scope, mode, pool_size)?;
+    // Room for the rows a memory file already says, left out below.
+    let spare = if req.memory_lines.is_empty() { 0 } else { n.min(50) };
+    let mut pool = newest_observations(conn, &scope, mode, pool_size + spare)?;
+    if spare > 0 {
+        pool.retain(|o| {
+            !crate::bridge::restates(
+                o.title.as_deref().unwrap_or_default(),
+                o.narrative.as_deref().unwrap_or_default(),
+                &req.memory_lines,
+            )
+        });
+    }
+    pool.truncate(pool_size);
     let observations = if cfg.reinforce_alpha > 0.0 {
         let candidates: Vec<Candidate> = pool
             .iter()

@@ -104,7 +104,7 @@ proptest! {
         let mode = crate::modes::load_mode("code", &[]).0;
         let scope = Scope::new(Some(vec![project.clone()]), None);
 
-        let req = ContextRequest { chain: vec![project.clone()], platform: "claude".into(), full: false, max_chars: None };
+        let req = ContextRequest { chain: vec![project.clone()], platform: "claude".into(), full: false, max_chars: None, memory_lines: Vec::new() };
         let ctx = context_inject(&c, &req, &ContextSettings::default(), &mode, &Zone::Utc, 10_000).unwrap();
         prop_assert!(ctx.observations > 0, "the row is listed");
         safe("session start", &ctx.text)?;

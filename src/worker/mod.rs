@@ -15,6 +15,7 @@ pub mod folders;
 pub mod freshness;
 pub mod maintenance;
 pub mod memory;
+pub mod native_memory;
 pub mod reload;
 pub mod rescan;
 pub mod running;

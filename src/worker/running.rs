@@ -128,6 +128,24 @@ impl Built {
                 let app = app.clone();
                 move || super::alerts::run(app.clone())
             }),
+            supervise("notes import", stop.clone(), restarts.clone(), {
+                let app = app.clone();
+                move || {
+                    let app = app.clone();
+                    async move {
+                        loop {
+                            let Ok(svc) = app.services() else {
+                                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                                continue;
+                            };
+                            if !svc.settings.get().native.notes_roots.is_empty() && !svc.storage.read_only() {
+                                super::native_memory::import_notes(svc).await;
+                            }
+                            tokio::time::sleep(super::native_memory::NOTES_INTERVAL).await;
+                        }
+                    }
+                }
+            }),
             supervise("folder files", stop.clone(), restarts.clone(), {
                 let app = app.clone();
                 move || {

@@ -67,6 +67,7 @@ mod import_claude_mem;
 mod mcp_stdio;
 mod memory_api;
 mod memory_cli;
+mod native_memory;
 mod observer_claude_cli;
 mod observer_http;
 mod poisoning;
