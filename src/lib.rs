@@ -27,6 +27,7 @@
 //! | [`freshness`] | memory that stays current (issue 38): code anchors read from git (`.git` directly for HEAD, one batched `git` call per work tree for blob ids), staleness when a later commit changes an anchored file, the service whose loop anchors and re-checks off every request path, the scheduled consolidation pass |
 //! | [`import`] | `memd import-claude-mem`: reading, cleaning and chunking a claude-mem database |
 //! | [`bridge`] | Claude Code's own memory (`docs/spec/native-memory.md`): where its files are (`files.rs`), their lines and the restatement rule, memd's note on a read one (`note.rs`), `memd promote`'s edits (`promote.rs`), which Markdown notes to import (`notes.rs`) |
+//! | [`readgate`] | the opt-in read gate: which Reads it answers, the outline of a source file (`outline.rs`), the reason text, and its estimate over recorded sessions (`estimate.rs`, `memd replay --read-gate`) |
 //! | [`alerts`] | alert bodies (generic JSON, Slack, Telegram) and the retry schedule; the worker's `alerts` loop queues and sends (`worker/alerts.rs`), the outbox is `store/alerts.rs` |
 //! | [`folders`] | folder context files (opt-in): which folders and what their section shows (`plan.rs`), the splice that keeps a person's text outside memd's markers |
 //! | [`export`] | `memd export` / `memd import-md` files: an observation as Markdown (front matter of every field, the narrative as body) or JSON, and the index (`index.rs`) |
@@ -69,6 +70,7 @@ pub mod observer;
 pub mod pipeline;
 pub mod protocol;
 pub mod providers;
+pub mod readgate;
 pub mod replay;
 pub mod retrieval;
 pub mod server;

@@ -168,6 +168,9 @@ pub trait Storage: Send + Sync {
     /// Imports one Markdown note (again when it changed).
     fn import_note(&self, n: crate::store::notes::NoteIn, now: i64) -> Op<'_, crate::store::notes::NoteOutcome>;
 
+    /// The newest stored full text of a file and when it was recorded (the read gate's outline).
+    fn stored_text(&self, paths: Vec<String>, scope: Scope) -> Read<'_, Option<(String, i64)>>;
+
     // --- stats ---
     fn store_figures(&self, now: i64) -> Op<'_, StoreFigures>;
     fn parked_sessions(&self, limit: i64) -> Op<'_, Vec<ParkedSession>>;

@@ -285,6 +285,10 @@ impl Storage for SqliteBackend {
         self.write(move |c| crate::store::notes::import_note(c, &n, now))
     }
 
+    fn stored_text(&self, paths: Vec<String>, scope: Scope) -> Read<'_, Option<(String, i64)>> {
+        self.read(move |c| crate::retrieval::gate_rows::stored_text(c, &paths, &scope))
+    }
+
     fn store_figures(&self, now: i64) -> Op<'_, StoreFigures> {
         self.stat(move |c| figures(c, now))
     }

@@ -107,6 +107,8 @@ settings_table! {
     SPOOL_MAX_FILES = ("MEMD_SPOOL_MAX_FILES", "50000", int(1, u64::MAX), "spool files beyond which hooks drop events");
     CONTEXT_SHOW_TERMINAL_OUTPUT = ("MEMD_CONTEXT_SHOW_TERMINAL_OUTPUT", "false", Kind::Flag, "SessionStart also prints a one-line systemMessage");
     SEMANTIC_INJECT = ("MEMD_SEMANTIC_INJECT", "false", Kind::Flag, "UserPromptSubmit injects related memories");
+    READ_GATE = ("MEMD_READ_GATE", "false", Kind::Flag, "a whole-file Read of a large code file memd has seen gets its outline and the advice to read by offset/limit instead (the second whole read passes)");
+    READ_GATE_MIN_BYTES = ("MEMD_READ_GATE_MIN_BYTES", "32768", int(1_024, 104_857_600), "files smaller than this pass the read gate untouched");
     FILE_CONTEXT = ("MEMD_FILE_CONTEXT", "true", Kind::Flag, "PreToolUse(Read) injects what memd knows about the file");
     CONTEXT_OBSERVATIONS = ("MEMD_CONTEXT_OBSERVATIONS", "50", int(1, 200), "observations in the SessionStart context (1-200)");
     CONTEXT_SESSION_COUNT = ("MEMD_CONTEXT_SESSION_COUNT", "10", int(0, 50), "session summaries in the SessionStart context (0-50)");

@@ -110,6 +110,8 @@ pub struct HookSettings {
     pub show_terminal_output: bool,
     pub semantic_inject: bool,
     pub file_context: bool,
+    pub read_gate: bool,
+    pub read_gate_min_bytes: u64,
 }
 
 impl HookSettings {
@@ -122,6 +124,8 @@ impl HookSettings {
             show_terminal_output: raw.flag(&keys::CONTEXT_SHOW_TERMINAL_OUTPUT, w),
             semantic_inject: raw.flag(&keys::SEMANTIC_INJECT, w),
             file_context: raw.flag(&keys::FILE_CONTEXT, w),
+            read_gate: raw.flag(&keys::READ_GATE, w),
+            read_gate_min_bytes: raw.int(&keys::READ_GATE_MIN_BYTES, w),
         }
     }
 
@@ -132,6 +136,7 @@ impl HookSettings {
             n if n == keys::CONTEXT_SHOW_TERMINAL_OUTPUT.name => self.show_terminal_output,
             n if n == keys::SEMANTIC_INJECT.name => self.semantic_inject,
             n if n == keys::FILE_CONTEXT.name => self.file_context,
+            n if n == keys::READ_GATE.name => self.read_gate,
             _ => return None,
         })
     }

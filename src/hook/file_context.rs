@@ -1,6 +1,6 @@
 //! PreToolUse (Read) → `file-context` (docs/spec/hooks.md §3.3): what memd knows about the file being
-//! read, from `GET /api/observations/by-file?format=context`, as `additionalContext`. Never a
-//! `permissionDecision`; never starts the worker.
+//! read, from `GET /api/observations/by-file?format=context`, as `additionalContext`; never starts
+//! the worker. Its only `permissionDecision` is the opt-in read gate's deny ([`super::read_gate`]).
 
 use crate::protocol::paths;
 use std::path::{Path, PathBuf};
@@ -58,6 +58,9 @@ pub fn run(r: &Run<'_>) -> String {
                 forms.push(rel);
             }
         }
+    }
+    if let Some(denied) = super::read_gate::check(r, &absolute, meta.len(), &super::read_gate::query(&forms, &r.chain(&identity))) {
+        return denied;
     }
     let mut path = format!("{}?", paths::OBSERVATIONS_BY_FILE);
     for f in &forms {

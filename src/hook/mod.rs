@@ -32,6 +32,7 @@ pub mod hosts;
 pub mod log;
 pub mod observation;
 pub mod output;
+pub mod read_gate;
 pub mod run;
 pub mod session_init;
 pub mod signals;

@@ -63,6 +63,7 @@ pub fn router(app: Arc<WorkerState>) -> Router {
         .route(paths::CONTEXT_INJECT, get(retrieval_routes::context_inject))
         .route(paths::CONTEXT_SEMANTIC, post(retrieval_routes::context_semantic))
         .route(paths::OBSERVATIONS_BY_FILE, get(retrieval_routes::by_file))
+        .route(paths::READ_GATE, get(retrieval_routes::read_gate))
         .route(paths::OBSERVATIONS_BATCH, post(retrieval_routes::batch))
         .route(paths::OBSERVATION, get(retrieval_routes::observation))
         .route(paths::OBSERVATIONS, get(browse_routes::observations))

@@ -172,6 +172,26 @@ pub async fn by_file(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: 
     Ok(Json(json!({"count": rows.len(), "observations": rows})).into_response())
 }
 
+/// `GET /api/read-gate?path=…&projects=…&bytes=…` (issue 39): `{"reason": <text>|null}` — the
+/// outline of the newest full text memd stored of the file, null when it has none or no symbols.
+pub async fn read_gate(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
+    let p = Params(q);
+    let paths: Vec<String> = p.all("path").into_iter().filter(|s| !s.trim().is_empty()).collect();
+    if paths.is_empty() || paths.iter().any(|s| s.chars().count() > PATH_MAX) {
+        return Err(ApiError::bad_request("path: one or more paths of at most 4096 characters"));
+    }
+    let bytes = p.int(&["bytes"], 0, i64::MAX)?.unwrap_or(0) as u64;
+    let svc = app.services()?;
+    let scope = Scope::new(parse_chain(p.get(&["projects", "project"])), p.platform(header_platform(&headers)));
+    let shown = paths[0].clone();
+    let reason = svc.storage.stored_text(paths, scope).await?.and_then(|(text, at)| {
+        let symbols = crate::readgate::outline::outline(&text);
+        let seen = crate::clock::iso(at);
+        (!symbols.is_empty()).then(|| crate::readgate::reason(&shown, bytes, text.lines().count(), &seen, &symbols))
+    });
+    Ok(Json(json!({"reason": reason})))
+}
+
 /// `POST /api/observations/batch` (§4.5): rows with `kind`, out-of-scope and missing ids left out.
 pub async fn batch(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: HeaderMap, body: Body) -> Result<Json<Value>, ApiError> {
     let p = Params(q);

@@ -41,6 +41,9 @@ pub const IMPORT_LINKS: &str = "/api/import/links";
 /// `POST`: one pass of the folder context files (`memd folders`, issue 39).
 pub const FOLDERS: &str = "/api/admin/folders";
 
+/// `GET`: the read gate's reason for a file (`?path=…&projects=…&bytes=…`), issue 39.
+pub const READ_GATE: &str = "/api/read-gate";
+
 pub const SEARCH: &str = "/api/search";
 pub const TIMELINE: &str = "/api/timeline";
 pub const CONTEXT_INJECT: &str = "/api/context/inject";

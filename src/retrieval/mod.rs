@@ -37,6 +37,7 @@ pub mod feed;
 pub mod file_context;
 pub mod folder_rows;
 pub mod fusion;
+pub mod gate_rows;
 pub mod ids;
 pub mod native_rows;
 pub mod overview;

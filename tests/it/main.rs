@@ -73,6 +73,7 @@ mod observer_http;
 mod poisoning;
 mod privacy_corpus;
 mod privacy_secrets;
+mod read_gate;
 mod replay_conversion;
 mod replay_hook;
 mod replay_http;
