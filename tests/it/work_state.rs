@@ -190,47 +190,33 @@ fn claude_code_carries_open_items_to_the_next_session_and_through_clear() {
     );
     assert!(text.contains("Task: port the invoice exporter"), "{text}");
 
-    // `clear`: Claude Code runs the SessionStart hook with source "clear"; run the installed command.
-    let settings: Value = serde_json::from_str(&std::fs::read_to_string(h.home.join(".claude/settings.json")).unwrap()).unwrap();
-    let handler = &settings["hooks"]["SessionStart"][0]["hooks"][0];
-    let command = handler["command"].as_str().expect("hook command");
-    let mut cmd = match handler["args"].as_array() {
-        Some(args) => {
-            let mut c = Command::new(command);
-            h.env(&mut c);
-            c.args(args.iter().filter_map(Value::as_str));
-            c
-        }
-        None => {
-            let mut c = Command::new("sh");
-            h.env(&mut c);
-            c.args(["-c", command]);
-            c
-        }
-    };
-    cmd.current_dir(&h.proj);
-    let event = json!({"session_id": "after-clear", "hook_event_name": "SessionStart", "source": "clear",
-                       "cwd": h.proj, "transcript_path": h.home.join("t.jsonl")});
-    let out = run_installed(cmd, &event.to_string());
+    // `clear`: `claude -p /clear` runs SessionStart with source "clear"; its hook events show what
+    // memd answered for the cleared conversation.
+    let mut cmd = Command::new(&h.bin);
+    h.env(&mut cmd);
+    let out = cmd
+        .args([
+            "-p",
+            "/clear",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--include-hook-events",
+        ])
+        .output()
+        .expect("run claude /clear");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "claude -p /clear: {stdout}");
+    let cleared = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["subtype"] == "hook_response" && v["hook_name"] == "SessionStart:clear")
+        .unwrap_or_else(|| panic!("no SessionStart:clear hook event: {stdout}"));
+    let answered = cleared["stdout"].as_str().unwrap_or_default();
     assert!(
-        out.contains("Work in progress") && out.contains("quote fields with commas"),
-        "{out}"
+        answered.contains("Work in progress") && answered.contains("quote fields with commas"),
+        "the clear's context carries the open items: {answered}"
     );
-}
-
-/// Runs an installed hook command (its program and args, or its line through `sh -c`), feeding `stdin`.
-fn run_installed(mut cmd: Command, stdin: &str) -> String {
-    use std::io::Write;
-    use std::process::Stdio;
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]
