@@ -28,7 +28,7 @@ use crate::worker::builder::{BuildError, WorkerBuilder};
 pub enum ServeError {
     #[error(transparent)]
     DataDir(#[from] DataDirError),
-    #[error("cannot listen on 127.0.0.1:{port}: {source}")]
+    #[error("cannot listen on 127.0.0.1:{port} (MEMD_PORT): {source}")]
     Bind { port: u16, source: std::io::Error },
     #[error(transparent)]
     Worker(#[from] BuildError),
@@ -46,7 +46,22 @@ pub async fn run(settings: Settings, dir: DataDir, _lock: &WorkerLock, life: Lif
             tracing::info!(fd = passed.fd, "serving on the listener the service manager passed");
             TcpListener::from_std(std_listener).map_err(bind_err)?
         }
-        None => TcpListener::bind(("127.0.0.1", port)).await.map_err(bind_err)?,
+        None => match TcpListener::bind(("127.0.0.1", port)).await {
+            Ok(l) => l,
+            // The default port taken (another user's or another data dir's memd, or another
+            // program): any free port; memd.pid tells hooks and the CLI which (issue 37).
+            Err(e) if e.kind() == std::io::ErrorKind::AddrInUse && !settings.port_explicit => {
+                let l = TcpListener::bind(("127.0.0.1", 0)).await.map_err(bind_err)?;
+                let got = l.local_addr().map(|a| a.port()).unwrap_or(0);
+                tracing::warn!(
+                    port,
+                    listening = got,
+                    "default port taken; listening on a free port (memd.pid records it)"
+                );
+                l
+            }
+            Err(e) => return Err(bind_err(e)),
+        },
     };
     let shutdown = CancellationToken::new();
     let signals = tokio::spawn(wait_for_signal(shutdown.clone(), life.reload.clone(), dir.pid_file()));

@@ -49,7 +49,14 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the worker on 127.0.0.1 (foreground).
-    Serve,
+    Serve {
+        /// The port on 127.0.0.1 (overrides MEMD_PORT; 0 picks a free one).
+        #[arg(long)]
+        port: Option<u16>,
+        /// The data directory (overrides MEMD_DATA_DIR).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+    },
     /// Every setting with the value it resolves to here (`--markdown`: README's table).
     Settings {
         /// Print README's settings table (Markdown).
@@ -244,7 +251,7 @@ pub fn quiet_on_closed_stdout() {
 
 pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Serve => serve::run(env),
+        Command::Serve { port, data_dir } => serve::run(env, port, data_dir),
         Command::Status { json } => status::run(env, json),
         Command::Open { print } => open::run(env, print),
         Command::Watch(args) => watch::run(env, args),

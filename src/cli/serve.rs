@@ -8,12 +8,24 @@ use anyhow::Context;
 use crate::config::{RawSettings, Settings, data_dir_from_env};
 use crate::data_dir::DataDir;
 
-pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
+/// `memd serve [--port N] [--data-dir DIR]`: the flags win over `MEMD_PORT` / `MEMD_DATA_DIR`.
+pub fn run(env: &HashMap<String, String>, port: Option<u16>, data_dir: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
+    let mut env = env.clone();
+    if let Some(p) = port {
+        env.insert("MEMD_PORT".into(), p.to_string());
+    }
+    if let Some(d) = data_dir {
+        env.insert("MEMD_DATA_DIR".into(), d.to_string_lossy().into_owned());
+    }
+    let env = &env;
     let dir = DataDir::new(data_dir_from_env(env));
     dir.ensure_root()?;
     let lock = dir.lock()?;
     dir.ensure_subdir(&dir.logs())?;
     let (raw, file_warnings) = RawSettings::load(&dir.root, env);
+    if let Some(e) = crate::config::port_error(&raw) {
+        anyhow::bail!("{e}");
+    }
     let settings = Settings::from_raw(dir.root.clone(), &raw, file_warnings, env);
     crate::logging::init(Some(dir.logs()), "memd", &settings.log_filter, None);
     crate::worker::allocator::tune();

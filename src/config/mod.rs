@@ -30,6 +30,8 @@ pub use watch::WatchSettings;
 pub struct Settings {
     pub data_dir: PathBuf,
     pub port: u16,
+    /// `MEMD_PORT` was given (a taken port is then an error, not a reason to pick another).
+    pub port_explicit: bool,
     pub log_filter: String,
     pub db_synchronous_full: bool,
     pub db_readers: usize,
@@ -97,6 +99,7 @@ impl Settings {
             Some(_) => raw.int(&PORT, &mut w) as u16,
             None => default_port(),
         };
+        let port_explicit = raw.given(&PORT).is_some();
         let observer = ProviderSettings {
             provider: raw.text(&PROVIDER).to_ascii_lowercase(),
             model: raw.text(&MODEL),
@@ -148,6 +151,7 @@ impl Settings {
         let native = NativeMemorySettings::resolve(raw, home.as_deref(), &mut w);
         Self {
             port,
+            port_explicit,
             log_filter: raw.text(&LOG),
             db_synchronous_full: raw.choice(&DB_SYNCHRONOUS, &mut w) == "FULL",
             db_readers: raw.int(&DB_READERS, &mut w) as usize,
@@ -206,6 +210,15 @@ impl Settings {
             n if n == WORK_STATE.name => c.work_state,
             _ => return self.hook.flag(key),
         })
+    }
+}
+
+/// `MEMD_PORT` as given, when it is not a port (issue 37: an error, never a silent clamp).
+pub fn port_error(raw: &RawSettings) -> Option<String> {
+    let v = raw.given(&keys::PORT)?;
+    match v.trim().parse::<u16>() {
+        Ok(_) => None,
+        Err(_) => Some(format!("MEMD_PORT={v:?} is not a port number (0-65535; 0 picks a free port)")),
     }
 }
 

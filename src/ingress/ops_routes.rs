@@ -16,6 +16,7 @@ pub async fn health(State(app): State<Arc<WorkerState>>) -> Json<Value> {
         "status": "ok", "name": "memd", "version": VERSION, "pid": std::process::id(),
         "uptime": app.started.elapsed().as_secs(), "initialized": app.phase() == Phase::Ready,
         "service_manager": app.service_manager,
+        "instance": crate::client::worker::instance_id(&app.token),
     }))
 }
 

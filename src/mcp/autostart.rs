@@ -18,6 +18,24 @@ pub enum AutostartError {
     NotRunning,
     #[error("cannot start the worker: {0}")]
     Spawn(String),
+    /// Started, but it did not come up: why, as far as can be told (issue 37).
+    #[error("memd worker did not start: {0}")]
+    DidNotStart(String),
+}
+
+/// Why a started worker is not answering: the port held by someone else, else the last error
+/// line of `<data>/logs/serve.out`.
+pub fn why_not_running(dir: &DataDir, port: u16) -> Option<String> {
+    let token = std::fs::read_to_string(dir.token()).ok();
+    if let Some(line) = crate::client::worker::who_holds(port, token.as_deref()).explain(port) {
+        return Some(line);
+    }
+    let out = std::fs::read_to_string(dir.logs().join("serve.out")).ok()?;
+    out.lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with("memd:") || l.contains("cannot listen") || l.contains("Error"))
+        .map(|l| l.trim_start_matches("memd:").trim().to_string())
 }
 
 /// Is the worker ready (readiness 200 with a token on disk)?
@@ -57,6 +75,9 @@ pub fn ensure_worker(dir: &DataDir, port: u16, autostart: bool, exe: Option<Path
                 return Ok(w);
             }
             std::thread::sleep(POLL);
+        }
+        if let Some(why) = why_not_running(dir, port) {
+            return Err(AutostartError::DidNotStart(why));
         }
     }
     Err(AutostartError::NotRunning)

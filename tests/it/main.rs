@@ -71,6 +71,7 @@ mod native_memory;
 mod observer_claude_cli;
 mod observer_http;
 mod poisoning;
+mod port_collision;
 mod privacy_corpus;
 mod privacy_secrets;
 mod read_gate;
