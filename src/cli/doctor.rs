@@ -27,18 +27,21 @@ use crate::install::json_doc::Doc;
 /// The Claude Code release exec-form hooks (`args`) were verified with.
 const TESTED_CLAUDE: &str = "2.1.333";
 
-enum Verdict {
+pub enum Verdict {
     Ok,
     Note,
     Fail,
 }
 
-struct Report {
+/// The lines printed so far, counted for the summary.
+#[derive(Default)]
+pub struct Report {
     failed: bool,
+    counts: [usize; 3],
 }
 
 impl Report {
-    fn line(&mut self, v: Verdict, what: &str, detail: impl std::fmt::Display) {
+    pub fn line(&mut self, v: Verdict, what: &str, detail: impl std::fmt::Display) {
         let tag = match v {
             Verdict::Ok => "ok  ",
             Verdict::Note => "note",
@@ -47,7 +50,19 @@ impl Report {
                 "FAIL"
             }
         };
+        self.counts[v as usize] += 1;
         println!("{tag} {what}: {detail}");
+    }
+
+    /// The last line: the counts and whether memd is healthy.
+    fn summary(&self) -> String {
+        let [ok, notes, problems] = self.counts;
+        let verdict = match problems {
+            0 => "healthy".to_string(),
+            1 => "1 problem to fix (the FAIL line says how)".to_string(),
+            n => format!("{n} problems to fix (each FAIL line says how)"),
+        };
+        format!("memd doctor: {ok} ok, {notes} notes, {problems} problems — {verdict}")
     }
 }
 
@@ -109,7 +124,30 @@ fn read_doc(path: &Path) -> Option<Doc> {
     std::fs::read_to_string(path).ok().and_then(|t| Doc::parse(&t).ok())
 }
 
+/// A Claude Code file that exists but does not parse: the problem, and that `memd install` cannot
+/// fix it (it refuses to edit a file it cannot read).
+fn unreadable(r: &mut Report, what: &str, path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else { return false };
+    match Doc::parse(&text) {
+        Ok(_) => false,
+        Err(e) => {
+            r.line(
+                Verdict::Fail,
+                what,
+                format!(
+                    "{} is not valid JSON ({e}): fix it by hand first — `memd install` will not edit a file it cannot read",
+                    path.display()
+                ),
+            );
+            true
+        }
+    }
+}
+
 fn hooks(r: &mut Report, paths: &ClaudePaths) {
+    if unreadable(r, "hooks", &paths.settings) {
+        return;
+    }
     let settings = read_doc(&paths.settings);
     let found = settings.as_ref().map(registered).unwrap_or_default();
     let missing: Vec<String> = REGISTRATIONS
@@ -163,6 +201,9 @@ fn hooks(r: &mut Report, paths: &ClaudePaths) {
 }
 
 fn mcp(r: &mut Report, paths: &ClaudePaths) {
+    if unreadable(r, "MCP server", &paths.mcp) {
+        return;
+    }
     let entry = read_doc(&paths.mcp).and_then(|d| d.get("mcpServers").and_then(|s| s.get("memd")).cloned());
     match entry {
         Some(e) if is_memd_mcp(&e) => r.line(Verdict::Ok, "MCP server", format!("memd in {}", paths.mcp.display())),
@@ -237,6 +278,7 @@ fn worker(r: &mut Report, env: &HashMap<String, String>) {
         .ok()
         .filter(|a| a.status == 200)
         .and_then(|a| a.json());
+    let up = health.is_some();
     match health {
         Some(h) => {
             let v = h["version"].as_str().unwrap_or("?");
@@ -246,7 +288,19 @@ fn worker(r: &mut Report, env: &HashMap<String, String>) {
                 Some("launchd") => "started by launchd",
                 _ => "started on demand",
             };
+            let ours = w
+                .get(paths::STATS, Duration::from_secs(2))
+                .is_ok_and(|a| a.status != 401 && a.status != 403);
             match v == cli {
+                _ if !ours => r.line(
+                    Verdict::Fail,
+                    "worker",
+                    format!(
+                        "a memd answers at {} but rejects this data dir's token: it is another data dir's or user's worker; \
+                         stop it, or give this one another port (MEMD_PORT)",
+                        w.addr
+                    ),
+                ),
                 true => r.line(Verdict::Ok, "worker", format!("answers at {} (version {v}, {by})", w.addr)),
                 false => r.line(
                     Verdict::Fail,
@@ -260,8 +314,21 @@ fn worker(r: &mut Report, env: &HashMap<String, String>) {
             "worker",
             format!("holds its lock but does not answer at {} (hung?)", w.addr),
         ),
+        None if dir.db().is_file() => r.line(
+            Verdict::Note,
+            "worker",
+            "stopped (it starts on the next session or command; `memd serve` starts it now)",
+        ),
         None => r.line(Verdict::Note, "worker", "not started yet (starts on first use)"),
     }
+    let settings = Settings::load(dir.root.clone(), env);
+    if !up {
+        super::doctor_checks::port(r, &dir, &settings);
+    }
+    super::doctor_checks::spool(r, &dir, &settings, up);
+    super::doctor_checks::settings_file(r, &dir, &settings);
+    super::doctor_checks::observer(r, &settings);
+    super::doctor_checks::embedding_model(r, &settings);
     match crate::service::install::read_manifest(&dir.root) {
         Ok(Some(m)) => {
             let missing: Vec<String> = m
@@ -401,7 +468,7 @@ fn other_hosts(r: &mut Report, env: &HashMap<String, String>) {
 }
 
 pub fn run(env: &HashMap<String, String>, full: bool) -> anyhow::Result<ExitCode> {
-    let mut r = Report { failed: false };
+    let mut r = Report::default();
     let paths = ClaudePaths::resolve(env, None);
     hooks(&mut r, &paths);
     mcp(&mut r, &paths);
@@ -409,5 +476,6 @@ pub fn run(env: &HashMap<String, String>, full: bool) -> anyhow::Result<ExitCode
     database(&mut r, env, full);
     worker(&mut r, env);
     claude(&mut r, env);
+    println!("{}", r.summary());
     Ok(if r.failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

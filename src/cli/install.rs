@@ -67,8 +67,78 @@ pub fn run(args: &InstallArgs, env: &HashMap<String, String>) -> anyhow::Result<
             crate::install::run(&opts, env, &memd, &hook)?
         }
     };
+    let nothing = lines.is_empty();
     for l in lines {
         println!("{l}");
     }
+    if args.dry_run || args.plugin.is_some() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    match args.uninstall {
+        true => after_uninstall(env, nothing),
+        false => after_install(env, nothing, host.is_none()),
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What an install means for the user (issue 37): that nothing changed on a second run, which
+/// observer runs and what it costs, what to do next.
+fn after_install(env: &HashMap<String, String>, nothing: bool, claude: bool) {
+    if nothing {
+        println!("memd is already installed: nothing changed.");
+    }
+    let ctx = super::client_context::CliContext::load(env, None);
+    let (_, observer) = super::doctor_checks::observer_line(&ctx.settings);
+    println!("Observer: {observer}.");
+    let on_path = env
+        .get("PATH")
+        .is_some_and(|p| std::env::split_paths(p).any(|d| d.join("claude").is_file()));
+    if claude && !on_path {
+        println!("Claude Code (`claude`) is not on PATH: install it, then start a session; memd is ready for it.");
+    }
+    println!(
+        "Next: restart Claude Code (running sessions keep their old hooks), run `memd doctor` to check, and `memd open` to watch memories arrive."
+    );
+}
+
+/// After an uninstall: the worker stopped (or still running), and what stays on disk.
+fn after_uninstall(env: &HashMap<String, String>, nothing: bool) {
+    if nothing {
+        println!("memd was not installed here: nothing changed.");
+    }
+    let ctx = super::client_context::CliContext::load(env, None);
+    if ctx.worker_running() {
+        match super::stop::run(env) {
+            Ok(code) if code == ExitCode::SUCCESS => {}
+            _ => println!("The worker still runs: `memd stop` stops it."),
+        }
+    }
+    let size = dir_size(&ctx.dir.root);
+    println!(
+        "Kept: your memories in {} ({}). Delete that folder to remove them too (`rm -rf {}`).",
+        ctx.dir.root.display(),
+        human_bytes(size),
+        ctx.dir.root.display()
+    );
+}
+
+fn dir_size(dir: &std::path::Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    entries
+        .flatten()
+        .map(|e| match e.metadata() {
+            Ok(m) if m.is_dir() => dir_size(&e.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
+fn human_bytes(n: u64) -> String {
+    match n {
+        n if n >= 1 << 30 => format!("{:.1} GB", n as f64 / (1u64 << 30) as f64),
+        n if n >= 1 << 20 => format!("{:.1} MB", n as f64 / (1u64 << 20) as f64),
+        n if n >= 1 << 10 => format!("{:.0} KB", n as f64 / 1024.0),
+        n => format!("{n} B"),
+    }
 }

@@ -3,6 +3,7 @@
 pub mod client_context;
 pub mod consolidate;
 pub mod doctor;
+pub mod doctor_checks;
 pub mod eval;
 pub mod export;
 pub mod folders;

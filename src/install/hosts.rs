@@ -253,7 +253,7 @@ pub fn run(
 ) -> Result<Vec<String>, InstallError> {
     let paths = HostPaths::resolve(host, env);
     let mut lines = Vec::new();
-    let (hook_changes, _) = edit_file(&paths.hooks, dry_run, |doc| {
+    let (hook_changes, _) = edit_file(&paths.hooks, dry_run, !uninstall, |doc| {
         let mut c = match uninstall {
             false => add_hooks(doc, host, hook),
             true => remove_hooks(doc, host),

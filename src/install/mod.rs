@@ -110,6 +110,7 @@ impl ClaudePaths {
 pub(crate) fn edit_file(
     path: &Path,
     dry_run: bool,
+    backup: bool,
     mut edit: impl FnMut(&mut Doc) -> Vec<String>,
 ) -> Result<(Vec<String>, Option<PathBuf>), InstallError> {
     for _ in 0..3 {
@@ -144,9 +145,10 @@ pub(crate) fn edit_file(
             std::fs::create_dir_all(parent).map_err(io(parent))?;
         }
         let original = std::fs::metadata(path).ok();
+        // An uninstall puts back what was there and leaves no backup of its own (issue 37).
         let backup = match &text {
-            Some(t) => Some(write_backup(path, t, original.as_ref())?),
-            None => None,
+            Some(t) if backup => Some(write_backup(path, t, original.as_ref())?),
+            _ => None,
         };
         let tmp = path.with_extension("memd-tmp");
         write_like(&tmp, &new_text, original.as_ref(), new_file_mode(path))?;
@@ -241,7 +243,7 @@ pub fn run(opts: &InstallOptions, env: &HashMap<String, String>, memd: &str, hoo
             .map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect())
             .unwrap_or_default();
         let existed = path.exists();
-        let (changes, backup) = edit_file(&path, opts.dry_run, |doc| match (opts.uninstall, is_settings) {
+        let (changes, backup) = edit_file(&path, opts.dry_run, !opts.uninstall, |doc| match (opts.uninstall, is_settings) {
             (false, true) => {
                 let added = edit::add_hooks(doc, hook, form);
                 created = Some(added.created_hooks);

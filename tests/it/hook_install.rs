@@ -88,14 +88,41 @@ fn install_is_idempotent_and_uninstall_restores_the_original() {
     assert!(report.contains("note worker: not started yet (starts on first use)"), "{report}");
 
     let second = install(home.path(), None, &[]);
-    assert!(second.stdout.is_empty(), "a second install changes nothing");
+    let said = String::from_utf8_lossy(&second.stdout);
+    assert!(
+        said.starts_with("memd is already installed: nothing changed.\n"),
+        "a second install changes nothing: {said}"
+    );
+    assert!(
+        said.contains("Observer: the deterministic extractor: no model calls, no cost"),
+        "{said}"
+    );
+    assert!(
+        said.contains("Next: restart Claude Code") && said.contains("memd doctor") && said.contains("memd open"),
+        "{said}"
+    );
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), once);
 
-    install(home.path(), None, &["--uninstall"]);
+    let backups = |dir: &Path| {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().contains(".memd-backup"))
+            .count()
+    };
+    let before = backups(&home.path().join(".claude"));
+    let removed = install(home.path(), None, &["--uninstall"]);
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), ORIGINAL);
     assert!(!home.path().join(".claude.json").exists(), "the file memd created is gone again");
+    assert_eq!(
+        backups(&home.path().join(".claude")),
+        before,
+        "an uninstall writes no backup of its own"
+    );
+    let said = String::from_utf8_lossy(&removed.stdout);
+    assert!(said.contains("Kept: your memories in") && said.contains("rm -rf"), "{said}");
     let again = install(home.path(), None, &["--uninstall"]);
-    assert_eq!(String::from_utf8_lossy(&again.stdout).trim(), "nothing to remove");
+    assert!(String::from_utf8_lossy(&again.stdout).starts_with("nothing to remove\n"));
 }
 
 /// `.claude.json` holds OAuth state: its mode survives the edit; the data dir is created 0700;

@@ -51,6 +51,7 @@ mod claude_code;
 mod codex_cli;
 mod crash_safe;
 mod data_dir_links;
+mod doctor;
 mod eval_benchmark;
 mod export_import;
 mod folder_files;
