@@ -117,7 +117,7 @@ fn after_uninstall(env: &HashMap<String, String>, nothing: bool) {
     println!(
         "Kept: your memories in {} ({}). Delete that folder to remove them too (`rm -rf {}`).",
         ctx.dir.root.display(),
-        human_bytes(size),
+        super::status::human_bytes(size),
         ctx.dir.root.display()
     );
 }
@@ -132,13 +132,4 @@ fn dir_size(dir: &std::path::Path) -> u64 {
             Err(_) => 0,
         })
         .sum()
-}
-
-fn human_bytes(n: u64) -> String {
-    match n {
-        n if n >= 1 << 30 => format!("{:.1} GB", n as f64 / (1u64 << 30) as f64),
-        n if n >= 1 << 20 => format!("{:.1} MB", n as f64 / (1u64 << 20) as f64),
-        n if n >= 1 << 10 => format!("{:.0} KB", n as f64 / 1024.0),
-        n => format!("{n} B"),
-    }
 }

@@ -51,7 +51,11 @@ pub fn run(env: &HashMap<String, String>, a: SearchArgs) -> anyhow::Result<ExitC
         eprintln!("memd: {}", ans.detail());
         return Ok(ExitCode::from(1));
     }
-    let text = if a.json { arrays_as_arrays(&ans.body) } else { ans.text() };
+    let text = if a.json {
+        arrays_as_arrays(&ans.body)
+    } else {
+        for_a_person(&ans.text())
+    };
     println!("{}", text.trim_end());
     Ok(ExitCode::SUCCESS)
 }
@@ -70,4 +74,33 @@ fn arrays_as_arrays(body: &str) -> String {
         }
     }
     serde_json::to_string_pretty(&v).unwrap_or_else(|_| body.to_string())
+}
+
+/// The index with its "Next:" line as commands a shell runs (the MCP tool's names a model calls
+/// mean nothing at a prompt).
+fn for_a_person(text: &str) -> String {
+    text.lines()
+        .map(|l| match l.strip_prefix("Next:") {
+            Some(rest) => {
+                let id = rest.split('"').nth(1).unwrap_or("#1").trim_start_matches('#').to_string();
+                format!("Next: `memd timeline {id}` for what surrounds a hit; `memd show {id}` for the whole record.")
+            }
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod person_tests {
+    #[test]
+    fn the_next_line_names_shell_commands() {
+        let t = super::for_a_person(
+            "| #4 | x |\nNext: timeline(anchor=\"#4\") for what surrounds a hit; get_observations([\"#4\"]) for full records.",
+        );
+        assert_eq!(
+            t.lines().nth(1),
+            Some("Next: `memd timeline 4` for what surrounds a hit; `memd show 4` for the whole record.")
+        );
+    }
 }

@@ -1,5 +1,6 @@
-//! `memd status`: the actor tree from `GET /api/status` and a one-time viewer link; `--json`
-//! prints the document as is.
+//! `memd status`: a summary first (memories, work waiting, today's tokens against the budget, the
+//! database with its WAL, problems), then the actor tree from `GET /api/status`; `--json` prints
+//! the document as is. It mints no viewer code: `memd open` does.
 //! Exit 1 with one line when the worker is not running (with `--json`, a JSON document saying so).
 
 use crate::protocol::paths;
@@ -36,13 +37,10 @@ pub fn run(env: &HashMap<String, String>, json: bool) -> anyhow::Result<ExitCode
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         let doc: StatusDoc = serde_json::from_slice(&answer.body).context("reading the status document")?;
+        print!("{}", summary(&doc));
+        println!();
         print!("{}", render(&doc));
-        // A one-time viewer link (memd open opens one in the browser).
-        if let Ok(r) = worker.post(paths::VIEWER_CODE, b"", Duration::from_secs(5))
-            && let Some(url) = r.json().and_then(|v| v["url"].as_str().map(str::to_string))
-        {
-            println!("viewer: {url} (one-time link, 5 minutes)");
-        }
+        println!("viewer: `memd open` (a one-time link in your browser)");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -130,6 +128,58 @@ fn provider_lines(o: &mut String, p: Option<&ProviderStatus>) {
     let _ = writeln!(o, "│  └─ breakers: {}", breakers.join(", "));
 }
 
+/// `1.2 MB`, `593 KB`, `12 B`.
+pub fn human_bytes(n: u64) -> String {
+    match n {
+        n if n >= 1 << 30 => format!("{:.1} GB", n as f64 / (1u64 << 30) as f64),
+        n if n >= 1 << 20 => format!("{:.1} MB", n as f64 / (1u64 << 20) as f64),
+        n if n >= 1 << 10 => format!("{:.0} KB", n as f64 / 1024.0),
+        n => format!("{n} B"),
+    }
+}
+
+/// What a person wants first (issue 37): memories, work waiting, today's tokens against the
+/// budget, the database's size on disk, and the problems — then the details.
+pub fn summary(d: &StatusDoc) -> String {
+    let mut o = String::new();
+    let (memories, pending, failed, db) = match &d.store {
+        Some(st) => (
+            st.figures.rows.observations,
+            st.figures.pending.pending + st.figures.pending.processing,
+            st.figures.pending.failed,
+            human_bytes((st.db_bytes + st.wal_bytes).max(0) as u64),
+        ),
+        None => (0, 0, 0, "?".into()),
+    };
+    let tokens = match &d.provider {
+        Some(p) if p.budget > 0 => format!("{} of {} LLM tokens today ({})", p.tokens_today, p.budget, p.name),
+        Some(p) => format!("{} LLM tokens today ({}, no budget)", p.tokens_today, p.name),
+        None => "LLM tokens: -".into(),
+    };
+    let _ = writeln!(
+        o,
+        "memd {}: {memories} memories, {pending} tool calls waiting for the observer, {tokens}, database {db} on disk",
+        d.version
+    );
+    let mut problems: Vec<String> = d.warnings.clone();
+    if failed > 0 {
+        problems.push(format!("{failed} batches failed (`memd retry` requeues them)"));
+    }
+    problems.extend(d.supervisor.down.iter().map(|(c, why)| format!("{c} is restarting: {why}")));
+    problems.extend(d.supervisor.dead.iter().map(|c| format!("{c} is down")));
+    match problems.is_empty() {
+        true => {
+            let _ = writeln!(o, "problems: none");
+        }
+        false => {
+            for p in problems {
+                let _ = writeln!(o, "problem: {p}");
+            }
+        }
+    }
+    o
+}
+
 /// The human view of the status document.
 pub fn render(d: &StatusDoc) -> String {
     let mut o = String::new();
@@ -178,13 +228,13 @@ pub fn render(d: &StatusDoc) -> String {
         Some(st) => {
             let _ = writeln!(
                 o,
-                "├─ StoreActor: queue {} batch last {} avg {} max {} | db {} B wal {} B | observations {} pending {}",
+                "├─ StoreActor: queue {} batch last {} avg {} max {} | db {} + wal {} | observations {} pending {}",
                 st.write_queue_depth,
                 st.batch_size.last,
                 st.batch_size.avg,
                 st.batch_size.max,
-                st.db_bytes,
-                st.wal_bytes,
+                human_bytes(st.db_bytes.max(0) as u64),
+                human_bytes(st.wal_bytes.max(0) as u64),
                 st.figures.rows.observations,
                 st.figures.pending.pending
             );
@@ -213,9 +263,6 @@ pub fn render(d: &StatusDoc) -> String {
         );
     }
     o.push_str(&vectors_lines(d));
-    for w in &d.warnings {
-        let _ = writeln!(o, "warning: {w}");
-    }
     o
 }
 

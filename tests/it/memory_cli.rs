@@ -174,3 +174,25 @@ fn issue_37_search_json_gives_list_columns_as_arrays() {
         assert!(row[key].is_array(), "{key}: {row}");
     }
 }
+
+#[test]
+fn issue_37_status_says_the_summary_first_with_sizes_for_people_and_mints_no_code() {
+    let w = TestWorker::start(&[]);
+    w.post(
+        "/api/memory/save",
+        &serde_json::json!({"text": "prices are integer cents", "project": "acme"}),
+    );
+    let out = w.command().arg("status").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first = text.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("memd ") && first.contains(": 1 memories,") && first.contains("LLM tokens today"),
+        "{text}"
+    );
+    assert!(
+        first.contains(" KB on disk") || first.contains(" MB on disk"),
+        "the database with its WAL, humanised: {first}"
+    );
+    assert!(text.lines().nth(1).is_some_and(|l| l.starts_with("problem")), "{text}");
+    assert!(!text.contains(" B wal ") && !text.contains("/viewer/login?code="), "{text}");
+}
