@@ -147,7 +147,7 @@ pub fn summary(d: &StatusDoc) -> String {
             st.figures.rows.observations,
             st.figures.pending.pending + st.figures.pending.processing,
             st.figures.pending.failed,
-            human_bytes((st.db_bytes + st.wal_bytes).max(0) as u64),
+            human_bytes(st.db_bytes + st.wal_bytes),
         ),
         None => (0, 0, 0, "?".into()),
     };
@@ -233,8 +233,8 @@ pub fn render(d: &StatusDoc) -> String {
                 st.batch_size.last,
                 st.batch_size.avg,
                 st.batch_size.max,
-                human_bytes(st.db_bytes.max(0) as u64),
-                human_bytes(st.wal_bytes.max(0) as u64),
+                human_bytes(st.db_bytes),
+                human_bytes(st.wal_bytes),
                 st.figures.rows.observations,
                 st.figures.pending.pending
             );
