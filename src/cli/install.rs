@@ -76,28 +76,34 @@ pub fn run(args: &InstallArgs, env: &HashMap<String, String>) -> anyhow::Result<
     }
     match args.uninstall {
         true => after_uninstall(env, nothing),
-        false => after_install(env, nothing, host.is_none()),
+        false => after_install(env, nothing, host),
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// What an install means for the user (issue 37): that nothing changed on a second run, which
 /// observer runs and what it costs, what to do next.
-fn after_install(env: &HashMap<String, String>, nothing: bool, claude: bool) {
+fn after_install(env: &HashMap<String, String>, nothing: bool, host: Option<crate::hook::hosts::Host>) {
     if nothing {
         println!("memd is already installed: nothing changed.");
     }
     let ctx = super::client_context::CliContext::load(env, None);
     let (_, observer) = super::doctor_checks::observer_line(&ctx.settings);
     println!("Observer: {observer}.");
+    use crate::hook::hosts::Host;
+    let (name, program) = match host {
+        None | Some(Host::ClaudeCode) => ("Claude Code", "claude"),
+        Some(Host::Codex) => ("Codex CLI", "codex"),
+        Some(Host::Gemini) => ("Gemini CLI", "gemini"),
+    };
     let on_path = env
         .get("PATH")
-        .is_some_and(|p| std::env::split_paths(p).any(|d| d.join("claude").is_file()));
-    if claude && !on_path {
-        println!("Claude Code (`claude`) is not on PATH: install it, then start a session; memd is ready for it.");
+        .is_some_and(|p| std::env::split_paths(p).any(|d| d.join(program).is_file()));
+    if !on_path {
+        println!("{name} (`{program}`) is not on PATH: install it, then start a session; memd is ready for it.");
     }
     println!(
-        "Next: restart Claude Code (running sessions keep their old hooks), run `memd doctor` to check, and `memd open` to watch memories arrive."
+        "Next: restart {name} (running sessions keep their old hooks), run `memd doctor` to check, and `memd open` to watch memories arrive."
     );
 }
 

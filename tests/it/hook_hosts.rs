@@ -181,7 +181,15 @@ fn issue_18_install_host_registers_hooks_and_mcp_keeps_modes_and_uninstalls_exac
         said.contains("added hook PostToolUse") && said.contains("[mcp_servers.memd]"),
         "{said}"
     );
-    assert_eq!(install(home.path(), "codex", &[]).trim(), "", "a second install changes nothing");
+    let again = install(home.path(), "codex", &[]);
+    assert!(
+        again.starts_with("memd is already installed: nothing changed.\n"),
+        "a second install changes nothing: {again}"
+    );
+    assert!(
+        again.contains("Next: restart Codex CLI") && !again.contains("Claude Code"),
+        "{again}"
+    );
     let hooks: Value = serde_json::from_str(&std::fs::read_to_string(codex.join("hooks.json")).unwrap()).unwrap();
     let cmd = hooks["hooks"]["PostToolUse"][0]["hooks"][0]["command"].as_str().unwrap();
     assert!(cmd.ends_with(" codex PostToolUse") && cmd.contains("memd"), "{cmd}");

@@ -32,7 +32,14 @@ fn remember_search_forget_and_gc_through_the_worker() {
         .json()
         .and_then(|v| v.pointer("/content/0/text").and_then(Value::as_str).map(String::from))
         .unwrap_or_else(|| http.text());
-    assert_eq!(printed.trim_end(), http_text.trim_end());
+    // The same index as the MCP tool, its Next line naming shell commands instead of tool calls.
+    let (printed_rows, printed_next) = printed.trim_end().rsplit_once('\n').unwrap();
+    let (http_rows, _) = http_text.trim_end().rsplit_once('\n').unwrap();
+    assert_eq!(printed_rows, http_rows);
+    assert_eq!(
+        printed_next,
+        "Next: `memd timeline 1` for what surrounds a hit; `memd show 1` for the whole record."
+    );
     assert!(printed.contains("#1"), "{printed}");
     assert!(run(cli(&["forget", "--project", "cli-proj", "--dry-run"])).contains("Would forget 1 observations"));
     assert_eq!(run(cli(&["forget", "1"])).trim(), "Forgot #1.");
