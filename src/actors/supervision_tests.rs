@@ -52,6 +52,9 @@ fn settings(dir: &std::path::Path, max_attempts: u32, watch_root: Option<std::pa
     (s.db_readers, s.store_queue_max, s.group_commit_ms) = (2, 1000, 0);
     (s.reaper_interval_ms, s.session_idle_ms) = (3_600_000, 600_000);
     s.observer.max_attempts = max_attempts;
+    // Paused time races ahead while the runtime idles: a scheduled consolidation pass would merge
+    // the sessions' look-alike observations (and their sources) in the middle of a test.
+    s.retention.consolidate_interval_hours = 0;
     s.vectors.mode = EmbeddingsMode::Off;
     s.vectors.chroma = None;
     s.watch.enabled = watch_root.is_some();

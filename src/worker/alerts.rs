@@ -13,8 +13,7 @@ use crate::config::AlertSettings;
 use crate::store::alerts::{Delivery, DueAlert};
 
 const PASS: Duration = Duration::from_secs(1);
-/// While alerts are off, the cursor follows the newest observation this often, so turning them
-/// on never sends what was observed while they were off.
+/// While alerts are off, how often the loop looks whether they were turned on (SIGHUP).
 const IDLE: Duration = Duration::from_secs(30);
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 const DUE_MAX: usize = 20;
@@ -29,9 +28,6 @@ pub async fn run(app: std::sync::Arc<super::WorkerState>) {
         };
         let cfg = svc.settings.get().alerts.clone();
         if cfg.webhook.is_none() {
-            if !svc.storage.read_only() {
-                let _ = svc.storage.alerts_enqueue(Vec::new(), now_ms()).await;
-            }
             tokio::time::sleep(IDLE).await;
             continue;
         }

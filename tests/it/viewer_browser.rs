@@ -307,6 +307,28 @@ fn issue_17_the_viewer_in_a_real_browser() {
     let v = w.get("/api/work-state?project=fresh").json().unwrap();
     assert_eq!(v["state"]["items"][0]["status"], "done", "{v}");
 
+    // Issue 37: the feed and the search have a project filter.
+    browser.eval("location.hash = '#/feed'; return true");
+    browser.wait(
+        "the feed's project filter",
+        Duration::from_secs(10),
+        "return document.querySelector('#feed-project option[value=fresh]')",
+    );
+    browser.eval("const s = document.getElementById('feed-project'); s.value = 'fresh'; s.dispatchEvent(new Event('change')); return true");
+    let shown = browser.wait(
+        "the feed of one project",
+        Duration::from_secs(10),
+        "const m = [...document.querySelectorAll('#main ul.items li .meta')].map((e) => e.textContent);
+         return location.hash.includes('project=fresh') && m.length > 0 && m.every((t) => t.startsWith('fresh ')) && m.length",
+    );
+    assert!(shown.as_i64().unwrap_or(0) >= 2, "only the project's items: {shown}");
+    browser.click("header nav a[data-view=search]");
+    browser.wait(
+        "the search's project filter",
+        Duration::from_secs(10),
+        "return document.querySelector('form.filters select[name=project] option[value=fresh]')",
+    );
+
     let figures = json!({
         "observations": observations() + 1,
         "first_render_ms": first_render,

@@ -144,6 +144,8 @@ function pushFeed(kind, r, fresh) {
   state.seen.add(key);
   state.feed.unshift([kind, r]);
   if (state.view !== 'feed') return;
+  const only = params().get('project');
+  if (only && r.project !== only) return;
   const ul = document.querySelector('#main ul.items');
   const li = row(kind, r, { cls: fresh ? 'fresh' : null });
   if (ul) ul.prepend(li);
@@ -165,12 +167,29 @@ async function loadFeedPage() {
 
 async function viewFeed() {
   if (!state.feedLoaded) await loadFeedPage();
+  state.projects = (await api('/api/projects')).projects;
   renderFeed();
 }
 
+/// A project picker that keeps the rest of the hash's query (issue 37).
+function projectFilter(view, p) {
+  const only = p.get('project') || '';
+  return h('label', { class: 'project-filter' }, 'Project ',
+    h('select', { name: 'project', id: `${view}-project`, onchange: (ev) => {
+      const q = new URLSearchParams(p);
+      if (ev.target.value) q.set('project', ev.target.value); else q.delete('project');
+      location.hash = `#/${view}${q.toString() ? `?${q}` : ''}`;
+    } },
+    h('option', { value: '', selected: !only, text: 'all projects' }),
+    (state.projects || []).map((name) => h('option', { value: name, selected: name === only, text: name }))));
+}
+
 function renderFeed() {
+  const p = params();
+  const only = p.get('project');
+  const items = only ? state.feed.filter(([, r]) => r.project === only) : state.feed;
   const more = state.feedNext ? h('button', { class: 'more', onclick: async () => { await loadFeedPage(); renderFeed(); } }, 'Load older') : null;
-  main(h('h1', { text: 'Live feed' }), itemList(state.feed), more);
+  main(h('h1', { text: 'Live feed' }), projectFilter('feed', p), itemList(items), more);
 }
 
 // ---------- browse ----------
@@ -220,17 +239,19 @@ function searchForm(p) {
   sel('Kind', 'kind', [['', 'everything'], ['observations', 'observations'], ['sessions', 'summaries'], ['prompts', 'prompts']]),
   sel('Type', 'obs_type', [['', 'any type'], ...TYPES.map((t) => [t, t])]),
   field('Concept', 'concept'), field('File', 'file'),
+  sel('Project', 'project', [['', 'all projects'], ...(state.projects || []).map((n) => [n, n])]),
   field('From', 'from', { type: 'date' }), field('To', 'to', { type: 'date' }),
   h('button', { class: 'primary', type: 'submit', text: 'Search' }));
 }
 
 async function viewSearch() {
+  state.projects = (await api('/api/projects')).projects;
   const p = params();
   const form = searchForm(p);
   const results = h('section', { id: 'results' });
   main(h('h1', { text: 'Search' }), form, results);
   const q = new URLSearchParams({ format: 'json', limit: PAGE });
-  const map = { query: 'query', kind: 'type', obs_type: 'obs_type', concept: 'concepts', file: 'files', from: 'dateStart', to: 'dateEnd' };
+  const map = { query: 'query', kind: 'type', obs_type: 'obs_type', concept: 'concepts', file: 'files', from: 'dateStart', to: 'dateEnd', project: 'project' };
   let any = false;
   for (const [k, v] of Object.entries(map)) if (p.get(k)) { q.set(v, p.get(k)); any = true; }
   if (!any) { document.getElementById('q').focus(); return; }
