@@ -3,8 +3,6 @@
 use std::collections::HashMap;
 use std::process::ExitCode;
 
-use clap::Parser;
-
 /// A hook must not die of the host's SIGTERM before its event is delivered or spooled: for
 /// `memd hook` the stop signals are blocked before anything else happens in the process — in an
 /// ELF constructor, which glibc runs with `argc`/`argv` right after loading, before Rust's own
@@ -33,7 +31,7 @@ fn main() -> ExitCode {
     }
     memd::cli::quiet_on_closed_stdout();
     let env: HashMap<String, String> = std::env::vars().collect();
-    let cli = memd::cli::Cli::parse();
+    let cli = memd::cli::help::parse();
     match memd::cli::run(cli, &env) {
         Ok(code) => code,
         Err(e) => {

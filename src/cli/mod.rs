@@ -9,6 +9,7 @@ pub mod export;
 pub mod folders;
 pub mod forget;
 pub mod gc;
+pub mod help;
 pub mod hook;
 pub mod import_claude_mem;
 pub mod install;
@@ -64,7 +65,7 @@ pub enum Command {
         #[arg(long)]
         markdown: bool,
     },
-    /// Show the worker's actor tree, queues and store.
+    /// Memories, waiting work, today's tokens and problems first, then the worker's actors, queues and store.
     Status {
         /// Print the raw GET /api/status document.
         #[arg(long)]
@@ -91,6 +92,7 @@ pub enum Command {
     },
     /// Save an explicit memory for this project.
     Remember {
+        /// What to remember (redacted like every capture).
         text: String,
         /// A title (default: the text's first 60 characters).
         #[arg(long)]
@@ -135,6 +137,11 @@ pub enum Command {
     },
     /// Write a memory into Claude Code's own memory (auto-memory topic file + MEMORY.md line, or CLAUDE.md).
     Promote(promote::PromoteArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// Show and edit the work state (task, items, notes) the next session starts from.
     Work(work::WorkArgs),
     /// What happened around a record (12, S3, P7): the rows before and after it.
@@ -174,7 +181,7 @@ pub enum Command {
     },
     /// Register memd's hooks and MCP server with Claude Code (or write a plugin folder).
     Install(install::InstallArgs),
-    /// Check the installation: hooks, MCP entry, data dir, database, token, worker, Claude Code.
+    /// Check the installation: hooks, MCP, database, worker, port, spool, observer cost, model; a fix for each problem.
     Doctor {
         /// Run the full `integrity_check` of the database (slow on a large file).
         #[arg(long)]
@@ -281,6 +288,10 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Timeline(a) => timeline::run(env, a),
         Command::Work(a) => work::run(env, a),
         Command::Export(a) => export::export(env, a),
+        Command::Completions { shell } => {
+            help::completions(shell);
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Promote(a) => promote::run(env, a),
         Command::Folders { dry_run, json } => folders::run(env, dry_run, json),
         Command::ImportMd { dir } => export::import_md(env, &dir),

@@ -27,6 +27,7 @@ pub enum Target {
 pub struct PromoteArgs {
     /// The observation to promote (12 or #12).
     pub id: String,
+    /// Where: the auto-memory directory (a topic file + MEMORY.md line) or the project's CLAUDE.md.
     #[arg(long, value_enum, default_value = "memory")]
     pub to: Target,
     /// Print what would be written; write nothing.

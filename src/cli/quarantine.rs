@@ -27,7 +27,10 @@ pub struct QuarantineArgs {
 #[derive(Debug, Subcommand)]
 pub enum QuarantineAction {
     /// Trust a quarantined observation (12 or #12): it is injected again.
-    Release { id: String },
+    Release {
+        /// The observation to trust again (12 or #12).
+        id: String,
+    },
 }
 
 pub fn run(env: &HashMap<String, String>, a: QuarantineArgs) -> anyhow::Result<ExitCode> {

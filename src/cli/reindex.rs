@@ -44,24 +44,29 @@ pub fn run(env: &HashMap<String, String>, no_wait: bool) -> anyhow::Result<ExitC
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = std::io::stderr();
+    // Redrawn in place on a terminal only: piped, a bar would pile up line after line (issue 37).
+    let tty = std::io::IsTerminal::is_terminal(&out);
     loop {
         let doc: StatusDoc = match worker.get(paths::STATUS, Duration::from_secs(5)) {
             Ok(r) if r.status == 200 => serde_json::from_slice(&r.body).context("reading the status document")?,
             _ => bail!("worker stopped answering during the reindex"),
         };
         let (done, total) = (doc.vectors.backfill.done, doc.vectors.backfill.total);
-        let _ = write!(out, "\r{}", progress_bar(done, total));
-        let _ = out.flush();
+        if doc.vectors.state == "no_model" {
+            bail!("no embedding model: run `memd models install`");
+        }
+        if tty {
+            let _ = write!(out, "\r{}", progress_bar(done, total));
+            let _ = out.flush();
+        }
         match doc.vectors.state.as_str() {
             "ok" if done >= total => break,
-            "no_model" => {
-                eprintln!();
-                bail!("no embedding model: run `memd models install`");
-            }
             _ => std::thread::sleep(Duration::from_millis(500)),
         }
     }
-    eprintln!();
+    if tty {
+        eprintln!();
+    }
     println!("reindex complete");
     Ok(ExitCode::SUCCESS)
 }

@@ -31,23 +31,42 @@ pub struct WorkArgs {
 #[derive(Debug, Subcommand)]
 pub enum WorkCommand {
     /// Set the task ("" clears it).
-    Task { text: String },
+    Task {
+        /// The task you are on.
+        text: String,
+    },
     /// Set the notes ("" clears them).
-    Notes { text: String },
+    Notes {
+        /// Free notes for the next session.
+        text: String,
+    },
     /// Add an item, or replace the item of that key.
     Add {
+        /// A short stable name; adding the same key again replaces the item.
         key: String,
+        /// What the item is.
         text: String,
         /// todo, doing, done or blocked.
         #[arg(long, default_value = "todo")]
         status: String,
     },
     /// Mark an item done.
-    Done { key: String },
+    Done {
+        /// The item's key.
+        key: String,
+    },
     /// Change an item's status (todo, doing, done, blocked).
-    Status { key: String, status: String },
+    Status {
+        /// The item's key.
+        key: String,
+        /// todo, doing, done or blocked.
+        status: String,
+    },
     /// Remove an item.
-    Remove { key: String },
+    Remove {
+        /// The item's key.
+        key: String,
+    },
 }
 
 struct Target {

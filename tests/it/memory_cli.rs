@@ -203,3 +203,27 @@ fn issue_37_status_says_the_summary_first_with_sizes_for_people_and_mints_no_cod
     assert!(text.lines().nth(1).is_some_and(|l| l.starts_with("problem")), "{text}");
     assert!(!text.contains(" B wal ") && !text.contains("/viewer/login?code="), "{text}");
 }
+
+#[test]
+fn issue_37_help_is_grouped_with_examples_and_completions_are_printed() {
+    let w = TestWorker::prepared(&[("MEMD_AUTOSTART", "false")]);
+    let help = w.command().arg("--help").output().unwrap();
+    let text = String::from_utf8_lossy(&help.stdout);
+    for heading in [
+        "Everyday:\n  search",
+        "Setup:\n  install",
+        "Maintenance:\n",
+        "Developer tools:\n",
+        "Examples:\n  memd install",
+    ] {
+        assert!(text.contains(heading), "{heading:?} in:\n{text}");
+    }
+    let bash = w.command().args(["completions", "bash"]).output().unwrap();
+    assert!(bash.status.success());
+    let script = String::from_utf8_lossy(&bash.stdout);
+    assert!(
+        script.contains("_memd()") && script.contains("import-md"),
+        "{}",
+        &script[..script.len().min(300)]
+    );
+}
