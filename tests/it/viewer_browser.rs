@@ -236,6 +236,18 @@ fn issue_17_the_viewer_in_a_real_browser() {
     );
     let text = browser.eval("return document.getElementById('main').textContent");
     assert!(!text.as_str().unwrap().contains("[object"), "{text}");
+    // Issue 37: the spool row and the row counts read fields the status document has.
+    let dd = |label: &str| {
+        browser.eval(&format!(
+            "const t = [...document.querySelectorAll('#main dl.kv dt')].find((d) => d.textContent === '{label}');
+             return t ? t.nextElementSibling.textContent : null"
+        ))
+    };
+    assert_eq!(dd("spooled"), serde_json::json!("0"), "the spool row");
+    assert!(
+        dd("observations").as_str().is_some_and(|n| n.parse::<i64>().is_ok()),
+        "the observations row"
+    );
     browser.screenshot(&shots.join("status.png"));
 
     // Issue 38: the consolidation log and open contradictions, resolved from the page.

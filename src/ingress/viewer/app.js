@@ -392,7 +392,7 @@ async function viewStatus() {
       ['dead', sup.dead || 'no'], ['sessions live', s.sessions.live], ['sessions failed', s.sessions.failed], ['started by', sup.service_manager]]),
     h('ul', {}, (s.sessions.items || []).slice(0, 20).map((x) => h('li', { text: `${x.project} ${x.content_session_id.slice(0, 8)} · ${x.state} · queue ${x.queue_depth}` })))),
     card('Queues', kv([['write queue', st.write_queue_depth], ['pending', s.pending && s.pending.pending], ['processing', s.pending && s.pending.processing],
-      ['failed', s.pending && s.pending.failed], ['spooled', s.spool && s.spool.files]])),
+      ['failed', s.pending && s.pending.failed], ['spooled', s.spool && s.spool.pending_files]])),
     card('Observer', kv([['provider', s.provider && s.provider.name], ['model', s.provider && s.provider.model], ['tokens today', s.provider && s.provider.tokens_today],
       ['budget left', s.provider && s.provider.budget_left], ...breakers.map(([k, v]) => [`breaker ${k}`, v])])),
     card('Database', kv([['database', bytes(st.db_bytes)], ['WAL', bytes(st.wal_bytes)], ['observations', st.rows && st.rows.observations],
