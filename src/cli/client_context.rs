@@ -67,3 +67,14 @@ impl CliContext {
         crate::mcp::autostart::ready(&crate::client::worker::Worker::locate(&self.dir, self.settings.port))
     }
 }
+
+/// One call to the worker that must answer 200 with JSON: anything else is an error naming the
+/// status and the worker's detail.
+pub fn call_json(link: &WorkerLink, method: &str, path: &str, body: Option<&serde_json::Value>) -> anyhow::Result<serde_json::Value> {
+    use anyhow::Context;
+    let ans = link.call(method, path, body).context("asking the worker")?;
+    if ans.status != 200 {
+        anyhow::bail!("the worker answered {}: {}", ans.status, ans.detail());
+    }
+    ans.json().context("the worker's answer is not JSON")
+}

@@ -10,10 +10,10 @@ use std::process::ExitCode;
 use anyhow::Context;
 use serde_json::{Value, json};
 
-use super::client_context::CliContext;
+use super::client_context::{CliContext, call_json};
 use crate::export::index::{IndexEntry, render};
 use crate::export::{Format, OBSERVATIONS_DIR, file_name, from_json, from_markdown, to_json, to_markdown};
-use crate::mcp::link::{WorkerLink, with_query};
+use crate::mcp::link::with_query;
 use crate::protocol::paths;
 use crate::store::export_rows::ExportedObservation;
 
@@ -37,14 +37,6 @@ pub struct ExportArgs {
     pub out: PathBuf,
 }
 
-fn call(link: &WorkerLink, method: &str, path: &str, body: Option<&Value>) -> anyhow::Result<Value> {
-    let ans = link.call(method, path, body).context("asking the worker")?;
-    if ans.status != 200 {
-        anyhow::bail!("the worker answered {}: {}", ans.status, ans.detail());
-    }
-    ans.json().context("the worker's answer is not JSON")
-}
-
 fn since_ms(s: &str) -> anyhow::Result<i64> {
     s.trim()
         .parse::<i64>()
@@ -64,7 +56,7 @@ pub fn export(env: &HashMap<String, String>, a: ExportArgs) -> anyhow::Result<Ex
         let mut q = vec![("after", after.to_string()), ("limit", "500".to_string())];
         q.extend(a.project.iter().map(|p| ("project", p.clone())));
         q.extend(since.iter().map(|s| ("since", s.to_string())));
-        let page = call(&link, "GET", &with_query(paths::EXPORT, &q), None)?;
+        let page = call_json(&link, "GET", &with_query(paths::EXPORT, &q), None)?;
         let items: Vec<ExportedObservation> = serde_json::from_value(page["items"].clone()).context("the worker's page")?;
         for e in &items {
             let name = file_name(e, a.format);
@@ -144,7 +136,7 @@ pub fn import_md(env: &HashMap<String, String>, dir: &Path) -> anyhow::Result<Ex
     let mut ids: HashMap<i64, i64> = HashMap::new();
     let mut counts: HashMap<String, usize> = HashMap::new();
     for chunk in chunks(&records) {
-        let ans = call(&link, "POST", paths::IMPORT_OBSERVATIONS, Some(&json!({"items": chunk})))?;
+        let ans = call_json(&link, "POST", paths::IMPORT_OBSERVATIONS, Some(&json!({"items": chunk})))?;
         for o in ans["outcomes"].as_array().into_iter().flatten() {
             let what = o["outcome"].as_str().unwrap_or("refused").to_string();
             if let (Some(from), Some(id)) = (o["from"].as_i64(), o["id"].as_i64()) {
@@ -161,7 +153,7 @@ pub fn import_md(env: &HashMap<String, String>, dir: &Path) -> anyhow::Result<Ex
         })
         .collect();
     if !links.is_empty() {
-        call(&link, "POST", paths::IMPORT_LINKS, Some(&json!({"links": links})))?;
+        call_json(&link, "POST", paths::IMPORT_LINKS, Some(&json!({"links": links})))?;
     }
     let n = |k: &str| counts.get(k).copied().unwrap_or(0);
     println!(

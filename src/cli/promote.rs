@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use serde_json::{Value, json};
 
-use super::client_context::CliContext;
+use super::client_context::{CliContext, call_json};
 use crate::bridge::files::{auto_memory_dir, config_dir, read};
 use crate::bridge::promote::{Promoted, to_auto_memory, to_claude_md};
 use crate::protocol::paths;
@@ -42,13 +42,10 @@ pub fn run(env: &HashMap<String, String>, a: PromoteArgs) -> anyhow::Result<Exit
             .parse()
             .with_context(|| format!("not an observation id: {:?}", a.id))?;
     let ctx = CliContext::load(env, None);
-    let ans = ctx
-        .link()
-        .call("POST", paths::OBSERVATIONS_BATCH, Some(&json!({"ids": [format!("#{id}")]})))
-        .context("asking the worker")?;
-    let row = match ans.json() {
-        Some(Value::Array(rows)) if ans.status == 200 => rows.into_iter().next(),
-        _ => anyhow::bail!("the worker answered {}: {}", ans.status, ans.detail()),
+    let body = json!({"ids": [format!("#{id}")]});
+    let row = match call_json(&ctx.link(), "POST", paths::OBSERVATIONS_BATCH, Some(&body))? {
+        Value::Array(rows) => rows.into_iter().next(),
+        _ => anyhow::bail!("the worker answered something other than a list of records"),
     };
     let Some(row) = row else {
         eprintln!("memd: no observation #{id}");

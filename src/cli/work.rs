@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
-use super::client_context::CliContext;
+use super::client_context::{CliContext, call_json};
 use crate::mcp::link::{WorkerLink, with_query};
 use crate::protocol::paths;
 
@@ -78,27 +78,13 @@ struct Target {
 impl Target {
     fn get(&self) -> anyhow::Result<Value> {
         let q = [("project", self.project.clone()), ("branch", self.branch.clone())];
-        let ans = self
-            .link
-            .call("GET", &with_query(paths::WORK_STATE, &q), None)
-            .context("asking the worker")?;
-        if ans.status != 200 {
-            anyhow::bail!("the worker answered {}: {}", ans.status, ans.detail());
-        }
-        ans.json().context("the worker's answer is not JSON")
+        call_json(&self.link, "GET", &with_query(paths::WORK_STATE, &q), None)
     }
 
     fn post(&self, mut body: Value) -> anyhow::Result<Value> {
         body["project"] = json!(self.project);
         body["branch"] = json!(self.branch);
-        let ans = self
-            .link
-            .call("POST", paths::WORK_STATE, Some(&body))
-            .context("asking the worker")?;
-        if ans.status != 200 {
-            anyhow::bail!("{}", ans.detail());
-        }
-        ans.json().context("the worker's answer is not JSON")
+        call_json(&self.link, "POST", paths::WORK_STATE, Some(&body))
     }
 
     /// The text of the item `key`, or an error naming it.

@@ -59,7 +59,7 @@ pub fn run(r: &Run<'_>) -> String {
             }
         }
     }
-    if let Some(denied) = super::read_gate::check(r, &absolute, meta.len(), &super::read_gate::query(&forms, &r.chain(&identity))) {
+    if let Some(denied) = super::read_gate::check(r, &absolute, meta.len(), || super::read_gate::query(&forms, &r.chain(&identity))) {
         return denied;
     }
     let mut path = format!("{}?", paths::OBSERVATIONS_BY_FILE);

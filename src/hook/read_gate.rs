@@ -51,7 +51,8 @@ fn deny(reason: &str) -> String {
 }
 
 /// The deny reply, or None to let the read through.
-pub fn check(r: &Run<'_>, file: &Path, bytes: u64, path_query: &str) -> Option<String> {
+/// `path_query` (the paths and projects of the request) is built only when the gate applies.
+pub fn check(r: &Run<'_>, file: &Path, bytes: u64, path_query: impl FnOnce() -> String) -> Option<String> {
     let input = r.input.value("tool_input")?;
     if !r.hook.flag(&keys::READ_GATE) || r.platform != "claude" || !whole_read(input) {
         return None;
@@ -67,7 +68,7 @@ pub fn check(r: &Run<'_>, file: &Path, bytes: u64, path_query: &str) -> Option<S
         return None;
     }
     let budget = Budget::new(r.hook.started, r.hook.short_budget());
-    let path = format!("{}?{path_query}&bytes={bytes}", paths::READ_GATE);
+    let path = format!("{}?{}&bytes={bytes}", paths::READ_GATE, path_query());
     let resp = fetch(&r.hook, "read-gate", "GET", &path, None, &budget, Start::Never)?;
     let v: serde_json::Value = serde_json::from_str(&resp.text()).ok()?;
     let reason = v["reason"].as_str()?;

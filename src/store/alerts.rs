@@ -164,12 +164,8 @@ mod tests {
 
     fn save(conn: &Connection, obs_type: &str, text: &str) -> i64 {
         let m = ManualMemory {
-            platform_source: "claude".into(),
-            project: "shop".into(),
             obs_type: obs_type.into(),
-            title: text.into(),
-            narrative: text.into(),
-            ..Default::default()
+            ..ManualMemory::by_user("shop", text, text)
         };
         save_memory(conn, &m, 1_000).unwrap().id
     }

@@ -197,15 +197,9 @@ mod tests {
     use crate::store::memory::{ManualMemory, save_memory};
 
     fn save(conn: &Connection, project: &str, text: &str, now: i64) -> i64 {
-        let m = ManualMemory {
-            platform_source: "claude".into(),
-            project: project.into(),
-            obs_type: "discovery".into(),
-            title: text.into(),
-            narrative: format!("{text}, in detail"),
-            ..Default::default()
-        };
-        save_memory(conn, &m, now).unwrap().id
+        save_memory(conn, &ManualMemory::by_user(project, text, &format!("{text}, in detail")), now)
+            .unwrap()
+            .id
     }
 
     fn all(conn: &Connection) -> Vec<ExportedObservation> {

@@ -232,18 +232,7 @@ mod tests {
     use crate::store::memory::{ManualMemory, save_memory};
 
     fn save(conn: &Connection, text: &str, now: i64) -> i64 {
-        let m = ManualMemory {
-            platform_source: "claude".into(),
-            project: "shop".into(),
-            obs_type: "discovery".into(),
-            title: text.into(),
-            narrative: text.into(),
-            concepts: vec![],
-            metadata: None,
-            provenance: crate::store::quarantine::Provenance::User,
-            supersedes: None,
-        };
-        save_memory(conn, &m, now).unwrap().id
+        save_memory(conn, &ManualMemory::by_user("shop", text, text), now).unwrap().id
     }
 
     #[test]

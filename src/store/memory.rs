@@ -27,6 +27,23 @@ pub struct ManualMemory {
     pub supersedes: Option<i64>,
 }
 
+#[cfg(test)]
+impl ManualMemory {
+    /// A user's `discovery` memory in `project` (the store tests' common case; struct update
+    /// syntax changes the rest).
+    pub(crate) fn by_user(project: &str, title: &str, narrative: &str) -> Self {
+        Self {
+            platform_source: "claude".into(),
+            project: project.into(),
+            obs_type: "discovery".into(),
+            title: title.into(),
+            narrative: narrative.into(),
+            provenance: super::quarantine::Provenance::User,
+            ..Default::default()
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SavedMemory {
     pub id: i64,
@@ -127,17 +144,7 @@ mod tests {
     use super::*;
 
     fn memory(text: &str) -> ManualMemory {
-        ManualMemory {
-            platform_source: "claude".into(),
-            project: "shop".into(),
-            obs_type: "discovery".into(),
-            title: "Prices".into(),
-            narrative: text.into(),
-            concepts: vec![],
-            metadata: None,
-            provenance: crate::store::quarantine::Provenance::User,
-            supersedes: None,
-        }
+        ManualMemory::by_user("shop", "Prices", text)
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::Services;
 use crate::alerts::{Alert, MAX_ATTEMPTS, body, next_attempt};
 use crate::clock::now_ms;
-use crate::config::AlertSettings;
+use crate::config::{AlertSettings, Secret};
 use crate::store::alerts::{Delivery, DueAlert};
 
 const PASS: Duration = Duration::from_secs(1);
@@ -27,11 +27,11 @@ pub async fn run(app: std::sync::Arc<super::WorkerState>) {
             continue;
         };
         let cfg = svc.settings.get().alerts.clone();
-        if cfg.webhook.is_none() {
+        let Some(url) = cfg.webhook.clone() else {
             tokio::time::sleep(IDLE).await;
             continue;
-        }
-        if let Err(e) = pass(svc, &cfg, &client).await {
+        };
+        if let Err(e) = pass(svc, &cfg, &url, &client).await {
             tracing::warn!(error = %e, "alert pass failed");
         }
         tokio::time::sleep(PASS).await;
@@ -39,11 +39,16 @@ pub async fn run(app: std::sync::Arc<super::WorkerState>) {
 }
 
 /// Queues what is new, then tries every due delivery once.
-pub async fn pass(svc: &Services, cfg: &AlertSettings, client: &reqwest::Client) -> Result<(), crate::retrieval::RetrievalError> {
+pub async fn pass(
+    svc: &Services,
+    cfg: &AlertSettings,
+    url: &Secret,
+    client: &reqwest::Client,
+) -> Result<(), crate::retrieval::RetrievalError> {
     svc.storage.alerts_enqueue(cfg.types.clone(), now_ms()).await?;
     for due in svc.storage.alerts_due(now_ms(), DUE_MAX).await? {
         let id = due.observation_id;
-        let outcome = deliver(svc, cfg, client, due).await;
+        let outcome = deliver(svc, cfg, url, client, due).await;
         if let Delivery::Failed { error, .. } = &outcome {
             tracing::warn!(observation_id = id, error = %error, "alert not delivered");
         }
@@ -52,7 +57,7 @@ pub async fn pass(svc: &Services, cfg: &AlertSettings, client: &reqwest::Client)
     Ok(())
 }
 
-async fn deliver(svc: &Services, cfg: &AlertSettings, client: &reqwest::Client, due: DueAlert) -> Delivery {
+async fn deliver(svc: &Services, cfg: &AlertSettings, url: &Secret, client: &reqwest::Client, due: DueAlert) -> Delivery {
     let Some(o) = due.observation else {
         return Delivery::Skipped("forgotten".into());
     };
@@ -74,9 +79,6 @@ async fn deliver(svc: &Services, cfg: &AlertSettings, client: &reqwest::Client, 
         narrative: clean(&o.narrative),
         project: o.project,
         created_at: o.created_at,
-    };
-    let Some(url) = cfg.webhook.as_ref() else {
-        return Delivery::Skipped("alerts turned off".into());
     };
     let req = client
         .post(url.expose())

@@ -110,7 +110,9 @@ fn write_atomically(file: &Path, text: &str) -> std::io::Result<()> {
         ".{}.memd-tmp",
         file.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
     ));
-    std::fs::write(&tmp, text)?;
+    // A person's file keeps its mode and owner.
+    let like = std::fs::metadata(file).ok();
+    crate::install::write_like(&tmp, text, like.as_ref(), 0o644).map_err(|e| std::io::Error::other(e.to_string()))?;
     std::fs::rename(&tmp, file).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })

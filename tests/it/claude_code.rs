@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::support::claude_host::{Host, SETTINGS, plans};
-use crate::support::{DEADLINE, fixture_env, wait_until};
+use crate::support::claude_host::{Host, SETTINGS, claude_bin, plans};
+use crate::support::{DEADLINE, wait_until};
 
 fn mode(p: &Path) -> u32 {
     std::fs::metadata(p).unwrap().permissions().mode() & 0o777
@@ -22,10 +22,7 @@ fn mode(p: &Path) -> u32 {
 
 #[test]
 fn claude_code_sessions_with_memd_installed() {
-    let Some(bin) = fixture_env(
-        "MEMD_CLAUDE_BIN",
-        "`npm install @anthropic-ai/claude-code` and point it at the native `claude`",
-    ) else {
+    let Some(bin) = claude_bin() else {
         return;
     };
     let h = Host::new(bin, plans);

@@ -83,7 +83,7 @@ impl McpClient {
 /// A recall tool's answer without its fence (issue 36), checking the fence on the way: the nonce
 /// tag around, the note line first. Confirmations and errors are not fenced.
 fn unfenced(tool: &str, text: &str, is_error: bool) -> String {
-    let recall = !matches!(tool, "save_memory" | "forget" | "work_state_write");
+    let recall = memd::mcp::schema::find(tool).is_none_or(|t| t.recall);
     if !recall || is_error {
         assert!(!text.starts_with("<memd-recall"), "{tool}: {text}");
         return text.to_string();

@@ -9,10 +9,10 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use crate::mcp_stdio::initialized;
-use crate::support::claude_host::Host;
+use crate::support::TestWorker;
+use crate::support::claude_host::{Host, claude_bin};
 use crate::support::fake_anthropic::{Plan, Turn, tool};
 use crate::support::hook::{run_hook, stdout};
-use crate::support::{TestWorker, fixture_env};
 
 fn git(dir: &std::path::Path, args: &[&str]) {
     let ok = Command::new("git").arg("-C").arg(dir).args(args).status().expect("git").success();
@@ -161,10 +161,7 @@ fn plans(_proj: &std::path::Path) -> Vec<Plan> {
 
 #[test]
 fn claude_code_carries_open_items_to_the_next_session_and_through_clear() {
-    let Some(bin) = fixture_env(
-        "MEMD_CLAUDE_BIN",
-        "`npm install @anthropic-ai/claude-code` and point it at the native `claude`",
-    ) else {
+    let Some(bin) = claude_bin() else {
         return;
     };
     let h = Host::new(bin, plans);

@@ -1,20 +1,8 @@
 use super::*;
 use crate::store::memory::{ManualMemory, save_memory};
-use crate::store::quarantine::Provenance;
 
 fn remember(conn: &Connection, title: &str, text: &str, at: i64) -> i64 {
-    let m = ManualMemory {
-        platform_source: "claude".into(),
-        project: "shop".into(),
-        obs_type: "discovery".into(),
-        title: title.into(),
-        narrative: text.into(),
-        concepts: vec![],
-        metadata: None,
-        provenance: Provenance::User,
-        supersedes: None,
-    };
-    save_memory(conn, &m, at).unwrap().id
+    save_memory(conn, &ManualMemory::by_user("shop", title, text), at).unwrap().id
 }
 
 fn live(conn: &Connection) -> i64 {

@@ -6,15 +6,8 @@ use crate::store::memory::{ManualMemory, save_memory};
 
 fn memory(text: &str, provenance: Provenance) -> ManualMemory {
     ManualMemory {
-        platform_source: "claude".into(),
-        project: "shop".into(),
-        obs_type: "discovery".into(),
-        title: "Note".into(),
-        narrative: text.into(),
-        concepts: vec![],
-        metadata: None,
         provenance,
-        supersedes: None,
+        ..ManualMemory::by_user("shop", "Note", text)
     }
 }
 

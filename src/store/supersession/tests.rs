@@ -1,18 +1,10 @@
 use super::*;
 use crate::store::memory::{ManualMemory, save_memory};
-use crate::store::quarantine::Provenance;
 
 fn remember(conn: &Connection, text: &str, supersedes: Option<i64>, at: i64) -> i64 {
     let m = ManualMemory {
-        platform_source: "claude".into(),
-        project: "shop".into(),
-        obs_type: "discovery".into(),
-        title: text.into(),
-        narrative: text.into(),
-        concepts: vec![],
-        metadata: None,
-        provenance: Provenance::User,
         supersedes,
+        ..ManualMemory::by_user("shop", text, text)
     };
     save_memory(conn, &m, at).unwrap().id
 }

@@ -111,6 +111,15 @@ impl Host {
     }
 }
 
+/// The native `claude` binary the Claude Code tests drive (`MEMD_CLAUDE_BIN`), or None after the
+/// fixture rule ([`super::fixture_env`]).
+pub fn claude_bin() -> Option<String> {
+    super::fixture_env(
+        "MEMD_CLAUDE_BIN",
+        "`npm install @anthropic-ai/claude-code` and point it at the native `claude`",
+    )
+}
+
 pub fn plans(proj: &Path) -> Vec<Plan> {
     let notes = proj.join("src/notes.md");
     let body = "Zebra-facts: stripes are unique to each zebra.\n".repeat(40);
