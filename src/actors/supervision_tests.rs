@@ -96,7 +96,11 @@ async fn build(
 }
 
 pub(super) async fn event(ctx: &SessionContext, session: &str, n: usize) {
-    let ev = sample_event(session, Some(&format!("{session}-{n}")));
+    let mut ev = sample_event(session, Some(&format!("{session}-{n}")));
+    // Each event its own command: identical calls split over batches would make identical
+    // observations, stored once, and a session's later calls would look unprocessed.
+    ev.tool_input = format!(r#"{{"command":"cargo test case_{n}"}}"#);
+    ev.input_chars = ev.tool_input.len() as i64;
     let out = ctx.storage.ingest_tool_event(ev).await.unwrap();
     let ToolEventOutcome::Queued { session_db_id, .. } = out else {
         panic!("not queued: {out:?}")
