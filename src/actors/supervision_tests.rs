@@ -101,6 +101,9 @@ pub(super) async fn event(ctx: &SessionContext, session: &str, n: usize) {
     // observations, stored once, and a session's later calls would look unprocessed.
     ev.tool_input = format!(r#"{{"command":"cargo test case_{n}"}}"#);
     ev.input_chars = ev.tool_input.len() as i64;
+    // Stamped now, not in 1970: paused time can race days ahead, and a scheduled retention pass
+    // would then delete the session's processed raw rows (30-day rule) in the middle of a test.
+    (ev.occurred_at, ev.now) = (ctx.clock.now(), ctx.clock.now());
     let out = ctx.storage.ingest_tool_event(ev).await.unwrap();
     let ToolEventOutcome::Queued { session_db_id, .. } = out else {
         panic!("not queued: {out:?}")
