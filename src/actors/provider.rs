@@ -103,6 +103,8 @@ pub struct ProviderStatus {
 pub struct Latency {
     pub p50: u64,
     pub p95: u64,
+    /// The last (up to 100) calls' latencies, oldest first: what `memd stats` draws.
+    pub recent: Vec<u64>,
 }
 
 pub struct ProviderState {
@@ -169,6 +171,7 @@ impl ProviderState {
             latency_ms: Latency {
                 p50: pct(50),
                 p95: pct(95),
+                recent: self.latencies.iter().copied().collect(),
             },
             prefix_sha256: self.prefix.clone(),
             calls_open: self.setup.max_calls.saturating_sub(self.setup.calls.available_permits()),

@@ -135,6 +135,8 @@ pub trait Storage: Send + Sync {
     fn session_detail(&self, id: i64) -> Read<'_, Value>;
     fn tool_uses(&self, observation_id: i64) -> Read<'_, Value>;
     fn usage_by_day(&self, days: i64, today: String) -> Read<'_, Value>;
+    /// What `memd stats` and the status page draw, over the `days` days up to `now`'s.
+    fn stats(&self, now: i64, days: i64) -> Read<'_, crate::retrieval::stats::Stats>;
     fn feed_head(&self) -> Read<'_, Cursor>;
     fn feed_since(&self, from: Cursor) -> Read<'_, (Vec<FeedEvent>, Cursor)>;
 

@@ -8,6 +8,13 @@ use crate::config::{EmbeddingsMode, Settings};
 use crate::data_dir::DataDir;
 use crate::providers::{ProviderKind, select};
 
+/// What an LLM observer made of real work: `memd replay --observer-cost` over the 15 recorded
+/// Claude Code sessions of the project's data set, default batch settings (2026-12-04; the figures
+/// and the command are in docs/measurements.md). Input tokens estimated as characters / 4.
+const MEASURED_COST: &str = "on 15 recorded sessions that was a median of 7 requests per session, \
+     about 1,500 input tokens each plus the reply (`memd replay --observer-cost <transcripts>` \
+     estimates it for your own sessions)";
+
 /// What the observer costs, in one line: which one runs for this user and how to change it.
 pub fn observer_line(settings: &Settings) -> (Verdict, String) {
     let (backend, _) = select(&settings.observer, settings.path_env.as_deref(), &settings.data_dir);
@@ -21,11 +28,11 @@ pub fn observer_line(settings: &Settings) -> (Verdict, String) {
         }
         ProviderKind::ClaudeCli => format!(
             "`claude -p` with {} on your own Claude plan (found `claude` on PATH): one call per batch of tool calls, \
-             counted against your plan's usage, within {budget}; MEMD_PROVIDER=extractive makes no calls",
+             counted against your plan's usage ({MEASURED_COST}), within {budget}; MEMD_PROVIDER=extractive makes no calls",
             backend.model()
         ),
         k => format!(
-            "the {} API with {}, billed per token to your key, within {budget}; MEMD_PROVIDER=extractive makes no calls",
+            "the {} API with {}, billed per token to your key ({MEASURED_COST}), within {budget}; MEMD_PROVIDER=extractive makes no calls",
             k.name(),
             backend.model()
         ),
@@ -125,5 +132,31 @@ pub fn port(r: &mut Report, dir: &DataDir, settings: &Settings) {
         ),
         (None, _) if holder == PortHolder::Nobody => r.line(Verdict::Ok, "port", format!("{port} is free for the worker")),
         (None, _) => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::RawSettings;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn the_observer_line_names_the_claude_plan_and_the_measured_cost_or_no_cost() {
+        let dir = tempfile::tempdir().unwrap();
+        let claude = dir.path().join("claude");
+        std::fs::write(&claude, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut s = Settings::resolve(dir.path().to_path_buf(), &RawSettings::default(), None);
+        s.path_env = Some(dir.path().display().to_string());
+        let (_, line) = observer_line(&s);
+        assert!(line.contains("`claude -p`") && line.contains("your own Claude plan"), "{line}");
+        assert!(
+            line.contains("a median of 7 requests per session") && line.contains("MEMD_PROVIDER=extractive"),
+            "{line}"
+        );
+        s.observer.provider = "extractive".into();
+        let (_, line) = observer_line(&s);
+        assert!(line.contains("no model calls, no cost"), "{line}");
     }
 }

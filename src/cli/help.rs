@@ -11,7 +11,7 @@ pub const GROUPS: [(&str, &[&str]); 4] = [
     (
         "Everyday",
         &[
-            "search", "show", "timeline", "remember", "forget", "work", "status", "open", "stop", "restart",
+            "search", "show", "timeline", "remember", "forget", "work", "status", "stats", "open", "stop", "restart",
         ],
     ),
     (
@@ -48,7 +48,8 @@ const EXAMPLES: &str = "Examples:
   memd remember \"we pin tokio to 1.x\"
   memd work                         what the next session starts from
   memd open                         the web viewer
-  memd status                       memories, waiting work, today's tokens, problems";
+  memd status                       memories, waiting work, today's tokens, problems
+  memd stats                        captures, tokens and latency of the last 30 days, as sparklines";
 
 /// The grouped list of commands.
 fn grouped(cmd: &clap::Command) -> String {

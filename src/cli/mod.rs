@@ -23,12 +23,14 @@ pub mod reindex;
 pub mod remember;
 pub mod repair;
 pub mod replay;
+mod replay_estimates;
 pub mod retry;
 pub mod search;
 pub mod serve;
 pub mod service;
 pub mod settings;
 pub mod show;
+pub mod stats;
 pub mod status;
 pub mod stop;
 pub mod timeline;
@@ -144,6 +146,8 @@ pub enum Command {
     },
     /// Show and edit the work state (task, items, notes) the next session starts from.
     Work(work::WorkArgs),
+    /// Pictures of the last days: captures, LLM tokens against the budget, observer latency, memories per project.
+    Stats(stats::StatsArgs),
     /// What happened around a record (12, S3, P7): the rows before and after it.
     Timeline(timeline::TimelineArgs),
     /// Stop the worker (its normal drain) and wait until it is gone.
@@ -287,6 +291,7 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Show { ids } => show::run(env, &ids),
         Command::Timeline(a) => timeline::run(env, a),
         Command::Work(a) => work::run(env, a),
+        Command::Stats(a) => stats::run(env, a),
         Command::Export(a) => export::export(env, a),
         Command::Completions { shell } => {
             help::completions(shell);

@@ -85,37 +85,10 @@ pub struct ReplayArgs {
     /// The read gate's size threshold for `--read-gate`.
     #[arg(long, default_value_t = 32_768)]
     pub read_gate_min_bytes: u64,
-}
-
-/// `--read-gate`: the sessions converted, oldest first, and the gate's estimate over them.
-fn read_gate_report(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
-    let mut sessions = Vec::new();
-    for f in session_files(&args.transcripts)? {
-        match convert_file(&f) {
-            Ok(s) => sessions.push(s),
-            Err(e) => eprintln!("memd: skipped {}: {e}", f.display()),
-        }
-    }
-    sessions.sort_by_key(|s| s.events.first().map_or(0, |e| e.at_ms));
-    let e = crate::readgate::estimate::estimate(&sessions, args.read_gate_min_bytes);
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&e)?);
-    } else {
-        println!(
-            "{} sessions, {} Reads, {} of the whole file; {} of code files of {}+ bytes ({} bytes); the gate would have answered {} of them ({} bytes read) with outlines of {} bytes: at most {} bytes saved.",
-            e.sessions,
-            e.reads,
-            e.whole_reads,
-            e.large_code_whole_reads,
-            e.min_bytes,
-            e.large_code_bytes,
-            e.affected,
-            e.affected_bytes,
-            e.reason_bytes,
-            e.saved_bytes_upper_bound
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    /// Send nothing: estimate the LLM observer's calls per session and tokens per call on these
+    /// sessions (the batch settings of this data dir, on the recorded timing).
+    #[arg(long)]
+    pub observer_cost: bool,
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -170,9 +143,12 @@ fn uid() -> u32 {
 
 pub fn run(args: ReplayArgs, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     if args.read_gate {
-        return read_gate_report(&args);
+        return super::replay_estimates::read_gate(&args);
     }
     let root = args.data_dir.clone().unwrap_or_else(|| data_dir_from_env(env));
+    if args.observer_cost {
+        return super::replay_estimates::observer_cost(&args, &Settings::load(root.clone(), env), &root);
+    }
     let dir = DataDir::new(root.clone());
     let settings = Settings::load(dir.root.clone(), env);
     let target = match args.target {

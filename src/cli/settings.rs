@@ -1,5 +1,5 @@
 //! `memd settings [--markdown]`: every setting with the value this process resolves (environment,
-//! else `<data>/settings.json`, else the default; credentials shown as set or not), or README's
+//! else `<data>/settings.json`, else the default; credentials shown as set or not), or docs/settings.md's
 //! settings table generated from `src/config/keys.rs`.
 
 use std::collections::HashMap;

@@ -1,6 +1,6 @@
 //! The settings table: every `MEMD_*` key once, with its default, its kind (and bounds) and its
 //! meaning. The worker, the hook and the CLI all read values through [`super::RawSettings`] with
-//! these kinds, so a key means the same in every process; README's settings table is generated
+//! these kinds, so a key means the same in every process; the settings table of docs/settings.md is generated
 //! from this one (a unit test compares them).
 
 /// What a value may be; the parse rules are in [`super::RawSettings`].
@@ -26,7 +26,7 @@ pub enum Kind {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Key {
     pub name: &'static str,
-    /// The default as README shows it; computed defaults (`37800 + uid % 100`) are described.
+    /// The default as docs/settings.md shows it; computed defaults (`37800 + uid % 100`) are described.
     pub default: &'static str,
     pub kind: Kind,
     pub doc: &'static str,
@@ -39,7 +39,7 @@ const fn int(min: u64, max: u64) -> Kind {
 macro_rules! settings_table {
     ($( $(#[$meta:meta])* $id:ident = ($name:literal, $default:literal, $kind:expr, $doc:literal); )*) => {
         $( $(#[$meta])* pub const $id: Key = Key { name: $name, default: $default, kind: $kind, doc: $doc }; )*
-        /// Every key, in README order.
+        /// Every key, in the order docs/settings.md lists them.
         pub const KEYS: &[Key] = &[$($id),*];
     };
 }
@@ -163,7 +163,7 @@ pub fn find(name: &str) -> Option<&'static Key> {
     KEYS.iter().find(|k| k.name == name)
 }
 
-/// README's settings table, generated from [`KEYS`].
+/// The settings table of docs/settings.md, generated from [`KEYS`].
 pub fn markdown_table() -> String {
     let mut out = String::from("| key (also env) | default | meaning |\n|---|---|---|\n");
     for k in KEYS {

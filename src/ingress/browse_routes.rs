@@ -82,6 +82,12 @@ pub async fn usage(State(app): State<Arc<WorkerState>>, Query(q): Q) -> Result<J
     Ok(Json(svc.storage.usage_by_day(days, today).await?))
 }
 
+/// `GET /api/charts?days=30`: the figures `memd stats` and the status page draw.
+pub async fn charts(State(app): State<Arc<WorkerState>>, Query(q): Q) -> Result<Json<crate::worker::stats::StatsDoc>, ApiError> {
+    let days = Params(q).int(&["days"], 1, 366).map_err(api_error)?.unwrap_or(30);
+    Ok(Json(crate::worker::stats::stats(app.services()?, days).await?))
+}
+
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EditBody {

@@ -71,6 +71,7 @@ pub fn router(app: Arc<WorkerState>) -> Router {
         .route(paths::SESSION, get(browse_routes::session))
         .route(paths::TOOL_USES, get(browse_routes::tool_uses))
         .route(paths::USAGE, get(browse_routes::usage))
+        .route(paths::CHARTS, get(browse_routes::charts))
         .route(paths::STREAM, get(stream_routes::stream))
         .route(paths::VIEWER_INDEX, get(viewer_routes::index))
         .route(paths::VIEWER_APP_JS, get(viewer_routes::app_js))

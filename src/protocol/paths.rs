@@ -55,6 +55,8 @@ pub const SESSIONS: &str = "/api/sessions";
 pub const SESSION: &str = "/api/session/{id}";
 pub const TOOL_USES: &str = "/api/tool-uses";
 pub const USAGE: &str = "/api/usage";
+/// memd's own: the figures `memd stats` and the status page draw (claude-mem's `/api/stats` is another document).
+pub const CHARTS: &str = "/api/charts";
 pub const PROJECTS: &str = "/api/projects";
 pub const STATS: &str = "/api/stats";
 

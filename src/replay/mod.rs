@@ -30,6 +30,7 @@ pub mod deliver;
 pub mod event;
 pub mod loss;
 pub mod multiply;
+pub mod observer_cost;
 pub mod proc_stats;
 pub mod prompts;
 pub mod record;

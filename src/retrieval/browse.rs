@@ -49,15 +49,24 @@ pub fn observations_page(
     Ok(json!({"items": rows.iter().map(Observation::to_json_with_arrays).collect::<Vec<_>>(), "nextBefore": next}))
 }
 
+/// A session's title for a person: its custom title, else its first prompt, else its newest
+/// summary's request (NULL when it has none of them: the page shows the session id).
+const SESSION_TITLE: &str = "coalesce(nullif(s.custom_title, ''), nullif(s.user_prompt, ''),
+    (SELECT nullif(ss.request, '') FROM session_summaries ss WHERE ss.memory_session_id = s.memory_session_id ORDER BY ss.id DESC LIMIT 1))";
+
+/// A session's row for its page: content and memory session ids, platform, project, status,
+/// title, start.
+type SessionHead = (String, String, String, String, String, Option<String>, i64);
+
 /// Sessions newest first, with their counts.
 pub fn sessions_page(conn: &Connection, project: Option<&str>, page: Page) -> Result<Value, RetrievalError> {
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT s.id, s.content_session_id, s.memory_session_id, s.platform_source, s.project, s.user_prompt, s.custom_title,
                 s.status, s.started_at_epoch, s.last_event_epoch,
                 (SELECT count(*) FROM observations o WHERE o.memory_session_id = s.memory_session_id),
-                (SELECT count(*) FROM user_prompts p WHERE p.session_db_id = s.id)
-         FROM sdk_sessions s WHERE s.id < ?1 AND (?2 IS NULL OR s.project = ?2) ORDER BY s.id DESC LIMIT ?3",
-    )?;
+                (SELECT count(*) FROM user_prompts p WHERE p.session_db_id = s.id), {SESSION_TITLE}
+         FROM sdk_sessions s WHERE s.id < ?1 AND (?2 IS NULL OR s.project = ?2) ORDER BY s.id DESC LIMIT ?3"
+    ))?;
     let rows: Vec<Value> = stmt
         .query_map(params![page.before.unwrap_or(i64::MAX), project, page.limit], |r| {
             Ok(json!({
@@ -67,6 +76,7 @@ pub fn sessions_page(conn: &Connection, project: Option<&str>, page: Page) -> Re
                 "custom_title": r.get::<_, Option<String>>(6)?, "status": r.get::<_, String>(7)?,
                 "started_at_epoch": r.get::<_, i64>(8)?, "last_event_epoch": r.get::<_, i64>(9)?,
                 "observations": r.get::<_, i64>(10)?, "prompts": r.get::<_, i64>(11)?,
+                "title": r.get::<_, Option<String>>(12)?,
             }))
         })?
         .collect::<Result<_, _>>()?;
@@ -78,14 +88,17 @@ pub fn sessions_page(conn: &Connection, project: Option<&str>, page: Page) -> Re
 
 /// One session: its row and its prompts, observations and summaries in the order they were stored.
 pub fn session_detail(conn: &Connection, id: i64) -> Result<Value, RetrievalError> {
-    let head: Option<(String, String, String, String, String)> = conn
+    let head: Option<SessionHead> = conn
         .query_row(
-            "SELECT content_session_id, memory_session_id, platform_source, project, status FROM sdk_sessions WHERE id = ?1",
+            &format!(
+                "SELECT content_session_id, memory_session_id, platform_source, project, status, {SESSION_TITLE}, started_at_epoch
+                 FROM sdk_sessions s WHERE id = ?1"
+            ),
             [id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)),
         )
         .optional()?;
-    let Some((content, memory, platform, project, status)) = head else {
+    let Some((content, memory, platform, project, status, title, started)) = head else {
         return Err(RetrievalError::NotFound(format!("Session {id} not found")));
     };
     let mut items: Vec<(i64, u8, i64, Value)> = Vec::new();
@@ -124,7 +137,8 @@ pub fn session_detail(conn: &Connection, id: i64) -> Result<Value, RetrievalErro
     items.sort_by_key(|(at, k, id, _)| (*at, *k, *id));
     Ok(json!({
         "session": {"id": id, "content_session_id": content, "memory_session_id": memory,
-            "platform_source": platform, "project": project, "status": status},
+            "platform_source": platform, "project": project, "status": status, "title": title,
+            "started_at_epoch": started},
         "items": items.into_iter().map(|(_, _, _, v)| v).collect::<Vec<_>>(),
         "truncated": truncated,
     }))

@@ -57,6 +57,7 @@ pub mod search_sql;
 pub mod search_types;
 pub mod semantic;
 pub mod sink;
+pub mod stats;
 pub mod timeline;
 pub mod vector_rows;
 pub mod words;

@@ -20,6 +20,7 @@ pub mod reload;
 pub mod rescan;
 pub mod running;
 pub mod service_link;
+pub mod stats;
 pub mod tasks;
 pub mod viewer_access;
 pub mod work_state;

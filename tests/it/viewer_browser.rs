@@ -51,9 +51,33 @@ fn seed(w: &TestWorker) -> i64 {
         project: "project-3",
         title: "Ripgrep regex crash fixed by escaping braces",
         narrative: "The search box crashed on `{` until the pattern was escaped.",
+        concepts: &["regex"],
+        files_modified: &["src/search_box.rs"],
         at: T0 + 30 * HOUR,
         ..Obs::default()
     });
+    // Issue 37: local embedding work on the last three days and no model call: the status page
+    // must not draw it as LLM tokens.
+    for back in 0..3i64 {
+        let day = memd::clock::day(memd::clock::now_ms() - back * 86_400_000);
+        s.conn
+            .execute(
+                "INSERT INTO token_usage(day, provider, model, calls, input_tokens) VALUES (?1, 'embeddings', 'all-MiniLM-L6-v2', 10, ?2)",
+                rusqlite::params![day, 1000 * (back + 1)],
+            )
+            .unwrap();
+    }
+    // Issue 37: sessions are titled by their summary's request when they have no prompt.
+    for k in 0..40 {
+        let request = format!("Tidy the module of session {k}");
+        s.summary(
+            &format!("session-{k}"),
+            &format!("project-{}", k % 4),
+            &request,
+            "it is tidy",
+            T0 + 31 * HOUR,
+        );
+    }
     let sid: i64 = s
         .conn
         .query_row("SELECT id FROM sdk_sessions WHERE content_session_id = 'session-7'", [], |r| {
@@ -111,6 +135,15 @@ fn issue_17_the_viewer_in_a_real_browser() {
         "return document.getElementById('live').classList.contains('on')",
     );
     browser.screenshot(&shots.join("feed.png"));
+    // Issue 37: a card shows the observation's concepts and files under its title.
+    let body = browser.eval(&format!(
+        "const b = document.querySelector('#main li[data-key=\"observation:{crash}\"] .card-body'); return b && b.textContent"
+    ));
+    assert!(
+        body.as_str()
+            .is_some_and(|t| t.contains("regex") && t.contains("src/search_box.rs")),
+        "the card's concepts and files: {body}"
+    );
     // Keyboard: j moves to the first item, j again to the second, Enter opens it.
     let key = |k: &str| {
         browser.eval(&format!(
@@ -218,7 +251,19 @@ fn issue_17_the_viewer_in_a_real_browser() {
     );
     browser.screenshot(&shots.join("browse.png"));
     browser.click("#main ul.items li");
-    browser.wait("a session in order", Duration::from_secs(10), "const h = document.querySelector('#main .card h2'); return h && h.textContent.startsWith('Session ') && document.querySelectorAll('#main ul.items li').length > 0");
+    browser.wait(
+        "a session in order",
+        Duration::from_secs(10),
+        "const h = document.querySelector('#main .card h2'); return h && document.querySelectorAll('#main ul.items li').length > 0",
+    );
+    // Issue 37: titled by its summary's request, and no literal null or undefined anywhere.
+    let title = browser.eval("return document.querySelector('#main .card h2.session-title').textContent");
+    assert!(title.as_str().unwrap().starts_with("Tidy the module of session "), "{title}");
+    let page = browser.eval("return document.getElementById('main').textContent");
+    let page = page.as_str().unwrap();
+    let head: String = page.chars().take(300).collect();
+    assert!(!page.contains("null") && !page.contains("undefined"), "{head}");
+    assert!(page.contains("session-"), "the session id is still shown: {page}");
     browser.click("#theme");
     let theme = browser.eval("return document.documentElement.dataset.theme");
     browser.screenshot(&shots.join("session-dark.png"));
@@ -244,6 +289,29 @@ fn issue_17_the_viewer_in_a_real_browser() {
         ))
     };
     assert_eq!(dd("spooled"), serde_json::json!("0"), "the spool row");
+    // Issue 37: charts with axes and a legend; LLM tokens apart from local embedding tokens, and
+    // no bar at all while no model was called (this worker runs the extractive observer).
+    let labels = browser.eval("return [...document.querySelectorAll('svg.chart')].map((s) => s.getAttribute('aria-label'))");
+    for want in [
+        "captured calls",
+        "LLM tokens (count against the budget)",
+        "local embedding tokens (no cost)",
+    ] {
+        assert!(labels.as_array().unwrap().iter().any(|l| l == want), "{want}: {labels}");
+    }
+    let llm_bars = browser.eval("return document.querySelectorAll('svg.chart[aria-label^=\"LLM tokens\"] rect').length");
+    assert_eq!(llm_bars, 0, "no LLM tokens, no bar");
+    let axes = browser.eval("return document.querySelectorAll('svg.chart line.axis').length");
+    assert!(axes.as_i64().unwrap() >= 6, "two axes per chart: {axes}");
+    let legend = browser.eval("return document.querySelector('figure.chart-box figcaption .swatch') !== null");
+    assert_eq!(legend, true);
+    let projects = browser.eval("return document.querySelectorAll('.hbars .hbar').length");
+    assert!(projects.as_i64().unwrap() >= 4, "memories per project: {projects}");
+    let embed_bars = browser.eval("return document.querySelectorAll('svg.chart[aria-label^=\"local embedding\"] rect').length");
+    assert_eq!(embed_bars, 3, "the embedding work, apart");
+    browser.eval("document.querySelectorAll('figure.chart-box')[1].scrollIntoView(); return 1");
+    browser.screenshot(&shots.join("status-charts.png"));
+    browser.eval("window.scrollTo(0, 0); return 1");
     assert!(
         dd("observations").as_str().is_some_and(|n| n.parse::<i64>().is_ok()),
         "the observations row"
@@ -340,6 +408,22 @@ fn issue_17_the_viewer_in_a_real_browser() {
         Duration::from_secs(10),
         "return document.querySelector('form.filters select[name=project] option[value=fresh]')",
     );
+
+    // Issue 37, a page left open for days: live items push out the oldest beyond the cap (500),
+    // in memory and on the page; the page keeps working.
+    browser.eval("location.hash = '#/feed'; return true");
+    browser.wait(
+        "the whole feed",
+        Duration::from_secs(10),
+        "return state.view === 'feed' && document.querySelector('#main ul.items li')",
+    );
+    let kept = browser.eval(
+        "for (let i = 0; i < 1200; i++) pushFeed('observation', {id: 9000000 + i, title: `live ${i}`, project: 'p', type: 'discovery'}, true);
+         return [state.feed.length, document.querySelectorAll('#main ul.items li').length, state.seen.size <= state.feed.length + 1]",
+    );
+    assert_eq!(kept, json!([500, 500, true]), "the feed is capped");
+    let newest = browser.eval("return document.querySelector('#main ul.items li .title').textContent");
+    assert_eq!(newest, "live 1199");
 
     let figures = json!({
         "observations": observations() + 1,

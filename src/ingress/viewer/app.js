@@ -6,8 +6,11 @@
 const CSRF = document.querySelector('meta[name=csrf]').content;
 const TYPES = ['bugfix', 'feature', 'refactor', 'change', 'discovery', 'decision', 'security_alert', 'security_note'];
 const PAGE = 50;
+// A page left open for days keeps this many items (live ones push out the oldest); 'Load older'
+// fetches the rest, and what it fetched stays.
+const FEED_MAX = 500;
 const perf = (window.memdPerf = { firstRender: null, searches: [], liveLatency: [] });
-const state = { feed: [], seen: new Set(), feedNext: null, view: null, cache: new Map(), sse: null };
+const state = { feed: [], seen: new Set(), feedNext: null, feedCap: FEED_MAX, view: null, cache: new Map(), sse: null };
 
 // ---------- helpers ----------
 function h(tag, attrs, ...kids) {
@@ -82,7 +85,8 @@ function toast(msg) {
 
 function main(...kids) {
   const m = document.getElementById('main');
-  m.replaceChildren(...kids);
+  // replaceChildren writes a null as the text "null": leave out what a view did not show.
+  m.replaceChildren(...kids.filter((k) => k !== null && k !== undefined && k !== false));
   return m;
 }
 
@@ -102,6 +106,18 @@ function remember(kind, r) {
   state.cache.set(`${kind}:${r.id}`, r);
 }
 
+// What a card shows under an observation's title: its subtitle, first facts, concepts and files.
+function cardBody(kind, r) {
+  if (kind !== 'observation') return null;
+  const facts = list(r.facts).slice(0, 3);
+  const tags = [...list(r.concepts).map((c) => h('span', { class: 'chip', text: c })),
+    ...[...new Set([...list(r.files_modified), ...list(r.files_read)])].slice(0, 4).map((f) => h('code', { class: 'file', text: f }))];
+  if (!r.subtitle && !facts.length && !tags.length) return null;
+  return h('div', { class: 'card-body' }, r.subtitle ? h('div', { class: 'subtitle', text: r.subtitle }) : null,
+    facts.length ? h('ul', { class: 'facts' }, facts.map((f) => h('li', { text: f }))) : null,
+    tags.length ? h('div', { class: 'tags' }, tags) : null);
+}
+
 function row(kind, r, extra = {}) {
   remember(kind, r);
   const href = kind === 'observation' ? `#/obs/${r.id}` : `#/record/${kind}/${r.id}`;
@@ -111,7 +127,8 @@ function row(kind, r, extra = {}) {
   h('span', { class: `badge ${kind}`, text: badge }),
   h('span', { class: 'title', text: titleOf(kind, r) }),
   r.quarantined ? h('span', { class: 'badge quarantined', text: 'quarantined' }) : null,
-  h('span', { class: 'meta', text: `${r.project || ''} · ${r.provenance || 'user'} · ${when(r.created_at_epoch)}` }));
+  h('span', { class: 'meta', text: `${r.project || ''} · ${r.provenance || 'user'} · ${when(r.created_at_epoch)}` }),
+  cardBody(kind, r));
 }
 
 function itemList(items) {
@@ -143,13 +160,22 @@ function pushFeed(kind, r, fresh) {
   if (state.seen.has(key)) return;
   state.seen.add(key);
   state.feed.unshift([kind, r]);
-  if (state.view !== 'feed') return;
   const only = params().get('project');
-  if (only && r.project !== only) return;
+  if (state.view === 'feed' && !(only && r.project !== only)) {
+    const ul = document.querySelector('#main ul.items');
+    if (ul) ul.prepend(row(kind, r, { cls: fresh ? 'fresh' : null }));
+    else renderFeed();
+  }
+  trimFeed();
+}
+
+function trimFeed() {
+  if (state.feed.length <= state.feedCap) return;
+  for (const [kind, r] of state.feed.splice(state.feedCap)) { state.seen.delete(`${kind}:${r.id}`); state.cache.delete(`${kind}:${r.id}`); }
+  const oldest = state.feed.filter(([k]) => k === 'observation').map(([, r]) => r.id);
+  if (oldest.length) state.feedNext = Math.min(...oldest);
   const ul = document.querySelector('#main ul.items');
-  const li = row(kind, r, { cls: fresh ? 'fresh' : null });
-  if (ul) ul.prepend(li);
-  else renderFeed();
+  if (state.view === 'feed' && ul) while (ul.children.length > state.feedCap) ul.lastElementChild.remove();
 }
 
 async function loadFeedPage() {
@@ -163,6 +189,7 @@ async function loadFeedPage() {
   }
   state.feedNext = page.nextBefore;
   state.feedLoaded = true;
+  state.feedCap = Math.max(state.feedCap, state.feed.length); // pages asked for stay
 }
 
 async function viewFeed() {
@@ -361,28 +388,8 @@ function viewSave() {
 }
 
 // ---------- status ----------
-function chart(items) {
-  const days = [...new Set(items.map((i) => i.day))].sort();
-  const W = 600, H = 160, pad = 20;
-  const el = svg('svg', { class: 'chart', viewBox: `0 0 ${W} ${H + pad}`, role: 'img', 'aria-label': 'tokens per day' });
-  const totals = days.map((d) => items.filter((i) => i.day === d).reduce((a, i) => [a[0] + i.input_tokens, a[1] + i.output_tokens], [0, 0]));
-  const max = Math.max(1, ...totals.map(([a, b]) => a + b));
-  const w = W / Math.max(days.length, 1);
-  days.forEach((d, i) => {
-    const [tin, tout] = totals[i];
-    const hin = (tin / max) * H, hout = (tout / max) * H;
-    el.append(svg('rect', { class: 'in', x: i * w + 2, y: H - hin, width: w - 4, height: hin }));
-    el.append(svg('rect', { class: 'out', x: i * w + 2, y: H - hin - hout, width: w - 4, height: hout }));
-    const label = svg('text', { x: i * w + 2, y: H + 14 });
-    label.textContent = d.slice(5);
-    el.append(label);
-  });
-  if (!days.length) { const t = svg('text', { x: 10, y: 20 }); t.textContent = 'no model calls yet'; el.append(t); }
-  return el;
-}
-
 async function viewStatus() {
-  const [s, u] = await Promise.all([api('/api/status'), api('/api/usage?days=30')]);
+  const [s, c] = await Promise.all([api('/api/status'), api('/api/charts?days=30')]);
   const card = (title, ...kids) => h('div', { class: 'card' }, h('h2', { text: title }), ...kids);
   const sup = s.supervisor || {};
   const breakers = Object.entries((s.provider && s.provider.breakers) || {}).map(([k, v]) => [k, v.state]);
@@ -399,7 +406,7 @@ async function viewStatus() {
       ['sessions', st.rows && st.rows.sdk_sessions], ['backups', s.backups.count], ['newest backup', s.backups.newest || 'none'], ['backup size', bytes(s.backups.newest_bytes)]])),
     card('Redactions', kv(Object.entries((s.privacy && s.privacy.redactions) || {}).map(([k, v]) => [k, v])),
       Object.keys((s.privacy && s.privacy.redactions) || {}).length ? null : h('p', { class: 'empty', text: 'none yet' }))),
-  card('Tokens per day (input, output)', chart(u.items)));
+  h('div', { class: 'grid' }, statusCharts(c)));
 }
 
 // ---------- router, keys, theme ----------

@@ -12,7 +12,7 @@ async function viewBrowse() {
     projects.projects.map((name) => h('li', {}, h('a', { href: `#/browse?project=${encodeURIComponent(name)}`, class: name === project ? 'active' : null, text: name })))));
   const items = sessions.items.map((s) => h('li', { tabindex: 0, 'data-href': `#/session/${s.id}`, onclick: () => { location.hash = `#/session/${s.id}`; } },
     h('span', { class: 'badge', text: s.status }),
-    h('span', { class: 'title', text: s.custom_title || s.user_prompt || s.content_session_id }),
+    h('span', { class: 'title', text: s.title || s.content_session_id }),
     h('span', { class: 'meta', text: `${s.project} · ${s.observations} obs · ${when(s.started_at_epoch)}` })));
   const next = sessions.nextBefore
     ? h('a', { class: 'more', href: `#/browse?${project ? `project=${encodeURIComponent(project)}&` : ''}before=${sessions.nextBefore}`, text: 'Older sessions' }) : null;
@@ -23,9 +23,10 @@ async function viewBrowse() {
 async function viewSession(id) {
   const d = await api(`/api/session/${id}`);
   const s = d.session;
-  main(h('div', { class: 'card' }, h('h2', { text: `Session ${s.content_session_id}` }),
-    h('dl', { class: 'kv' }, h('dt', { text: 'project' }), h('dd', { text: s.project }), h('dt', { text: 'platform' }),
-      h('dd', { text: s.platform_source }), h('dt', { text: 'status' }), h('dd', { text: s.status }))),
+  // Titled by its first prompt or summary (issue 37); a missing field is left out, never "null".
+  main(h('div', { class: 'card' }, h('h2', { class: 'session-title', text: s.title || `Session ${s.content_session_id}` }),
+    kv([['session', s.content_session_id], ['project', s.project], ['platform', s.platform_source], ['status', s.status],
+      ['started', when(s.started_at_epoch)]])),
   d.truncated ? h('p', { class: 'meta', text: 'Showing the first 1,000 prompts and observations of this session; search finds the rest.' }) : null,
   itemList(d.items.map((r) => [r.kind, r])));
 }
