@@ -226,6 +226,7 @@ fn extractive_path(d: &Dataset, run: &Run<'_>) -> anyhow::Result<PathReport> {
         max_events: None,
         home: Some(w.dir.clone()),
         progress: false,
+        import: false,
     };
     let sent = run_replay(&d.sessions, &opts);
     let errors: u64 = sent.tally.kinds.values().flat_map(|k| k.errors.values()).sum();

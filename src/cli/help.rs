@@ -16,7 +16,16 @@ pub const GROUPS: [(&str, &[&str]); 4] = [
     ),
     (
         "Setup",
-        &["install", "doctor", "service", "models", "settings", "serve", "completions"],
+        &[
+            "install",
+            "doctor",
+            "import-sessions",
+            "service",
+            "models",
+            "settings",
+            "serve",
+            "completions",
+        ],
     ),
     (
         "Maintenance",

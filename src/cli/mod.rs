@@ -12,6 +12,7 @@ pub mod gc;
 pub mod help;
 pub mod hook;
 pub mod import_claude_mem;
+pub mod import_sessions;
 pub mod install;
 pub mod mcp;
 pub mod models;
@@ -146,6 +147,8 @@ pub enum Command {
     },
     /// Show and edit the work state (task, items, notes) the next session starts from.
     Work(work::WorkArgs),
+    /// Backfill: import past Claude Code sessions and Codex rollouts (default: all of them), once.
+    ImportSessions(import_sessions::ImportSessionsArgs),
     /// Pictures of the last days: captures, LLM tokens against the budget, observer latency, memories per project.
     Stats(stats::StatsArgs),
     /// What happened around a record (12, S3, P7): the rows before and after it.
@@ -292,6 +295,7 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Timeline(a) => timeline::run(env, a),
         Command::Work(a) => work::run(env, a),
         Command::Stats(a) => stats::run(env, a),
+        Command::ImportSessions(a) => import_sessions::run(env, a),
         Command::Export(a) => export::export(env, a),
         Command::Completions { shell } => {
             help::completions(shell);

@@ -207,6 +207,7 @@ pub fn run(args: ReplayArgs, env: &HashMap<String, String>) -> anyhow::Result<Ex
         max_events: args.events,
         home: settings.home.clone(),
         progress: !args.json,
+        import: false,
     };
     let result = run_replay(&sessions, &opts);
     let mode_name = if args.via_hook { "hook" } else { "http" };

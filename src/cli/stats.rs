@@ -126,14 +126,17 @@ fn observer_lines(out: &mut String, o: &Value) {
         0 => "no daily budget".to_string(),
         b => format!("{} % of the daily budget of {}", tokens * 100 / b, thousands(b)),
     };
+    let (provider, model) = (o["provider"].as_str().unwrap_or("?"), o["model"].as_str().unwrap_or(""));
+    let observer = match model.is_empty() || model == provider {
+        true => provider.to_string(),
+        false => format!("{provider} ({model})"),
+    };
     let _ = writeln!(
         out,
-        "  {:<20} {} tokens, {} calls ({budget_text}); observer: {} {}",
+        "  {:<20} {} LLM tokens in {} calls ({budget_text}); observer: {observer}",
         "today",
         thousands(tokens),
         o["calls_today"].as_i64().unwrap_or(0),
-        o["provider"].as_str().unwrap_or("?"),
-        o["model"].as_str().unwrap_or("")
     );
     let lat = &o["latency_ms"];
     let recent: Vec<i64> = lat["recent"].as_array().into_iter().flatten().filter_map(Value::as_i64).collect();

@@ -34,6 +34,10 @@ pub struct RunOptions {
     /// For project names (`~` expansion), as the hook would see it.
     pub home: Option<PathBuf>,
     pub progress: bool,
+    /// A backfill (`memd import-sessions`), not a load test: each event keeps its recorded time
+    /// and gets an id derived from its session and position, so importing again stores nothing
+    /// twice.
+    pub import: bool,
 }
 
 #[derive(Debug, Default)]
@@ -150,8 +154,11 @@ fn replay_session(
         let started = Instant::now();
         let answer = match &opts.mode {
             Mode::Http(t) => {
-                let id = format!("replay-{nonce}-{index}-{n}");
-                match http_call(e, opts.target, &id, now_ms(), opts.home.as_deref()) {
+                let (id, at) = match opts.import {
+                    true => (format!("import-{}-{n}", e.session_id()), e.at_ms),
+                    false => (format!("replay-{nonce}-{index}-{n}"), now_ms()),
+                };
+                match http_call(e, opts.target, &id, at, opts.home.as_deref()) {
                     Some(call) => send_http(t, &call),
                     None => continue,
                 }

@@ -227,3 +227,46 @@ fn issue_37_help_is_grouped_with_examples_and_completions_are_printed() {
         &script[..script.len().min(300)]
     );
 }
+
+/// Issue 37: `memd import-sessions` backfills recorded sessions with their own times, says what it
+/// imported, and a second run stores nothing twice.
+#[test]
+fn import_sessions_backfills_once_with_recorded_times() {
+    let w = TestWorker::start(&[("MEMD_EMBEDDINGS", "none")]);
+    let dir = tempfile::tempdir().unwrap();
+    let projects = dir.path().join("projects/-r-log");
+    std::fs::create_dir_all(&projects).unwrap();
+    for f in [
+        "daaain__claude-code-log__5ed31c36-bca8-40fd-8d24-f1a1f0af7901.jsonl",
+        "DRMacIver__claude-reliability__hello-world-script.transcript.jsonl",
+    ] {
+        std::fs::copy(crate::support::transcripts::fixture(f), projects.join(f)).unwrap();
+    }
+    let root = dir.path().to_str().unwrap();
+    let dry = run(cli(&w, &["import-sessions", "--dry-run", root]));
+    assert!(dry.starts_with("Would import 2 sessions from 2 files"), "{dry}");
+    assert_eq!(w.count("SELECT count(*) FROM tool_uses"), 0, "a dry run sends nothing");
+
+    let first = run(cli(&w, &["import-sessions", "--json", root]));
+    let s: Value = serde_json::from_str(&first).unwrap();
+    let new_calls = s["tool_calls_new"].as_i64().unwrap();
+    assert!(new_calls > 5 && s["sessions"] == 2 && s["errors"] == 0, "{s}");
+    assert_eq!(w.count("SELECT count(*) FROM tool_uses"), new_calls, "{s}");
+    let prompts = w.count("SELECT count(*) FROM user_prompts");
+    assert_eq!(prompts, s["prompts_new"].as_i64().unwrap(), "{s}");
+    // The recorded times, not the time of the import (the fixtures are from 2025).
+    let newest = w.count("SELECT max(occurred_at_epoch) FROM tool_uses");
+    assert!(newest < memd::clock::now_ms() - 86_400_000, "{newest}");
+
+    let again = run(cli(&w, &["import-sessions", root]));
+    assert!(
+        again.starts_with("Imported 2 sessions from 2 files: 0 tool calls and 0 prompts new;"),
+        "{again}"
+    );
+    assert!(
+        again.contains(&format!("{new_calls} tool calls and {prompts} prompts memd already had")),
+        "{again}"
+    );
+    assert_eq!(w.count("SELECT count(*) FROM tool_uses"), new_calls);
+    assert_eq!(w.count("SELECT count(*) FROM user_prompts"), prompts);
+}
