@@ -30,6 +30,7 @@
 //! | [`readgate`] | the opt-in read gate: which Reads it answers, the outline of a source file (`outline.rs`), the reason text, and its estimate over recorded sessions (`estimate.rs`, `memd replay --read-gate`) |
 //! | [`alerts`] | alert bodies (generic JSON, Slack, Telegram) and the retry schedule; the worker's `alerts` loop queues and sends (`worker/alerts.rs`), the outbox is `store/alerts.rs` |
 //! | [`folders`] | folder context files (opt-in): which folders and what their section shows (`plan.rs`), the splice that keeps a person's text outside memd's markers |
+//! | [`graph`] | the graph of entities and relations (issue 41), from evidence only: what a batch of tool calls shows (`extract.rs`: co-edited files, symbols an edit defined or tested, a command and the error it failed with, the edits that made a failing command pass, concepts), canonical names (`names.rs`); the tables are `store/graph.rs`, `related` is `retrieval/related.rs` |
 //! | [`export`] | `memd export` / `memd import-md` files: an observation as Markdown (front matter of every field, the narrative as body) or JSON, and the index (`index.rs`) |
 //! | **domain and infrastructure** | |
 //! | [`observer`] | prompt, XML reply parser, batch job state machine, output bounds, file evidence, the extractive observer (what each edit added, removed and renamed: `extractive/changes.rs`), an LLM's names checked against the batch (`grounding.rs`) |
@@ -58,6 +59,7 @@ pub mod eval;
 pub mod export;
 pub mod folders;
 pub mod freshness;
+pub mod graph;
 pub mod hook;
 pub mod import;
 pub mod ingest;

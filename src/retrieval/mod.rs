@@ -47,6 +47,7 @@ pub mod raw_search;
 pub mod record_kind;
 pub mod records;
 pub mod reinforce;
+pub mod related;
 pub mod render;
 pub mod requests;
 pub mod scope;

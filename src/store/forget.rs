@@ -214,7 +214,8 @@ pub fn forget_bulk(
             done.push(r);
         }
     }
-    // Forgetting a whole project forgets what it was working on too (issue 39).
+    // Forgetting a whole project forgets what it was working on (issue 39) and its graph's names
+    // (issue 41; relations of other forgets lose their evidence with the observations).
     if let ForgetSelector::Project {
         project,
         before: None,
@@ -222,6 +223,7 @@ pub fn forget_bulk(
     } = sel
     {
         super::work_state::forget_project(conn, project)?;
+        super::graph::forget_project(conn, project)?;
     }
     Ok(count(&done))
 }

@@ -10,6 +10,7 @@ pub mod batch;
 pub mod consolidation;
 pub mod export_rows;
 pub mod forget;
+pub mod graph;
 pub mod import_insert;
 pub mod import_rows;
 pub mod integrity;

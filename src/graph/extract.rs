@@ -1,0 +1,236 @@
+//! What one batch of tool calls shows, deterministically: the entities it touches (files,
+//! symbols, commands, error signatures, concepts) and the relations between them that the calls
+//! themselves are evidence of. Pure: the store adds the evidence (the batch's observations) and the
+//! session history that `fixes` needs (see [`fixes`]).
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::names::{command_name, error_signature, relative_path, symbols_in};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EntityKind {
+    File,
+    Symbol,
+    Concept,
+    Command,
+    Error,
+}
+
+impl EntityKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntityKind::File => "file",
+            EntityKind::Symbol => "symbol",
+            EntityKind::Concept => "concept",
+            EntityKind::Command => "command",
+            EntityKind::Error => "error",
+        }
+    }
+}
+
+/// An entity by kind and canonical name (a file relative to the project root when it is inside
+/// it), with the other names it goes by (the absolute path).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Entity {
+    pub kind: EntityKind,
+    pub name: String,
+    pub aliases: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RelationKind {
+    ModifiedWith,
+    Fixes,
+    FailsWith,
+    Defines,
+    Tests,
+    Mentions,
+}
+
+impl RelationKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RelationKind::ModifiedWith => "modified_with",
+            RelationKind::Fixes => "fixes",
+            RelationKind::FailsWith => "fails_with",
+            RelationKind::Defines => "defines",
+            RelationKind::Tests => "tests",
+            RelationKind::Mentions => "mentions",
+        }
+    }
+}
+
+/// `src —kind→ dst`, both by (kind, canonical name).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Relation {
+    pub src: (EntityKind, String),
+    pub dst: (EntityKind, String),
+    pub kind: RelationKind,
+}
+
+/// One stored tool call, as the graph reads it.
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub id: i64,
+    pub tool_name: String,
+    pub input: Value,
+    pub response: String,
+    pub is_error: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Facts {
+    pub entities: Vec<Entity>,
+    pub relations: Vec<Relation>,
+}
+
+impl Facts {
+    fn entity(&mut self, kind: EntityKind, name: &str, alias: Option<&str>) {
+        match self.entities.iter_mut().find(|e| e.kind == kind && e.name == name) {
+            Some(e) => {
+                if let Some(a) = alias.filter(|a| *a != name && !e.aliases.iter().any(|x| x == a)) {
+                    e.aliases.push(a.to_string());
+                }
+            }
+            None => self.entities.push(Entity {
+                kind,
+                name: name.to_string(),
+                aliases: alias.filter(|a| *a != name).map(String::from).into_iter().collect(),
+            }),
+        }
+    }
+
+    fn relate(&mut self, src: (EntityKind, &str), dst: (EntityKind, &str), kind: RelationKind) {
+        let r = Relation {
+            src: (src.0, src.1.to_string()),
+            dst: (dst.0, dst.1.to_string()),
+            kind,
+        };
+        if r.src != r.dst && !self.relations.contains(&r) {
+            self.relations.push(r);
+        }
+    }
+}
+
+/// Tools that change a file, and the input key naming it.
+pub fn edited_file(call: &Call) -> Option<&str> {
+    match call.tool_name.as_str() {
+        "Edit" | "Write" | "MultiEdit" => call.input["file_path"].as_str(),
+        "NotebookEdit" => call.input["notebook_path"].as_str(),
+        _ => None,
+    }
+}
+
+/// The text an edit wrote (new strings of an Edit or MultiEdit, the content of a Write).
+fn written_text(call: &Call) -> String {
+    let i = &call.input;
+    let mut out = String::new();
+    for key in ["content", "new_string", "new_source"] {
+        if let Some(s) = i[key].as_str() {
+            out.push_str(s);
+            out.push('\n');
+        }
+    }
+    for e in i["edits"].as_array().into_iter().flatten() {
+        if let Some(s) = e["new_string"].as_str() {
+            out.push_str(s);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn is_test_path(path: &str) -> bool {
+    let p = path.to_ascii_lowercase();
+    p.starts_with("tests/")
+        || p.contains("/tests/")
+        || p.contains("/test/")
+        || p.contains("_test.")
+        || p.contains(".test.")
+        || p.contains(".spec.")
+        || p.rsplit('/').next().is_some_and(|f| f.starts_with("test_"))
+}
+
+/// The facts of one batch: `root` is the project root (files under it are named relative to it),
+/// `concepts` the concepts of the observations the batch made.
+pub fn extract(calls: &[Call], root: Option<&str>, concepts: &[String]) -> Facts {
+    let mut f = Facts::default();
+    let mut modified: BTreeSet<String> = BTreeSet::new();
+    for call in calls {
+        if let Some(path) = edited_file(call) {
+            let rel = relative_path(path, root);
+            f.entity(EntityKind::File, &rel, Some(path));
+            modified.insert(rel.clone());
+            for (symbol, test) in symbols_in(&written_text(call)) {
+                f.entity(EntityKind::Symbol, &symbol, None);
+                let kind = if test || is_test_path(&rel) {
+                    RelationKind::Tests
+                } else {
+                    RelationKind::Defines
+                };
+                f.relate((EntityKind::File, &rel), (EntityKind::Symbol, &symbol), kind);
+            }
+        } else if call.tool_name == "Bash" {
+            let Some(cmd) = call.input["command"].as_str().and_then(command_name) else {
+                continue;
+            };
+            f.entity(EntityKind::Command, &cmd, None);
+            if call.is_error
+                && let Some(sig) = error_signature(&call.response)
+            {
+                f.entity(EntityKind::Error, &sig, None);
+                f.relate((EntityKind::Command, &cmd), (EntityKind::Error, &sig), RelationKind::FailsWith);
+            }
+        }
+    }
+    let files: Vec<String> = modified.into_iter().collect();
+    for (i, a) in files.iter().enumerate() {
+        for b in &files[i + 1..] {
+            f.relate((EntityKind::File, a), (EntityKind::File, b), RelationKind::ModifiedWith);
+        }
+    }
+    for c in concepts {
+        let c = c.trim().to_lowercase();
+        if c.is_empty() || files.is_empty() {
+            continue;
+        }
+        f.entity(EntityKind::Concept, &c, None);
+        for file in &files {
+            f.relate((EntityKind::Concept, &c), (EntityKind::File, file), RelationKind::Mentions);
+        }
+    }
+    f
+}
+
+/// `fixes`: a command that failed earlier in the session and passes in this batch, and the files
+/// edited between the failure and the pass. `history` is the session's calls before this batch's
+/// passing run, oldest first.
+pub fn fixes(history: &[Call], passing: &Call, root: Option<&str>) -> Vec<Relation> {
+    let Some(cmd) = passing.input["command"].as_str().and_then(command_name) else {
+        return Vec::new();
+    };
+    let failed_at = history.iter().rposition(|c| {
+        c.tool_name == "Bash" && c.is_error && c.input["command"].as_str().and_then(command_name).as_deref() == Some(cmd.as_str())
+    });
+    let Some(start) = failed_at else { return Vec::new() };
+    let mut files: BTreeSet<String> = BTreeSet::new();
+    for c in &history[start + 1..] {
+        if let Some(p) = edited_file(c) {
+            files.insert(relative_path(p, root));
+        }
+    }
+    files
+        .into_iter()
+        .map(|file| Relation {
+            src: (EntityKind::File, file),
+            dst: (EntityKind::Command, cmd.clone()),
+            kind: RelationKind::Fixes,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "extract_tests.rs"]
+mod tests;

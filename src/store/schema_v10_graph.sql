@@ -1,0 +1,32 @@
+-- v10 (issue 41): a graph of entities and relations drawn from tool calls. Every relation is
+-- backed by the observations that show it (`relation_evidence`); forgetting an observation
+-- removes its evidence, and a relation without evidence is not shown.
+CREATE TABLE IF NOT EXISTS entities (
+  id INTEGER PRIMARY KEY,
+  project TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('file', 'symbol', 'concept', 'command', 'error', 'dependency')),
+  name TEXT NOT NULL,
+  first_seen_epoch INTEGER NOT NULL,
+  last_seen_epoch INTEGER NOT NULL,
+  UNIQUE (project, kind, name)
+);
+CREATE TABLE IF NOT EXISTS entity_aliases (
+  alias TEXT NOT NULL,
+  entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+  PRIMARY KEY (alias, entity_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS entity_aliases_entity ON entity_aliases(entity_id);
+CREATE TABLE IF NOT EXISTS relations (
+  id INTEGER PRIMARY KEY,
+  src INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+  dst INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL CHECK (kind IN ('modified_with', 'fixes', 'fails_with', 'defines', 'tests', 'depends_on', 'decided', 'mentions')),
+  UNIQUE (src, dst, kind)
+);
+CREATE INDEX IF NOT EXISTS relations_dst ON relations(dst);
+CREATE TABLE IF NOT EXISTS relation_evidence (
+  relation_id INTEGER NOT NULL REFERENCES relations(id) ON DELETE CASCADE,
+  observation_id INTEGER NOT NULL REFERENCES observations(id) ON DELETE CASCADE,
+  PRIMARY KEY (relation_id, observation_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS relation_evidence_observation ON relation_evidence(observation_id);
