@@ -125,6 +125,8 @@ pub trait Storage: Send + Sync {
     /// Joins the keyword and vector halves and reads the page of results.
     fn fuse(&self, req: SearchRequest, phase: KeywordPhase, vector: Option<Vec<Near>>, fusion: Fusion) -> Read<'_, SearchResult>;
     fn timeline(&self, req: TimelineRequest) -> Read<'_, Option<TimelineResult>>;
+    /// An entity's neighbours in the graph, with their evidence (issue 41).
+    fn related(&self, req: crate::retrieval::related::RelatedRequest) -> Read<'_, crate::retrieval::related::Related>;
     fn records(&self, ids: Vec<RecordId>, scope: Scope) -> Read<'_, HashMap<RecordId, Record>>;
     fn projects(&self, platform: Option<String>) -> Read<'_, Value>;
     fn database_figures(&self) -> Read<'_, DatabaseFigures>;

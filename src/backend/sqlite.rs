@@ -233,6 +233,9 @@ impl Storage for SqliteBackend {
     fn usage_by_day(&self, days: i64, today: String) -> Read<'_, Value> {
         self.read(move |c| browse::usage_by_day(c, days, &today))
     }
+    fn related(&self, req: crate::retrieval::related::RelatedRequest) -> Read<'_, crate::retrieval::related::Related> {
+        self.read(move |c| crate::retrieval::related::related(c, &req))
+    }
     fn stats(&self, now: i64, days: i64) -> Read<'_, crate::retrieval::stats::Stats> {
         self.read(move |c| crate::retrieval::stats::stats(c, now, days))
     }

@@ -21,6 +21,7 @@ pub mod promote;
 pub mod quarantine;
 pub mod redact;
 pub mod reindex;
+pub mod related;
 pub mod remember;
 pub mod repair;
 pub mod replay;
@@ -151,6 +152,8 @@ pub enum Command {
     ImportSessions(import_sessions::ImportSessionsArgs),
     /// Pictures of the last days: captures, LLM tokens against the budget, observer latency, memories per project.
     Stats(stats::StatsArgs),
+    /// What is connected to a file, symbol, command or error: changed together, fixed by, failed with — with evidence.
+    Related(related::RelatedArgs),
     /// What happened around a record (12, S3, P7): the rows before and after it.
     Timeline(timeline::TimelineArgs),
     /// Stop the worker (its normal drain) and wait until it is gone.
@@ -293,6 +296,7 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Search(a) => search::run(env, a),
         Command::Show { ids } => show::run(env, &ids),
         Command::Timeline(a) => timeline::run(env, a),
+        Command::Related(a) => related::run(env, a),
         Command::Work(a) => work::run(env, a),
         Command::Stats(a) => stats::run(env, a),
         Command::ImportSessions(a) => import_sessions::run(env, a),

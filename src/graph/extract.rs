@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::names::{command_name, error_signature, relative_path, symbols_in};
+use super::names::{command_name, error_signature, is_check, relative_path, symbols_in};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum EntityKind {
@@ -208,7 +208,7 @@ pub fn extract(calls: &[Call], root: Option<&str>, concepts: &[String]) -> Facts
 /// edited between the failure and the pass. `history` is the session's calls before this batch's
 /// passing run, oldest first.
 pub fn fixes(history: &[Call], passing: &Call, root: Option<&str>) -> Vec<Relation> {
-    let Some(cmd) = passing.input["command"].as_str().and_then(command_name) else {
+    let Some(cmd) = passing.input["command"].as_str().and_then(command_name).filter(|c| is_check(c)) else {
         return Vec::new();
     };
     let failed_at = history.iter().rposition(|c| {

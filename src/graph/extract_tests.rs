@@ -80,4 +80,9 @@ fn fixes_are_the_edits_between_a_failure_and_the_pass_of_the_same_command() {
     assert_eq!(files, vec!["src/cart.rs", "src/money.rs"], "not the edit before the failure");
     assert!(r.iter().all(|r| r.kind == RelationKind::Fixes && r.dst.1 == "cargo test cart"));
     assert!(fixes(&history, &bash(7, "cargo test other", "{}", false), Some("/r")).is_empty());
+    let looked = [bash(1, "ls types/", "{}", true), edit(2, "/r/types/a.ts", "x")];
+    assert!(
+        fixes(&looked, &bash(3, "ls types/", "{}", false), Some("/r")).is_empty(),
+        "ls checks nothing"
+    );
 }

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 const COMMAND_MAX_CHARS: usize = 120;
 const SIGNATURE_MAX_CHARS: usize = 120;
+const SIGNATURE_MIN_CHARS: usize = 10;
 const SYMBOLS_PER_EDIT: usize = 20;
 
 /// The main command of a shell line: `cd x && FOO=1 cargo test a 2>&1 | tail` → `cargo test a`.
@@ -28,6 +29,22 @@ pub fn command_name(line: &str) -> Option<String> {
         .collect();
     let name = words.join(" ");
     (!name.is_empty()).then(|| name.chars().take(COMMAND_MAX_CHARS).collect())
+}
+
+/// Commands that look around, move files or talk to version control: their passing after a
+/// failure says nothing about an edit (`ls` of a folder that now exists, `git add` after a hook).
+const NOT_CHECKS: [&str; 30] = [
+    "ls", "cat", "find", "grep", "rg", "git", "cd", "echo", "mkdir", "rm", "cp", "mv", "touch", "head", "tail", "wc", "pwd", "which",
+    "sed", "awk", "chmod", "tree", "curl", "wget", "open", "kill", "pkill", "ps", "sleep", "gh",
+];
+
+/// Whether a command checks the code (a test, build, type check or linter) rather than looking
+/// around: only such a command's failure and pass can show that an edit fixed something.
+pub fn is_check(command: &str) -> bool {
+    command
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| !NOT_CHECKS.contains(&w.rsplit('/').next().unwrap_or(w)))
 }
 
 static SIGNATURES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
@@ -72,7 +89,12 @@ pub fn error_signature(response: &str) -> Option<String> {
     let texts = response_texts(response);
     let lines: Vec<&str> = texts.iter().flat_map(|t| t.lines()).collect();
     for re in SIGNATURES.iter() {
-        if let Some(m) = lines.iter().find_map(|l| re.find(l)) {
+        // A bare "Error" says nothing: a signature names what failed.
+        let found = lines
+            .iter()
+            .filter_map(|l| re.find(l))
+            .find(|m| m.as_str().trim().len() >= SIGNATURE_MIN_CHARS);
+        if let Some(m) = found {
             let folded = NUMBERS.replace_all(m.as_str().trim(), "N");
             return Some(folded.chars().take(SIGNATURE_MAX_CHARS).collect());
         }
@@ -160,6 +182,9 @@ mod tests {
         let py = "Traceback (most recent call last):\n  File \"a.py\", line 3\nModuleNotFoundError: No module named 'yaml'";
         assert_eq!(error_signature(py).as_deref(), Some("ModuleNotFoundError: No module named 'yaml'"));
         assert_eq!(error_signature(r#"{"stdout":"all good"}"#), None);
+        assert_eq!(error_signature("Error\n"), None, "a bare word names nothing");
+        assert!(is_check("cargo test cart") && is_check("npx tsc --noEmit") && is_check("uv run pytest"));
+        assert!(!is_check("ls -la types/") && !is_check("git add -A") && !is_check("/usr/bin/find ."));
     }
 
     #[test]

@@ -72,6 +72,7 @@ pub fn router(app: Arc<WorkerState>) -> Router {
         .route(paths::TOOL_USES, get(browse_routes::tool_uses))
         .route(paths::USAGE, get(browse_routes::usage))
         .route(paths::CHARTS, get(browse_routes::charts))
+        .route(paths::RELATED, get(retrieval_routes::related))
         .route(paths::STREAM, get(stream_routes::stream))
         .route(paths::VIEWER_INDEX, get(viewer_routes::index))
         .route(paths::VIEWER_APP_JS, get(viewer_routes::app_js))

@@ -288,3 +288,21 @@ pub async fn stats(State(app): State<Arc<WorkerState>>) -> Result<Json<Value>, A
         },
     })))
 }
+
+/// `GET /api/related?entity=E&project=P&kinds=fixes,file&limit=20` (issue 41): the entity's
+/// neighbours in the graph with their evidence.
+pub async fn related(State(app): State<Arc<WorkerState>>, Query(q): Q) -> Result<Json<crate::retrieval::related::Related>, ApiError> {
+    use crate::retrieval::related::{DEFAULT_LIMIT, MAX_LIMIT, RelatedRequest};
+    let p = Params(q);
+    let entity = p
+        .get(&["entity"])
+        .ok_or_else(|| ApiError::bad_request("missing field entity"))?
+        .to_string();
+    let req = RelatedRequest {
+        entity,
+        project: p.get(&["project"]).filter(|s| !s.is_empty() && *s != "*").map(String::from),
+        kinds: p.list(&["kinds", "kind"]),
+        limit: p.int(&["limit"], 1, MAX_LIMIT as i64)?.map_or(DEFAULT_LIMIT, |n| n as usize),
+    };
+    Ok(Json(app.services()?.storage.related(req).await?))
+}

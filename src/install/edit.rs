@@ -7,7 +7,7 @@ use super::json_doc::Doc;
 
 /// memd's MCP tools that need no confirmation: they read memory or add to it. `forget` deletes
 /// memories and keeps asking.
-pub const ALLOWED_TOOLS: [&str; 7] = [
+pub const ALLOWED_TOOLS: [&str; 8] = [
     "mcp__memd__search",
     "mcp__memd__timeline",
     "mcp__memd__get_observations",
@@ -15,6 +15,7 @@ pub const ALLOWED_TOOLS: [&str; 7] = [
     "mcp__memd__session_start_context",
     "mcp__memd__work_state_write",
     "mcp__memd__work_state_read",
+    "mcp__memd__related",
 ];
 
 /// What an install into one settings file did.

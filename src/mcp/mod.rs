@@ -10,6 +10,7 @@ pub mod link;
 pub mod offline;
 pub mod params;
 pub mod records;
+pub mod related;
 pub mod schema;
 pub mod tool_params;
 pub mod tools;

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::caller::{CallerContext, ToolError, ToolText};
 use super::params::{parse, schema_of};
 use super::tool_params::{
-    ContextParams, ForgetParams, GetObservationsParams, GetToolUsesParams, SaveMemoryParams, SearchParams, TimelineParams,
+    ContextParams, ForgetParams, GetObservationsParams, GetToolUsesParams, RelatedParams, SaveMemoryParams, SearchParams, TimelineParams,
     WorkStateReadParams, WorkStateWriteParams,
 };
 
@@ -79,6 +79,15 @@ pub const TOOLS: &[ToolDef] = &[
              is not enough. Give one observation id.",
         GetToolUsesParams,
         super::records::get_tool_uses,
+        recall: true
+    ),
+    tool!(
+        "related",
+        "What is connected to a file, symbol, command or error, from what was observed: files changed \
+             together, the edits that made a failing test pass, the error a command failed with, symbols a file \
+             defines — strongest first, each with the observation ids that show it (then get_observations).",
+        RelatedParams,
+        super::related::related,
         recall: true
     ),
     tool!(

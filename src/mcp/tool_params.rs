@@ -169,6 +169,17 @@ pub struct WorkStateWriteParams {
 }
 
 #[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct RelatedParams {
+    /// a file (relative to the project root, absolute, or the end of its path), a symbol, a command, an error line or a concept
+    pub entity: String,
+    /// relations (modified_with, fixes, fails_with, defines, tests, mentions) or entity kinds (file, symbol, command, error, concept) to keep
+    pub kinds: Option<Words>,
+    pub limit: Option<Bounded<1, 100>>,
+    /// default: this project; * = all
+    pub project: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct WorkStateReadParams {
     /// default: this project
     pub project: Option<String>,

@@ -46,6 +46,8 @@ pub const READ_GATE: &str = "/api/read-gate";
 
 pub const SEARCH: &str = "/api/search";
 pub const TIMELINE: &str = "/api/timeline";
+/// An entity's neighbours in the graph (issue 41).
+pub const RELATED: &str = "/api/related";
 pub const CONTEXT_INJECT: &str = "/api/context/inject";
 pub const CONTEXT_SEMANTIC: &str = "/api/context/semantic";
 pub const OBSERVATIONS_BY_FILE: &str = "/api/observations/by-file";

@@ -2,7 +2,8 @@
 //! in the graph, strongest first, each with the observations that show the relation. An entity
 //! is named as stored (a file relative to its project root), by an alias (its absolute path), or —
 //! for a file, when nothing else matches — by the end of its path. Quarantined observations are
-//! never evidence here; a relation whose evidence is all stale says so.
+//! never evidence here, a neighbour whose name reads as an instruction is left out, and a relation
+//! whose evidence is all stale says so.
 
 use rusqlite::{Connection, params};
 use serde::Serialize;
@@ -120,7 +121,8 @@ pub fn related(conn: &Connection, req: &RelatedRequest) -> Result<Related, Retri
             .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?
             .collect::<Result<_, _>>()?;
         for (rel, relation, outgoing, kind, name) in rows {
-            if !wanted(req, &relation, &kind) {
+            // A name read from a tool's output that reads as an instruction is never handed on.
+            if !wanted(req, &relation, &kind) || crate::pipeline::instruction::screen(&name).is_some() {
                 continue;
             }
             let ev: Vec<(i64, i64, bool)> = evidence

@@ -131,14 +131,16 @@ pub fn forget_project(conn: &Connection, project: &str) -> Result<usize, StoreEr
     Ok(conn.execute("DELETE FROM entities WHERE project = ?1", [project])?)
 }
 
-/// The graph of every observation made from recorded calls that has none yet, oldest first, at
-/// most `limit` observations per call (call until it returns 0).
+/// The graph of the observations stored before the graph existed (ids up to
+/// `meta.graph_backfill_until`, set by the migration), oldest first, at most `limit` per call
+/// (call until it returns 0; the cursor makes an interrupted backfill resume).
 pub fn backfill_chunk(conn: &Connection, limit: i64, now: i64) -> Result<usize, StoreError> {
     let todo: Vec<(i64, String, i64, Option<String>)> = conn
         .prepare(
             "SELECT o.id, o.project, s.id, s.project_root FROM observations o
              JOIN sdk_sessions s ON s.memory_session_id = o.memory_session_id
              WHERE o.id > coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'graph_backfill_cursor'), 0)
+               AND o.id <= coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'graph_backfill_until'), 0)
                AND EXISTS (SELECT 1 FROM observation_sources x WHERE x.observation_id = o.id)
              ORDER BY o.id LIMIT ?1",
         )?
@@ -156,6 +158,25 @@ pub fn backfill_chunk(conn: &Connection, limit: i64, now: i64) -> Result<usize, 
         )?;
     }
     Ok(todo.len())
+}
+
+/// The start-up backfill: chunks through the writer until nothing is left (a few hundred
+/// observations at a time, so ingest keeps its turn).
+pub async fn backfill(store: super::Store) {
+    let mut total = 0;
+    loop {
+        match store.write(|c| backfill_chunk(c, 200, crate::clock::now_ms())).await {
+            Ok(0) => break,
+            Ok(n) => total += n,
+            Err(e) => {
+                tracing::warn!(error = %e, "graph backfill stopped; it resumes at the next start");
+                return;
+            }
+        }
+    }
+    if total > 0 {
+        tracing::info!(observations = total, "graph backfill finished");
+    }
 }
 
 #[cfg(test)]

@@ -173,6 +173,9 @@ fn stale_evidence_marks_the_edge_and_the_backfill_rebuilds_a_graph() {
     assert!(edge(&ask(&conn, "a.rs"), "b.rs", "modified_with").is_some_and(|n| n.stale));
     // A store from before the graph: no graph rows, then the backfill.
     conn.execute_batch("DELETE FROM relations; DELETE FROM entities;").unwrap();
+    assert_eq!(backfill_chunk(&conn, 100, T0).unwrap(), 0, "nothing before the graph existed");
+    conn.execute("UPDATE meta SET value = ?1 WHERE key = 'graph_backfill_until'", [id.to_string()])
+        .unwrap();
     assert!(ask(&conn, "a.rs").related.is_empty());
     assert_eq!(backfill_chunk(&conn, 100, T0).unwrap(), 1);
     assert_eq!(backfill_chunk(&conn, 100, T0).unwrap(), 0, "the cursor moved on");

@@ -30,3 +30,6 @@ CREATE TABLE IF NOT EXISTS relation_evidence (
   PRIMARY KEY (relation_id, observation_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS relation_evidence_observation ON relation_evidence(observation_id);
+-- Observations stored before the graph existed get theirs from a backfill at start-up, up to here.
+INSERT INTO meta(key, value) SELECT 'graph_backfill_until', CAST(coalesce(max(id), 0) AS TEXT) FROM observations
+  WHERE true ON CONFLICT(key) DO UPDATE SET value = excluded.value;

@@ -68,6 +68,9 @@ impl Built {
         app.ready(services);
         if !store.integrity.is_damaged() {
             tokio::spawn(super::rescan::after_upgrade(store.clone(), (*privacy).clone()));
+            if !store.read_only {
+                tokio::spawn(crate::store::graph::backfill(store.clone()));
+            }
         }
         let reloader = Arc::new(Reloader {
             env: life.env.clone(),

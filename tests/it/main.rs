@@ -57,6 +57,7 @@ mod export_import;
 mod folder_files;
 mod freshness;
 mod gemini_cli;
+mod graph;
 mod hook_autostart;
 mod hook_events;
 mod hook_hosts;

@@ -141,6 +141,7 @@ fn lists_tools_and_runs_the_write_tools() {
             "forget",
             "get_observations",
             "get_tool_uses",
+            "related",
             "save_memory",
             "search",
             "session_start_context",
