@@ -46,6 +46,8 @@ pub struct Settings {
     pub excluded_projects: String,
     pub skip_tools: Vec<String>,
     pub redact: bool,
+    /// `MEMD_GRAPH`: stored batches get their graph (issue 41).
+    pub graph: bool,
     pub redact_disabled_builtins: String,
     pub redact_custom_patterns: String,
     pub tool_use_max_chars: usize,
@@ -166,6 +168,7 @@ impl Settings {
             excluded_projects: raw.text(&EXCLUDED_PROJECTS),
             skip_tools: raw.list(&SKIP_TOOLS),
             redact: raw.flag(&REDACT, &mut w),
+            graph: raw.flag(&GRAPH, &mut w),
             redact_disabled_builtins: raw.text(&REDACT_DISABLED_BUILTINS),
             redact_custom_patterns: raw.text(&REDACT_CUSTOM_PATTERNS),
             tool_use_max_chars: raw.int(&TOOL_USE_MAX_CHARS, &mut w) as usize,
@@ -201,6 +204,7 @@ impl Settings {
         let c = &self.context;
         Some(match key.name {
             n if n == REDACT.name => self.redact,
+            n if n == GRAPH.name => self.graph,
             n if n == WATCH.name => self.watch.enabled,
             n if n == FOLDER_CONTEXT.name => self.folders.enabled,
             n if n == NATIVE_MEMORY.name => self.native.enabled,

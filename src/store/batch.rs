@@ -94,16 +94,10 @@ pub fn store_batch(conn: &Connection, meta: &BatchMeta, out: &BatchOutput, now: 
             super::raw_index::enqueue(conn, *row)?;
         }
         // The graph of what the calls show, with these observations as its evidence (issue 41).
-        let root = Some(meta.project_root.as_str());
-        super::graph::record_batch(
-            conn,
-            &meta.project,
-            root,
-            meta.session_db_id,
-            &out.source_rows,
-            &stored.observation_ids,
-            now,
-        )?;
+        if super::graph::enabled() {
+            let (root, rows) = (Some(meta.project_root.as_str()), &out.source_rows);
+            super::graph::record_batch(conn, &meta.project, root, meta.session_db_id, rows, &stored.observation_ids, now)?;
+        }
     }
     conn.execute(
         "INSERT INTO token_usage(day, provider, model, calls, input_tokens, output_tokens, budget_tokens) VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6)

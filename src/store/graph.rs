@@ -3,13 +3,28 @@
 //! the batch's observations as its evidence; `fixes` reads the session's earlier calls. The
 //! backfill does the same for a store written before the graph existed.
 
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::StoreError;
 use crate::graph::extract::{Call, EntityKind, Facts, Relation, extract, fixes};
 
-/// Earlier calls of the session `fixes` looks back over.
-const HISTORY_CALLS: i64 = 300;
+/// Whether stored batches get their graph (`MEMD_GRAPH`, read once at start-up; the graph bench
+/// turns it off for its baseline).
+static ENABLED: AtomicBool = AtomicBool::new(true);
+
+pub fn set_enabled(on: bool) {
+    ENABLED.store(on, Ordering::Relaxed);
+}
+
+pub fn enabled() -> bool {
+    ENABLED.load(Ordering::Relaxed)
+}
+
+/// How far back (in stored calls of every session) `fixes` looks for the failure.
+const HISTORY_CALLS: i64 = 5_000;
 
 fn call_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Call> {
     let input: String = r.get(2)?;
@@ -36,14 +51,31 @@ fn calls(conn: &Connection, rows: &[i64]) -> Result<Vec<Call>, StoreError> {
     Ok(out)
 }
 
-fn history(conn: &Connection, session_db_id: i64, before: i64) -> Result<Vec<Call>, StoreError> {
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {CALL_COLS} FROM tool_uses WHERE session_db_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3"
+/// What `fixes` needs of the session before the passing call `before` (within the last
+/// [`HISTORY_CALLS`] stored calls): the failed shell calls, and — when one of them ran `cmd` — the edits
+/// since the latest such failure. Two narrow reads instead of the whole history.
+fn history(conn: &Connection, session_db_id: i64, before: i64, cmd: &str) -> Result<Vec<Call>, StoreError> {
+    let mut failed = conn.prepare_cached(&format!(
+        "SELECT {CALL_COLS} FROM tool_uses WHERE session_db_id = ?1 AND id < ?2 AND id >= ?2 - ?3
+           AND is_error = 1 AND tool_name = 'Bash' ORDER BY id DESC"
     ))?;
-    let mut out: Vec<Call> = stmt
+    let failures: Vec<Call> = failed
         .query_map(params![session_db_id, before, HISTORY_CALLS], call_of)?
         .collect::<Result<_, _>>()?;
-    out.reverse();
+    let same = |c: &&Call| c.input["command"].as_str().and_then(crate::graph::names::command_name).as_deref() == Some(cmd);
+    let Some(failure) = failures.iter().find(same).cloned() else {
+        return Ok(Vec::new());
+    };
+    let mut edits = conn.prepare_cached(&format!(
+        "SELECT {CALL_COLS} FROM tool_uses WHERE session_db_id = ?1 AND id > ?2 AND id < ?3
+           AND tool_name IN ('Edit', 'Write', 'MultiEdit', 'NotebookEdit') ORDER BY id"
+    ))?;
+    let mut out = vec![failure.clone()];
+    out.extend(
+        edits
+            .query_map(params![session_db_id, failure.id, before], call_of)?
+            .collect::<Result<Vec<_>, _>>()?,
+    );
     Ok(out)
 }
 
@@ -62,24 +94,38 @@ fn concepts(conn: &Connection, observation_ids: &[i64]) -> Result<Vec<String>, S
 }
 
 fn entity_id(conn: &Connection, project: &str, kind: EntityKind, name: &str, now: i64) -> Result<i64, StoreError> {
-    Ok(conn.query_row(
-        "INSERT INTO entities(project, kind, name, first_seen_epoch, last_seen_epoch) VALUES (?1, ?2, ?3, ?4, ?4)
-         ON CONFLICT(project, kind, name) DO UPDATE SET last_seen_epoch = max(last_seen_epoch, excluded.last_seen_epoch)
-         RETURNING id",
-        params![project, kind.as_str(), name, now],
-        |r| r.get(0),
-    )?)
+    // Reads first: most entities of a batch exist already, and a read dirties no page.
+    let mut find = conn.prepare_cached("SELECT id FROM entities WHERE project = ?1 AND kind = ?2 AND name = ?3")?;
+    if let Some(id) = find.query_row(params![project, kind.as_str(), name], |r| r.get(0)).optional()? {
+        return Ok(id);
+    }
+    let mut insert =
+        conn.prepare_cached("INSERT INTO entities(project, kind, name, first_seen_epoch) VALUES (?1, ?2, ?3, ?4) RETURNING id")?;
+    Ok(insert.query_row(params![project, kind.as_str(), name, now], |r| r.get(0))?)
 }
 
-fn relation(conn: &Connection, project: &str, r: &Relation, evidence: &[i64], now: i64) -> Result<(), StoreError> {
-    let src = entity_id(conn, project, r.src.0, &r.src.1, now)?;
-    let dst = entity_id(conn, project, r.dst.0, &r.dst.1, now)?;
-    let id: i64 = conn.query_row(
-        "INSERT INTO relations(src, dst, kind) VALUES (?1, ?2, ?3)
-         ON CONFLICT(src, dst, kind) DO UPDATE SET kind = excluded.kind RETURNING id",
-        params![src, dst, r.kind.as_str()],
-        |x| x.get(0),
-    )?;
+/// Entity ids of one batch, by kind and name: each entity is upserted once per batch.
+type Ids = HashMap<(EntityKind, String), i64>;
+
+fn known_id(conn: &Connection, project: &str, key: &(EntityKind, String), ids: &mut Ids, now: i64) -> Result<i64, StoreError> {
+    if let Some(id) = ids.get(key) {
+        return Ok(*id);
+    }
+    let id = entity_id(conn, project, key.0, &key.1, now)?;
+    ids.insert(key.clone(), id);
+    Ok(id)
+}
+
+fn relation(conn: &Connection, project: &str, r: &Relation, evidence: &[i64], ids: &mut Ids, now: i64) -> Result<(), StoreError> {
+    let src = known_id(conn, project, &r.src, ids, now)?;
+    let dst = known_id(conn, project, &r.dst, ids, now)?;
+    let mut find = conn.prepare_cached("SELECT id FROM relations WHERE src = ?1 AND dst = ?2 AND kind = ?3")?;
+    let id: i64 = match find.query_row(params![src, dst, r.kind.as_str()], |x| x.get(0)).optional()? {
+        Some(id) => id,
+        None => conn
+            .prepare_cached("INSERT INTO relations(src, dst, kind) VALUES (?1, ?2, ?3) RETURNING id")?
+            .query_row(params![src, dst, r.kind.as_str()], |x| x.get(0))?,
+    };
     let mut stmt = conn.prepare_cached("INSERT OR IGNORE INTO relation_evidence(relation_id, observation_id) VALUES (?1, ?2)")?;
     for obs in evidence {
         stmt.execute(params![id, obs])?;
@@ -105,23 +151,26 @@ pub fn record_batch(
     let root = project_root.filter(|r| !r.is_empty());
     let mut facts: Facts = extract(&calls, root, &concepts(conn, observation_ids)?);
     for pass in calls.iter().filter(|c| c.tool_name == "Bash" && !c.is_error) {
-        for r in fixes(&history(conn, session_db_id, pass.id)?, pass, root) {
+        let cmd = pass.input["command"].as_str().and_then(crate::graph::names::command_name);
+        let Some(cmd) = cmd.filter(|c| crate::graph::names::is_check(c)) else {
+            continue;
+        };
+        for r in fixes(&history(conn, session_db_id, pass.id, &cmd)?, pass, root) {
             if !facts.relations.contains(&r) {
                 facts.relations.push(r);
             }
         }
     }
+    let mut ids = Ids::new();
     for e in &facts.entities {
-        let id = entity_id(conn, project, e.kind, &e.name, now)?;
+        let id = known_id(conn, project, &(e.kind, e.name.clone()), &mut ids, now)?;
         for a in &e.aliases {
-            conn.execute(
-                "INSERT OR IGNORE INTO entity_aliases(alias, entity_id) VALUES (?1, ?2)",
-                params![a, id],
-            )?;
+            let mut alias = conn.prepare_cached("INSERT OR IGNORE INTO entity_aliases(alias, entity_id) VALUES (?1, ?2)")?;
+            alias.execute(params![a, id])?;
         }
     }
     for r in &facts.relations {
-        relation(conn, project, r, observation_ids, now)?;
+        relation(conn, project, r, observation_ids, &mut ids, now)?;
     }
     Ok(facts.relations.len())
 }

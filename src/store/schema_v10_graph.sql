@@ -7,7 +7,6 @@ CREATE TABLE IF NOT EXISTS entities (
   kind TEXT NOT NULL CHECK (kind IN ('file', 'symbol', 'concept', 'command', 'error', 'dependency')),
   name TEXT NOT NULL,
   first_seen_epoch INTEGER NOT NULL,
-  last_seen_epoch INTEGER NOT NULL,
   UNIQUE (project, kind, name)
 );
 CREATE TABLE IF NOT EXISTS entity_aliases (

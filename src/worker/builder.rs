@@ -141,6 +141,7 @@ impl WorkerBuilder {
             observe_deadline,
             stale_pid_replaced,
         } = self;
+        crate::store::graph::set_enabled(settings.graph);
         // sqlite-vec must be registered before the store opens its connections.
         let extension = settings.vectors.mode == EmbeddingsMode::Local && crate::vectors::index::register_extension();
         let store = open_store(&settings, &dir, app, clock.now()).await?;

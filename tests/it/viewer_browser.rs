@@ -56,6 +56,15 @@ fn seed(w: &TestWorker) -> i64 {
         at: T0 + 30 * HOUR,
         ..Obs::default()
     });
+    // Issue 41: the graph knows that the edit of the search box fixed a failing test.
+    s.conn
+        .execute_batch(&format!(
+            "INSERT INTO entities(id, project, kind, name, first_seen_epoch) VALUES (900001, 'project-3', 'file', 'src/search_box.rs', 1),
+               (900002, 'project-3', 'command', 'cargo test search_box', 1);
+             INSERT INTO relations(id, src, dst, kind) VALUES (900001, 900001, 900002, 'fixes');
+             INSERT INTO relation_evidence(relation_id, observation_id) VALUES (900001, {id});"
+        ))
+        .unwrap();
     // Issue 37: local embedding work on the last three days and no model call: the status page
     // must not draw it as LLM tokens.
     for back in 0..3i64 {
@@ -224,6 +233,26 @@ fn issue_17_the_viewer_in_a_real_browser() {
     assert!(shown, "{about}");
     browser.click("#tool-uses details summary");
     browser.screenshot(&shots.join("detail.png"));
+    // Issue 41: from a modified file to its neighbourhood in the graph, with the evidence.
+    browser.click("#related-files a.related-link");
+    let fix = browser.wait(
+        "the file's neighbourhood",
+        Duration::from_secs(10),
+        "const l = document.querySelector('#related li.neighbour.fixes'); return l && l.textContent",
+    );
+    assert!(
+        fix.as_str().unwrap().contains("src/search_box.rs fixes cargo test search_box"),
+        "{fix}"
+    );
+    let evidence = browser.eval("return document.querySelector('#related li.neighbour.fixes .meta a').getAttribute('href')");
+    assert_eq!(evidence, json!(format!("#/obs/{crash}")));
+    browser.screenshot(&shots.join("related.png"));
+    browser.eval(&format!("location.hash = '#/obs/{crash}'; return 1"));
+    browser.wait(
+        "the detail again",
+        Duration::from_secs(10),
+        "return document.getElementById('forget')",
+    );
 
     // Forget it: gone from the API and from the page's feed.
     browser.click("#forget");

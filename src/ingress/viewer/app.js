@@ -284,6 +284,7 @@ async function viewObservation(id) {
       ['session', o.memory_session_id], ['prompt', o.prompt_number], ['origin', o.origin], ['provenance', o.imported_from ? `${o.provenance} (${o.imported_from})` : o.provenance],
       ['model', o.generated_by_model],
       ['stored', when(o.created_at_epoch)], ['seen', `${o.occurrence_count}×`]]),
+    list(o.files_modified).length ? [h('h3', { text: 'Related' }), h('p', { id: 'related-files' }, list(o.files_modified).map((f) => [relatedLink(f, o.project), ' ']))] : null,
     h('h3', { text: `Tool uses (${uses.items.length})` }),
     h('div', { id: 'tool-uses' }, uses.items.length ? uses.items.map(toolUse) : h('p', { class: 'empty', text: 'None recorded (saved by hand, imported, or made from a summary).' })));
   main(body);
@@ -422,6 +423,7 @@ const routes = [
   [/^#\/status/, () => ['status', viewStatus]],
   [/^#\/freshness/, () => ['freshness', viewFreshness]],
   [/^#\/work/, () => ['work', viewWork]],
+  [/^#\/related/, () => ['search', viewRelated]],
   [/^/, () => ['feed', viewFeed]],
 ];
 
