@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::names::{command_name, error_signature, is_check, relative_path, symbols_in};
+use super::names::{command_name, error_signature, imports_in, is_check, relative_path, symbols_in};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum EntityKind {
@@ -16,6 +16,7 @@ pub enum EntityKind {
     Concept,
     Command,
     Error,
+    Dependency,
 }
 
 impl EntityKind {
@@ -26,6 +27,7 @@ impl EntityKind {
             EntityKind::Concept => "concept",
             EntityKind::Command => "command",
             EntityKind::Error => "error",
+            EntityKind::Dependency => "dependency",
         }
     }
 }
@@ -46,6 +48,7 @@ pub enum RelationKind {
     FailsWith,
     Defines,
     Tests,
+    DependsOn,
     Mentions,
 }
 
@@ -57,6 +60,7 @@ impl RelationKind {
             RelationKind::FailsWith => "fails_with",
             RelationKind::Defines => "defines",
             RelationKind::Tests => "tests",
+            RelationKind::DependsOn => "depends_on",
             RelationKind::Mentions => "mentions",
         }
     }
@@ -163,7 +167,12 @@ pub fn extract(calls: &[Call], root: Option<&str>, concepts: &[String]) -> Facts
             let rel = relative_path(path, root);
             f.entity(EntityKind::File, &rel, Some(path));
             modified.insert(rel.clone());
-            for (symbol, test) in symbols_in(&written_text(call)) {
+            let written = written_text(call);
+            for dep in imports_in(&written) {
+                f.entity(EntityKind::Dependency, &dep, None);
+                f.relate((EntityKind::File, &rel), (EntityKind::Dependency, &dep), RelationKind::DependsOn);
+            }
+            for (symbol, test) in symbols_in(&written) {
                 f.entity(EntityKind::Symbol, &symbol, None);
                 let kind = if test || is_test_path(&rel) {
                     RelationKind::Tests

@@ -32,7 +32,11 @@ fn has(f: &Facts, src: &str, kind: RelationKind, dst: &str) -> bool {
 #[test]
 fn co_edited_files_symbols_and_a_failing_command() {
     let calls = [
-        edit(1, "/r/shop/src/cart.rs", "pub fn total_cents() -> i64 { 0 }"),
+        edit(
+            1,
+            "/r/shop/src/cart.rs",
+            "use rust_decimal::Decimal;\npub fn total_cents() -> i64 { 0 }",
+        ),
         edit(2, "/r/shop/tests/cart.rs", "#[test]\nfn totals_round_down() {}"),
         call(3, "Read", json!({"file_path": "/r/shop/README.md"}), "{}", false),
         bash(
@@ -45,6 +49,7 @@ fn co_edited_files_symbols_and_a_failing_command() {
     let f = extract(&calls, Some("/r/shop"), &["Rounding".to_string()]);
     assert!(has(&f, "src/cart.rs", RelationKind::ModifiedWith, "tests/cart.rs"));
     assert!(has(&f, "src/cart.rs", RelationKind::Defines, "total_cents"));
+    assert!(has(&f, "src/cart.rs", RelationKind::DependsOn, "rust_decimal"));
     assert!(has(&f, "tests/cart.rs", RelationKind::Tests, "totals_round_down"));
     assert!(has(
         &f,

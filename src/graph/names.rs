@@ -151,6 +151,79 @@ pub fn symbols_in(text: &str) -> Vec<(String, bool)> {
     out
 }
 
+static IMPORTS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"(?m)(?:\bfrom\s+['"]|\brequire\(\s*['"]|^\s*import\s+['"])([^'"./][^'"]*)['"]|^\s*from\s+([A-Za-z_]\w*)[\w.]*\s+import\b|^\s*import\s+([A-Za-z_]\w*)\s*$|^\s*(?:pub\s+)?use\s+([a-z_][a-z0-9_]*)::"#,
+    )
+    .expect("a valid import pattern")
+});
+
+/// Standard libraries and the language's own paths: importing them says nothing about a dependency.
+const BUILT_IN: [&str; 39] = [
+    "std",
+    "core",
+    "alloc",
+    "crate",
+    "self",
+    "super",
+    "os",
+    "sys",
+    "re",
+    "json",
+    "time",
+    "typing",
+    "pathlib",
+    "collections",
+    "subprocess",
+    "itertools",
+    "functools",
+    "datetime",
+    "math",
+    "logging",
+    "unittest",
+    "dataclasses",
+    "abc",
+    "io",
+    "random",
+    "shutil",
+    "tempfile",
+    "asyncio",
+    "fs",
+    "path",
+    "http",
+    "child_process",
+    "url",
+    "util",
+    "crypto",
+    "events",
+    "stream",
+    "__future__",
+    "argparse",
+];
+
+/// The packages a text imports (JS/TS `from '…'`/`require('…')`, Python `import x`/`from x import`,
+/// Rust `use x::`), by package name: `@scope/pkg` and `pkg` of `pkg/sub`, a Python or Rust top
+/// module. Relative paths, `node:` modules and standard libraries are left out.
+pub fn imports_in(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in IMPORTS.captures_iter(text) {
+        let raw = (1..=4).find_map(|i| c.get(i)).map_or("", |m| m.as_str());
+        if raw.starts_with("node:") {
+            continue;
+        }
+        let mut parts = raw.split('/');
+        let name = match parts.next() {
+            Some(scope) if scope.starts_with('@') => format!("{scope}/{}", parts.next().unwrap_or("")),
+            Some(first) => first.to_string(),
+            None => continue,
+        };
+        if name.len() >= 2 && !BUILT_IN.contains(&name.as_str()) && !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,6 +267,19 @@ mod tests {
         assert_eq!(relative_path("/etc/hosts", Some("/r/shop")), "/etc/hosts");
         assert_eq!(relative_path("./src/a.rs", None), "src/a.rs");
         assert_eq!(relative_path("/r/shopping/x.rs", Some("/r/shop")), "/r/shopping/x.rs");
+    }
+
+    #[test]
+    fn imports_name_packages_not_paths_or_standard_libraries() {
+        let js = "import React from 'react';\nimport { z } from \"zod\";\nimport x from './local';\nconst fs = require('node:fs');\nimport '@tanstack/query-core/build';";
+        assert_eq!(
+            imports_in(js),
+            vec!["react".to_string(), "zod".to_string(), "@tanstack/query-core".to_string()]
+        );
+        let py = "import os\nimport numpy\nfrom requests.adapters import HTTPAdapter\nfrom . import local";
+        assert_eq!(imports_in(py), vec!["numpy".to_string(), "requests".to_string()]);
+        let rs = "use std::io;\nuse serde_json::Value;\nuse crate::store;\npub use tokio::sync;";
+        assert_eq!(imports_in(rs), vec!["serde_json".to_string(), "tokio".to_string()]);
     }
 
     #[test]
