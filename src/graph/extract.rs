@@ -118,6 +118,11 @@ impl Facts {
     }
 }
 
+/// `mentions` are drawn for at most this many concepts of a batch, and only when the batch edited
+/// at most this many files.
+const MENTION_CONCEPTS_MAX: usize = 3;
+const MENTION_FILES_MAX: usize = 3;
+
 /// Tools that change a file, and the input key naming it.
 pub fn edited_file(call: &Call) -> Option<&str> {
     match call.tool_name.as_str() {
@@ -200,7 +205,12 @@ pub fn extract(calls: &[Call], root: Option<&str>, concepts: &[String]) -> Facts
             f.relate((EntityKind::File, a), (EntityKind::File, b), RelationKind::ModifiedWith);
         }
     }
-    for c in concepts {
+    // A concept says what a batch was about only when the batch was about a few files: a sweeping
+    // edit would tie every concept to every file (most of the graph's rows, little of its use).
+    if files.len() > MENTION_FILES_MAX {
+        return f;
+    }
+    for c in concepts.iter().take(MENTION_CONCEPTS_MAX) {
         let c = c.trim().to_lowercase();
         if c.is_empty() || files.is_empty() {
             continue;
