@@ -103,23 +103,7 @@ fn store_one(c: &Connection, s: &Session, b: usize, chunk: &[Call], graph: bool)
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
-    let meta = BatchMeta {
-        session_db_id: sid,
-        memory_session_id: memory,
-        content_session_id: s.key.clone(),
-        platform_source: "claude".into(),
-        project: s.project.clone(),
-        project_root: s.root.clone(),
-        prompt_number: 1,
-        prompt_text: None,
-        agent_id: None,
-        agent_type: None,
-        pending_ids: vec![],
-        prompt_private: false,
-        prompt_epoch: T0,
-        attempts: 0,
-        oldest_epoch: T0,
-    };
+    let meta = BatchMeta::first_prompt((sid, &memory, &s.key), &s.project, &s.root, T0);
     let o = ObservationDraft {
         obs_type: "change".into(),
         title: Some(format!("{} batch {b}", s.key)),

@@ -74,6 +74,31 @@ pub struct BatchMeta {
     pub oldest_epoch: i64,
 }
 
+impl BatchMeta {
+    /// A batch of the first prompt of a Claude Code session, its rows from `epoch` — for tests
+    /// and benches; the worker claims its own batches (`store/pending.rs`).
+    pub fn first_prompt(session: (i64, &str, &str), project: &str, project_root: &str, epoch: i64) -> Self {
+        let (session_db_id, memory_session_id, content_session_id) = session;
+        Self {
+            session_db_id,
+            memory_session_id: memory_session_id.into(),
+            content_session_id: content_session_id.into(),
+            platform_source: "claude".into(),
+            project: project.into(),
+            project_root: project_root.into(),
+            prompt_number: 1,
+            prompt_text: None,
+            agent_id: None,
+            agent_type: None,
+            pending_ids: vec![],
+            prompt_private: false,
+            prompt_epoch: epoch,
+            attempts: 0,
+            oldest_epoch: epoch,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub enum BatchWork {
     Observations(Vec<ToolEvent>),

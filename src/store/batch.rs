@@ -261,23 +261,7 @@ mod tests {
             custom_title: None,
         };
         let s = touch(conn, &seed, AUG_18).unwrap();
-        BatchMeta {
-            session_db_id: s.id,
-            memory_session_id: s.memory_session_id,
-            content_session_id: "s1".into(),
-            platform_source: "claude".into(),
-            project: "p".into(),
-            project_root: "/r".into(),
-            prompt_number: 1,
-            prompt_text: None,
-            agent_id: None,
-            agent_type: None,
-            pending_ids: vec![],
-            prompt_private: false,
-            prompt_epoch: AUG_18,
-            attempts: 0,
-            oldest_epoch: AUG_18,
-        }
+        BatchMeta::first_prompt((s.id, &s.memory_session_id, "s1"), "p", "/r", AUG_18)
     }
 
     fn output(title: &str) -> BatchOutput {

@@ -25,23 +25,7 @@ fn batch(conn: &Connection, rows: Vec<i64>, title: &str, concepts: &[&str]) -> i
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
-    let meta = BatchMeta {
-        session_db_id: session,
-        memory_session_id: memory,
-        content_session_id: "s1".into(),
-        platform_source: "claude".into(),
-        project: "shop".into(),
-        project_root: "/r".into(),
-        prompt_number: 1,
-        prompt_text: None,
-        agent_id: None,
-        agent_type: None,
-        pending_ids: vec![],
-        prompt_private: false,
-        prompt_epoch: T0,
-        attempts: 0,
-        oldest_epoch: T0,
-    };
+    let meta = BatchMeta::first_prompt((session, &memory, "s1"), "shop", "/r", T0);
     let o = ObservationDraft {
         obs_type: "change".into(),
         title: Some(title.into()),

@@ -17,21 +17,9 @@ fn batch(n: usize) -> Box<ClaimedBatch> {
         .collect();
     Box::new(ClaimedBatch {
         meta: BatchMeta {
-            session_db_id: 1,
-            memory_session_id: "memd-claude-s".into(),
-            content_session_id: "s".into(),
-            platform_source: "claude".into(),
-            project: "p".into(),
-            project_root: "/r".into(),
-            prompt_number: 1,
             prompt_text: Some("fix it".into()),
-            agent_id: None,
-            agent_type: None,
             pending_ids: (1..=n as i64).collect(),
-            prompt_private: false,
-            prompt_epoch: 0,
-            attempts: 0,
-            oldest_epoch: 0,
+            ..BatchMeta::first_prompt((1, "memd-claude-s", "s"), "p", "/r", 0)
         },
         work: BatchWork::Observations(events),
     })
