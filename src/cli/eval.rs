@@ -21,11 +21,9 @@ use crate::eval::dataset::{Dataset, load, write_lines};
 use crate::eval::generate::generate;
 use crate::eval::report::{PathReport, Report, by_category, markdown};
 use crate::eval::run::{Row, SearchMode, ask, replayed_rows, save_memories, wait_embedded};
-use crate::replay::bodies::Target;
 use crate::replay::convert::convert_file;
-use crate::replay::deliver::HttpTarget;
 use crate::replay::loss::wait_drained;
-use crate::replay::runner::{Mode, RunOptions, run as run_replay};
+use crate::replay::runner::{RunOptions, run as run_replay};
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {
@@ -213,21 +211,7 @@ fn raw_path(d: &Dataset, run: &Run<'_>) -> anyhow::Result<PathReport> {
 fn extractive_path(d: &Dataset, run: &Run<'_>) -> anyhow::Result<PathReport> {
     let (model, modes) = (run.model, run.modes);
     let w = start_worker(model, run.env, run.running)?;
-    let opts = RunOptions {
-        mode: Mode::Http(HttpTarget {
-            addr: w.worker.addr,
-            token: w.worker.token.clone(),
-            timeout: Duration::from_secs(30),
-        }),
-        target: Target::Memd,
-        concurrency: 2,
-        rate: None,
-        duration: None,
-        max_events: None,
-        home: Some(w.dir.clone()),
-        progress: false,
-        import: false,
-    };
+    let opts = RunOptions::to_local_worker(w.worker.addr, w.worker.token.clone(), Some(w.dir.clone()));
     let sent = run_replay(&d.sessions, &opts);
     let errors: u64 = sent.tally.kinds.values().flat_map(|k| k.errors.values()).sum();
     if errors > 0 {

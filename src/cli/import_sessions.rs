@@ -9,7 +9,6 @@ use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
@@ -18,11 +17,9 @@ use serde::Serialize;
 use super::client_context::CliContext;
 use crate::client::worker::Worker;
 use crate::protocol::paths;
-use crate::replay::bodies::Target;
 use crate::replay::convert::convert_file;
-use crate::replay::deliver::HttpTarget;
 use crate::replay::event::{EventKind, SessionEvents};
-use crate::replay::runner::{Mode, RunOptions, run as run_replay};
+use crate::replay::runner::{RunOptions, run as run_replay};
 use crate::replay::stats::Tally;
 use crate::replay::transcript::is_subagent_file;
 
@@ -176,19 +173,9 @@ pub fn run(env: &HashMap<String, String>, args: ImportSessionsArgs) -> anyhow::R
     anyhow::ensure!(health.status == 200, "the worker answered {}: {}", health.status, health.detail());
     let w = Worker::locate(&ctx.dir, ctx.settings.port);
     let opts = RunOptions {
-        mode: Mode::Http(HttpTarget {
-            addr: w.addr,
-            token: w.token,
-            timeout: Duration::from_secs(30),
-        }),
-        target: Target::Memd,
-        concurrency: 2,
-        rate: None,
-        duration: None,
-        max_events: None,
-        home: ctx.settings.home.clone(),
         progress: std::io::stderr().is_terminal() && !args.json,
         import: true,
+        ..RunOptions::to_local_worker(w.addr, w.token, ctx.settings.home.clone())
     };
     let result = run_replay(&sessions, &opts);
     let summary = summarise(files.len(), unreadable, sessions.len(), &result.tally);

@@ -177,7 +177,8 @@ pub fn extract(calls: &[Call], root: Option<&str>, concepts: &[String]) -> Facts
                 f.entity(EntityKind::Dependency, &dep, None);
                 f.relate((EntityKind::File, &rel), (EntityKind::Dependency, &dep), RelationKind::DependsOn);
             }
-            for (symbol, test) in symbols_in(&written) {
+            let ext = rel.rsplit_once('.').map_or("", |(_, e)| e).to_ascii_lowercase();
+            for (symbol, test) in symbols_in(&written, &ext) {
                 f.entity(EntityKind::Symbol, &symbol, None);
                 let kind = if test || is_test_path(&rel) {
                     RelationKind::Tests

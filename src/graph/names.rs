@@ -8,6 +8,12 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
+use crate::observer::evidence::path::normalize;
+use crate::observer::extractive::changes::definitions;
+use crate::observer::extractive::describe::output_text;
+use crate::observer::extractive::salient::failure_line;
+use crate::readgate::outline::CODE_EXTENSIONS;
+
 const COMMAND_MAX_CHARS: usize = 120;
 const SIGNATURE_MAX_CHARS: usize = 120;
 const SIGNATURE_MIN_CHARS: usize = 10;
@@ -47,85 +53,42 @@ pub fn is_check(command: &str) -> bool {
         .is_some_and(|w| !NOT_CHECKS.contains(&w.rsplit('/').next().unwrap_or(w)))
 }
 
-static SIGNATURES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    [
-        r"error\[E\d{4}\]: .*",
-        r"test [\w:]+ \.\.\. FAILED",
-        r"panicked at [^\s:]+",
-        r"(?:[A-Z]\w*(?:Error|Exception)): .*",
-        r"(?i)^\s*(?:error|fatal)\b.*",
-        r"FAILED.*",
-    ]
-    .iter()
-    .map(|p| Regex::new(p).expect("a valid signature pattern"))
-    .collect()
-});
-
 static NUMBERS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\d+").expect("a valid pattern"));
 
-/// The texts of a stored tool response: its JSON strings (`stdout`, `stderr`, `error`, …), or the
-/// text itself when it is not JSON.
-fn response_texts(response: &str) -> Vec<String> {
-    fn walk(v: &Value, out: &mut Vec<String>) {
-        match v {
-            Value::String(s) => out.push(s.clone()),
-            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
-            Value::Object(m) => m.values().for_each(|x| walk(x, out)),
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
+/// The text of a stored failed response: its `error`, else its output (stdout and stderr), else
+/// the text itself when it is not JSON.
+fn failure_text(response: &str) -> String {
     match serde_json::from_str::<Value>(response) {
-        Ok(v) => walk(&v, &mut out),
-        Err(_) => out.push(response.to_string()),
+        Ok(Value::Object(m)) if m.get("error").is_some_and(Value::is_string) => m["error"].as_str().unwrap_or("").to_string(),
+        Ok(v) => output_text(&v),
+        Err(_) => response.to_string(),
     }
-    out
 }
 
-/// The line of a failed call's output that says what failed, by the first pattern that matches
-/// any line (compiler errors first, then failing tests, panics, exceptions, error lines); numbers
-/// are folded to `N` so the same failure at another line number is the same signature.
+/// The line of a failed call's output that says what failed — the extractive observer's rule
+/// ([`failure_line`]: a failing test or compiler error first, then the last exception, then a line
+/// that names an error) — with numbers folded to `N`, so the same failure at another line number
+/// is the same signature. A line too short to name anything ("Error") is none.
 pub fn error_signature(response: &str) -> Option<String> {
-    let texts = response_texts(response);
-    let lines: Vec<&str> = texts.iter().flat_map(|t| t.lines()).collect();
-    for re in SIGNATURES.iter() {
-        // A bare "Error" says nothing: a signature names what failed.
-        let found = lines
-            .iter()
-            .filter_map(|l| re.find(l))
-            .find(|m| m.as_str().trim().len() >= SIGNATURE_MIN_CHARS);
-        if let Some(m) = found {
-            let folded = NUMBERS.replace_all(m.as_str().trim(), "N");
-            return Some(folded.chars().take(SIGNATURE_MAX_CHARS).collect());
-        }
-    }
-    None
+    let line = failure_line(&failure_text(response))?;
+    let line = line.trim();
+    (line.len() >= SIGNATURE_MIN_CHARS).then(|| NUMBERS.replace_all(line, "N").chars().take(SIGNATURE_MAX_CHARS).collect())
 }
 
-/// `path` relative to `root` when it is inside it; otherwise as given (without a leading `./`).
+/// `path` as the observer's file evidence names it (`normalize`: lexically folded, relative to
+/// `root` when it lies under it, else absolute).
 pub fn relative_path(path: &str, root: Option<&str>) -> String {
-    let path = path.strip_prefix("./").unwrap_or(path);
-    match root.map(|r| r.trim_end_matches('/')).filter(|r| !r.is_empty()) {
-        Some(r) => path
-            .strip_prefix(r)
-            .and_then(|rest| rest.strip_prefix('/'))
-            .filter(|rest| !rest.is_empty())
-            .unwrap_or(path)
-            .to_string(),
-        None => path.to_string(),
-    }
+    let root = root.unwrap_or("");
+    normalize(path, root, root).unwrap_or_else(|| path.to_string())
 }
 
-static DEFINITIONS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:unsafe\s+)?(?:fn|def|function|class|struct|enum|trait|interface)\s+([A-Za-z_][A-Za-z0-9_]*)|(?m)^func\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)",
-    )
-    .expect("a valid definition pattern")
-});
-
-/// The symbols a text defines, each with whether it is a test (`#[test]`/`#[tokio::test]` above
-/// it, a `test_…` or Go `Test…` name).
-pub fn symbols_in(text: &str) -> Vec<(String, bool)> {
+/// The symbols a text of a code file with extension `ext` defines — the extractive observer's
+/// definitions ([`definitions`]) — each with whether it is a test (`#[test]`/`#[tokio::test]`
+/// above it, a `test_…` or Go `Test…` name). Other files (config, styles) define no symbols here.
+pub fn symbols_in(text: &str, ext: &str) -> Vec<(String, bool)> {
+    if !CODE_EXTENSIONS.contains(&ext) {
+        return Vec::new();
+    }
     let mut out: Vec<(String, bool)> = Vec::new();
     let mut attr_test = false;
     for line in text.lines() {
@@ -134,15 +97,15 @@ pub fn symbols_in(text: &str) -> Vec<(String, bool)> {
             attr_test |= t.contains("test");
             continue;
         }
-        if let Some(c) = DEFINITIONS.captures(line) {
-            let name = c.get(1).or_else(|| c.get(2)).map_or("", |m| m.as_str());
+        for name in definitions(line, ext) {
             let test = attr_test || name.starts_with("test_") || (name.starts_with("Test") && t.starts_with("func"));
-            if name.len() >= 2 && !out.iter().any(|(n, _)| n == name) {
-                out.push((name.to_string(), test));
+            if name.len() >= 2 && !out.iter().any(|(n, _)| *n == name) {
+                out.push((name, test));
             }
-            if out.len() >= SYMBOLS_PER_EDIT {
-                break;
-            }
+        }
+        if out.len() >= SYMBOLS_PER_EDIT {
+            out.truncate(SYMBOLS_PER_EDIT);
+            break;
         }
         if !t.is_empty() {
             attr_test = false;
@@ -286,7 +249,7 @@ mod tests {
     fn symbols_of_several_languages_and_which_are_tests() {
         let rust = "pub fn parse_args() {}\n#[test]\nfn parses_empty() {}\npub(crate) async fn run() {}\nstruct Config;";
         assert_eq!(
-            symbols_in(rust),
+            symbols_in(rust, "rs"),
             vec![
                 ("parse_args".into(), false),
                 ("parses_empty".into(), true),
@@ -296,10 +259,10 @@ mod tests {
         );
         let py = "class Cart:\n    def total(self):\n        pass\ndef test_total():\n    pass";
         assert_eq!(
-            symbols_in(py),
+            symbols_in(py, "py"),
             vec![("Cart".into(), false), ("total".into(), false), ("test_total".into(), true)]
         );
         let go = "func (s *Server) Start() error {\nfunc TestStart(t *testing.T) {";
-        assert_eq!(symbols_in(go), vec![("Start".into(), false), ("TestStart".into(), true)]);
+        assert_eq!(symbols_in(go, "go"), vec![("Start".into(), false), ("TestStart".into(), true)]);
     }
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::tool_names::as_claude_tool;
 use super::types::{ObservationDraft, ToolEvent};
 
-mod path;
+pub(crate) mod path;
 pub(crate) use path::normalize;
 
 /// Tools whose successful calls are read evidence (by their Claude Code name, `tool_names`).

@@ -12,7 +12,7 @@
 //! edit by the identifiers it added, a read by the file's definitions.
 
 pub(crate) mod changes;
-mod describe;
+pub(crate) mod describe;
 pub(crate) use describe::change_text;
 pub(crate) mod salient;
 pub(crate) mod symbols;

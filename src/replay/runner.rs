@@ -49,6 +49,26 @@ pub struct RunResult {
 }
 
 impl RunOptions {
+    /// Everything sent over HTTP to a local memd worker at `addr`, two sessions at a time, no
+    /// bound, no progress bar, as a load replay (set `import` for a backfill).
+    pub fn to_local_worker(addr: std::net::SocketAddr, token: Option<String>, home: Option<PathBuf>) -> Self {
+        Self {
+            mode: Mode::Http(super::deliver::HttpTarget {
+                addr,
+                token,
+                timeout: Duration::from_secs(30),
+            }),
+            target: Target::Memd,
+            concurrency: 2,
+            rate: None,
+            duration: None,
+            max_events: None,
+            home,
+            progress: false,
+            import: false,
+        }
+    }
+
     pub fn delivers(&self, e: &HookEvent) -> bool {
         match self.mode {
             Mode::Http(_) => delivered_over_http(e.kind, self.target),

@@ -128,7 +128,7 @@ pub(super) fn is_interrupted(e: &ToolEvent) -> bool {
 }
 
 /// stdout and stderr of a shell response (or its text), joined.
-pub(super) fn output_text(resp: &Value) -> String {
+pub(crate) fn output_text(resp: &Value) -> String {
     let parts: Vec<&str> = ["stdout", "stderr"].iter().filter_map(|k| str_field(resp, &[k])).collect();
     if !parts.is_empty() {
         return parts.join("\n");
