@@ -109,14 +109,8 @@ pub(super) fn session_files(inputs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> 
     let mut out = Vec::new();
     for p in inputs {
         if p.is_dir() {
-            let mut found: Vec<PathBuf> = std::fs::read_dir(p)
-                .with_context(|| format!("read {}", p.display()))?
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|f| f.extension().is_some_and(|x| x == "jsonl") && !is_subagent_file(f))
-                .collect();
-            found.sort();
-            out.extend(found);
+            std::fs::read_dir(p).with_context(|| format!("read {}", p.display()))?;
+            super::import_sessions::find_session_files(p, 0, &mut out);
         } else if !is_subagent_file(p) {
             out.push(p.clone());
         }

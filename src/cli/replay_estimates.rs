@@ -8,7 +8,7 @@ use super::replay::{ReplayArgs, session_files};
 use crate::config::Settings;
 use crate::replay::convert::convert_file;
 use crate::replay::event::SessionEvents;
-use crate::replay::observer_cost::{BatchRules, CHARS_PER_TOKEN, estimate};
+use crate::replay::observer_cost::{BatchRules, estimate};
 
 /// The sessions converted, oldest first (a file that cannot be read is named and skipped).
 fn sessions(args: &ReplayArgs) -> anyhow::Result<Vec<SessionEvents>> {
@@ -71,7 +71,7 @@ pub fn observer_cost(args: &ReplayArgs, settings: &Settings, data_dir: &Path) ->
         e.requests_per_session_median, e.requests_per_session_max, e.input_tokens_per_session_median
     );
     println!(
-        "Per request: about {} input tokens (median; at most {}); {} in all. Tokens are estimated as characters / {CHARS_PER_TOKEN}; replies are not included; requests are counted as if each took no time (an upper bound).",
+        "Per request: about {} input tokens (median; at most {}); {} in all. Tokens are estimated as characters / 4 (as memd counts read cost); replies are not included; requests are counted as if each took no time (an upper bound).",
         e.input_tokens_per_request_median, e.input_tokens_per_request_max, e.input_tokens_total
     );
     Ok(ExitCode::SUCCESS)

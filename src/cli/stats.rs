@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::client_context::{CliContext, call_json};
 use crate::mcp::link::with_query;
 use crate::protocol::paths;
+use crate::retrieval::render::thousands;
 
 #[derive(Debug, Args)]
 pub struct StatsArgs {
@@ -36,19 +37,6 @@ pub fn sparkline(values: &[i64]) -> String {
             v => BLOCKS[((v * 8 - 1) / max).clamp(0, 7) as usize],
         })
         .collect()
-}
-
-/// `12,345`.
-pub fn thousands(n: i64) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if n < 0 { format!("-{out}") } else { out }
 }
 
 fn series(doc: &Value, key: &str) -> Vec<(String, i64)> {

@@ -12,9 +12,7 @@ use super::event::{EventKind, HookEvent, SessionEvents};
 use crate::clock::iso;
 use crate::modes::Mode;
 use crate::observer::prompt::{PromptEvent, PromptSession, build_observation_request, build_summary_request};
-
-/// Characters per token of the estimate.
-pub const CHARS_PER_TOKEN: usize = 4;
+use crate::retrieval::render::read_tokens_of_chars;
 
 /// The batch rules of the worker (`MEMD_OBSERVER_BATCH_*`).
 #[derive(Debug, Clone, Copy)]
@@ -126,13 +124,13 @@ fn session_requests(s: &SessionEvents, mode: &Mode, rules: &BatchRules, skip_too
     for batch in batches(&calls, rules) {
         let events: Vec<PromptEvent> = batch.iter().map(|ev| prompt_event(ev)).collect();
         let req = build_observation_request(mode, &session, &events, rules.field_max_chars);
-        sizes.push(req.total_chars().div_ceil(CHARS_PER_TOKEN));
+        sizes.push(read_tokens_of_chars(req.total_chars()) as usize);
         e.observation_requests += 1;
     }
     for stop in s.events.iter().filter(|ev| ev.kind == EventKind::Stop) {
         let last = stop.payload["last_assistant_message"].as_str().unwrap_or_default();
         let req = build_summary_request(mode, &session, &[], last, rules.field_max_chars);
-        sizes.push(req.total_chars().div_ceil(CHARS_PER_TOKEN));
+        sizes.push(read_tokens_of_chars(req.total_chars()) as usize);
         e.summary_requests += 1;
     }
     sizes
