@@ -65,6 +65,7 @@ pub mod import;
 pub mod ingest;
 pub mod ingress;
 pub mod install;
+pub mod knowledge;
 pub mod logging;
 pub mod mcp;
 pub mod modes;

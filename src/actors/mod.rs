@@ -24,6 +24,7 @@ mod fault_tests;
 pub mod faults;
 pub mod orphan_reaper;
 pub mod provider;
+pub mod provider_conversation;
 pub mod registry;
 pub mod root;
 pub mod session;

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Handles;
 use super::breaker::{Admission, Breakers, Outcome};
+use super::provider_conversation::{Conversation, ConverseDone, spawn_turn};
 use super::session::SessionMsg;
 use crate::backend::Storage;
 use crate::clock::{Clock, day};
@@ -67,6 +68,10 @@ pub enum ProviderMsg {
     /// Settings reloaded (SIGHUP): backend, model, budget and bounds from now on; the call cap
     /// and calls already open are kept.
     Reconfigure(Box<ObserverSetup>),
+    /// One turn of a knowledge agent's conversation ([`super::provider_conversation`]).
+    Converse(Box<Conversation>),
+    /// A turn finished: count it.
+    ConverseDone(Box<ConverseDone>),
 }
 
 /// A finished provider call and the job it belongs to.
@@ -108,23 +113,23 @@ pub struct Latency {
 }
 
 pub struct ProviderState {
-    setup: ObserverSetup,
+    pub(super) setup: ObserverSetup,
     privacy: Arc<Privacy>,
     storage: Arc<dyn Storage>,
-    handles: Arc<Handles>,
-    breakers: Breakers,
+    pub(super) handles: Arc<Handles>,
+    pub(super) breakers: Breakers,
     next_call: u64,
     day: String,
     calls: u64,
     failures: u64,
-    tokens: i64,
+    pub(super) tokens: i64,
     latencies: VecDeque<u64>,
     prefix: BTreeMap<String, String>,
     clock: Clock,
 }
 
 impl ProviderState {
-    fn roll_day(&mut self, now: i64) {
+    pub(super) fn roll_day(&mut self, now: i64) {
         let today = day(now);
         if today != self.day {
             self.day = today;
@@ -136,7 +141,7 @@ impl ProviderState {
         self.setup.budget > 0 && self.tokens >= self.setup.budget as i64
     }
 
-    fn record_call(&mut self, ok: bool, latency_ms: u64, tokens: i64) {
+    pub(super) fn record_call(&mut self, ok: bool, latency_ms: u64, tokens: i64) {
         self.calls += 1;
         self.failures += u64::from(!ok);
         self.tokens += tokens;
@@ -180,7 +185,7 @@ impl ProviderState {
     }
 }
 
-fn outcome_of(e: &CallError) -> Outcome {
+pub(super) fn outcome_of(e: &CallError) -> Outcome {
     match e {
         CallError::Transient(r) => Outcome::Transient(r.clone()),
         CallError::Quota { retry_after_ms, reason } => Outcome::Quota {
@@ -382,6 +387,21 @@ impl ProviderActor {
             input_tokens: job.input_tokens,
             output_tokens: job.output_tokens,
         };
+        self.record_delta(delta, state);
+    }
+
+    /// A knowledge agent's turn: refused at once, or sent on its own task.
+    fn converse(&self, c: Conversation, state: &mut ProviderState) {
+        state.next_call += 1;
+        match state.admit_conversation(&c.request, state.clock.now(), state.next_call) {
+            Some(refused) => {
+                let _ = c.reply.send(Err(refused));
+            }
+            None => spawn_turn(c, state, state.next_call),
+        }
+    }
+
+    fn record_delta(&self, delta: UsageDelta, state: &ProviderState) {
         let (storage, clock) = (state.storage.clone(), state.clock.clone());
         tokio::spawn(async move {
             let now = clock.now();
@@ -459,6 +479,11 @@ impl Actor for ProviderActor {
                 let _ = reply.send(state.status());
             }
             ProviderMsg::Reconfigure(setup) => state.setup = setup.keeping_calls_of(&state.setup),
+            ProviderMsg::Converse(c) => self.converse(*c, state),
+            ProviderMsg::ConverseDone(done) => {
+                let delta = state.conversation_done(&done, state.clock.now());
+                self.record_delta(delta, state);
+            }
         }
         Ok(())
     }

@@ -7,6 +7,7 @@ pub mod admin_routes;
 pub mod browse_routes;
 pub mod checks;
 pub mod connections;
+pub mod corpus_routes;
 pub mod error;
 pub mod export_routes;
 pub mod freshness_routes;
@@ -73,6 +74,12 @@ pub fn router(app: Arc<WorkerState>) -> Router {
         .route(paths::USAGE, get(browse_routes::usage))
         .route(paths::CHARTS, get(browse_routes::charts))
         .route(paths::RELATED, get(retrieval_routes::related))
+        .route(paths::CORPORA, get(corpus_routes::list).post(corpus_routes::build))
+        .route(paths::CORPUS, get(corpus_routes::show).delete(corpus_routes::delete))
+        .route(paths::CORPUS_REBUILD, post(corpus_routes::rebuild))
+        .route(paths::CORPUS_PRIME, post(corpus_routes::prime))
+        .route(paths::CORPUS_REPRIME, post(corpus_routes::prime))
+        .route(paths::CORPUS_QUERY, post(corpus_routes::query))
         .route(paths::STREAM, get(stream_routes::stream))
         .route(paths::VIEWER_INDEX, get(viewer_routes::index))
         .route(paths::VIEWER_APP_JS, get(viewer_routes::app_js))

@@ -14,11 +14,10 @@ use super::retrieval_routes::{api_error, text};
 use crate::retrieval::Zone;
 use crate::retrieval::params::Params;
 use crate::retrieval::requests::{search_request, timeline_request, timeline_text};
-use crate::retrieval::search::KeywordPhase;
 use crate::retrieval::search_render::{render_index, render_json};
 use crate::retrieval::timeline::timeline_json;
-use crate::retrieval::vector_rows::{VectorRows, vector_scope};
 use crate::worker::WorkerState;
+use crate::worker::search::{Halves, Searched, search as search_use_case};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -29,52 +28,24 @@ pub async fn search(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: H
     let svc = app.services()?;
     let json = p.get(&["format"]) == Some("json");
     let mode = svc.mode.clone();
-    let scope = vector_scope(
-        &req.effective_kinds(),
-        &req.filters.scope,
-        req.filters.date_start,
-        req.filters.date_end,
-    );
     // `mode=keyword|vector|hybrid` (default hybrid) picks the halves that run (the benchmark
-    // compares them); the keyword half runs while the query is embedded and the vector store asked.
+    // compares them).
     let mode_param = p.get(&["mode"]).map(str::trim).unwrap_or("hybrid");
-    let (use_keyword, use_vectors) = match mode_param {
-        "hybrid" | "" => (true, true),
-        "keyword" => (true, false),
-        "vector" => (false, true),
-        other => {
-            return Err(ApiError::bad_request(format!(
-                "mode must be keyword, vector or hybrid, not {other:?}"
-            )));
-        }
-    };
-    let r = req.clone();
-    let (vectors, phase) = tokio::join!(
-        async {
-            match use_vectors {
-                true => svc.storage.vector_candidates(req.query.clone(), scope).await,
-                false => VectorRows::Off,
-            }
-        },
-        async {
-            match use_keyword {
-                true => svc.storage.keyword_search(r).await,
-                false => Ok(KeywordPhase::default()),
-            }
-        }
-    );
-    let rows = vectors.rows().map(<[_]>::to_vec);
-    let fusion = svc.settings.get().vectors.fusion;
-    let res = svc.storage.fuse(req.clone(), phase?, rows, fusion).await?;
+    let halves = Halves::parse(mode_param)
+        .ok_or_else(|| ApiError::bad_request(format!("mode must be keyword, vector or hybrid, not {mode_param:?}")))?;
+    let Searched {
+        result: res,
+        vectors_failure,
+    } = search_use_case(svc, &req, halves).await?;
     if json {
         let mut v = render_json(&req, &res);
-        if vectors.failure().is_some() {
+        if vectors_failure.is_some() {
             v["degraded"] = serde_json::json!(["vectors"]);
         }
         return Ok(Json(v).into_response());
     }
     let mut out = render_index(&req, &res, &mode, &Zone::Local);
-    if let Some(reason) = vectors.failure() {
+    if let Some(reason) = vectors_failure {
         out.push_str(&format!("\n(semantic ranking unavailable: {reason})"));
     }
     Ok(text(out))

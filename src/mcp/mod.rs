@@ -5,6 +5,7 @@
 
 pub mod autostart;
 pub mod caller;
+pub mod corpus;
 pub mod framing;
 pub mod link;
 pub mod offline;

@@ -9,6 +9,7 @@ use rmcp::model::{JsonObject, Tool};
 use serde_json::{Map, Value};
 
 use super::caller::{CallerContext, ToolError, ToolText};
+use super::corpus::{BuildCorpusParams, CorpusNameParams, ListCorporaParams, QueryCorpusParams};
 use super::params::{parse, schema_of};
 use super::tool_params::{
     ContextParams, ForgetParams, GetObservationsParams, GetToolUsesParams, RelatedParams, SaveMemoryParams, SearchParams, TimelineParams,
@@ -129,6 +130,50 @@ pub const TOOLS: &[ToolDef] = &[
              next session start shows it.",
         WorkStateReadParams,
         CallerContext::work_state_read,
+        recall: true
+    ),
+    tool!(
+        "build_corpus",
+        "Build a knowledge corpus from filtered observations (project, types, concepts, files, query, dateStart, \
+             dateEnd, limit — default 500), kept as a file; then prime_corpus and query_corpus ask it questions.",
+        BuildCorpusParams,
+        super::corpus::build_corpus,
+        recall: false
+    ),
+    tool!(
+        "list_corpora",
+        "List the knowledge corpora with their size and whether they are primed.",
+        ListCorporaParams,
+        super::corpus::list_corpora,
+        recall: false
+    ),
+    tool!(
+        "prime_corpus",
+        "Load a corpus into a fresh knowledge-agent session (a model with no tools). Call before query_corpus.",
+        CorpusNameParams,
+        super::corpus::prime_corpus,
+        recall: true
+    ),
+    tool!(
+        "query_corpus",
+        "Ask a primed corpus a question: answered only from its observations, citing their ids (an id cited \
+             from outside the corpus is flagged). Follow-up questions continue the conversation.",
+        QueryCorpusParams,
+        super::corpus::query_corpus,
+        recall: true
+    ),
+    tool!(
+        "rebuild_corpus",
+        "Re-run a corpus's stored filter to take in new observations (then reprime_corpus).",
+        CorpusNameParams,
+        super::corpus::rebuild_corpus,
+        recall: false
+    ),
+    tool!(
+        "reprime_corpus",
+        "Start a fresh knowledge-agent session for a corpus, dropping earlier questions and answers.",
+        CorpusNameParams,
+        super::corpus::reprime_corpus,
         recall: true
     ),
 ];

@@ -48,6 +48,13 @@ pub const SEARCH: &str = "/api/search";
 pub const TIMELINE: &str = "/api/timeline";
 /// An entity's neighbours in the graph (issue 41).
 pub const RELATED: &str = "/api/related";
+/// Corpora (issue 41): build and list; one corpus; its actions.
+pub const CORPORA: &str = "/api/corpus";
+pub const CORPUS: &str = "/api/corpus/{name}";
+pub const CORPUS_REBUILD: &str = "/api/corpus/{name}/rebuild";
+pub const CORPUS_PRIME: &str = "/api/corpus/{name}/prime";
+pub const CORPUS_REPRIME: &str = "/api/corpus/{name}/reprime";
+pub const CORPUS_QUERY: &str = "/api/corpus/{name}/query";
 pub const CONTEXT_INJECT: &str = "/api/context/inject";
 pub const CONTEXT_SEMANTIC: &str = "/api/context/semantic";
 pub const OBSERVATIONS_BY_FILE: &str = "/api/observations/by-file";

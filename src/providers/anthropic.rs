@@ -64,6 +64,8 @@ pub fn parse(v: &Value) -> Result<LlmReply, CallError> {
         text,
         input_tokens: n("input_tokens") + n("cache_read_input_tokens") + n("cache_creation_input_tokens"),
         output_tokens: n("output_tokens"),
+        cached_input_tokens: n("cache_read_input_tokens"),
+        session_id: None,
     })
 }
 

@@ -60,9 +60,23 @@ impl ClaudeCli {
     }
 
     pub async fn call(&self, req: &LlmRequest) -> Result<LlmReply, CallError> {
+        self.run(self.args(&req.system), flatten_turns(req)).await
+    }
+
+    /// A turn of a kept conversation (the knowledge agent's): `--resume <id>` continues the
+    /// session, the same hardening as an observer call (no tools, no MCP servers, no settings).
+    pub async fn converse(&self, req: &LlmRequest, resume: Option<&str>) -> Result<LlmReply, CallError> {
+        let mut args = self.args(&req.system);
+        if let Some(id) = resume {
+            args.splice(1..1, ["--resume".to_string(), id.to_string()]);
+        }
+        self.run(args, flatten_turns(req)).await
+    }
+
+    async fn run(&self, args: Vec<String>, stdin_text: String) -> Result<LlmReply, CallError> {
         std::fs::create_dir_all(&self.workdir).map_err(|e| CallError::Transient(format!("observer workdir: {e}")))?;
         let mut child = tokio::process::Command::new(&self.path)
-            .args(self.args(&req.system))
+            .args(args)
             .current_dir(&self.workdir)
             .env("MEMD_INTERNAL", "1")
             .stdin(Stdio::piped())
@@ -85,7 +99,6 @@ impl ClaudeCli {
             pgid: pid,
             children: self.children.clone(),
         };
-        let stdin_text = flatten_turns(req);
         let mut stdin = child.stdin.take();
         let mut stdout = child.stdout.take();
         let mut stderr = child.stderr.take();
@@ -159,6 +172,8 @@ pub fn parse_output(stdout: &str, stderr: &str, exit_ok: bool) -> Result<LlmRepl
         text,
         input_tokens: n("input_tokens") + n("cache_read_input_tokens") + n("cache_creation_input_tokens"),
         output_tokens: n("output_tokens"),
+        cached_input_tokens: n("cache_read_input_tokens"),
+        session_id: v["session_id"].as_str().map(String::from),
     })
 }
 
@@ -189,6 +204,16 @@ mod tests {
         )
         .unwrap();
         assert_eq!((ok.text.as_str(), ok.input_tokens), ("<observation/>", 4));
+        let kept = parse_output(
+            r#"{"result":"ok","session_id":"abc-1","usage":{"cache_read_input_tokens":7}}"#,
+            "",
+            true,
+        )
+        .unwrap();
+        assert_eq!(
+            (kept.session_id.as_deref(), kept.cached_input_tokens, kept.input_tokens),
+            (Some("abc-1"), 7, 7)
+        );
         let auth = parse_output(r#"{"is_error":true,"result":"Invalid API key · Please run /login"}"#, "", false);
         assert!(matches!(auth, Err(CallError::Auth(_))));
         assert!(matches!(parse_output("", "Prompt is too long", false), Err(CallError::Overflow(_))));

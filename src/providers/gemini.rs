@@ -62,6 +62,8 @@ pub fn parse(v: &Value) -> Result<LlmReply, CallError> {
         text,
         input_tokens: u["promptTokenCount"].as_i64().unwrap_or(0),
         output_tokens: u["candidatesTokenCount"].as_i64().unwrap_or(0),
+        cached_input_tokens: u["cachedContentTokenCount"].as_i64().unwrap_or(0),
+        session_id: None,
     })
 }
 

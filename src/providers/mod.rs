@@ -49,8 +49,13 @@ pub struct LlmRequest {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LlmReply {
     pub text: String,
+    /// Every input token, cached or not.
     pub input_tokens: i64,
     pub output_tokens: i64,
+    /// Of `input_tokens`, those read from the provider's prompt cache (billed at its cache rate).
+    pub cached_input_tokens: i64,
+    /// The conversation the `claude` CLI kept (its `session_id`); None for the HTTP providers.
+    pub session_id: Option<String>,
 }
 
 /// Why a call failed, already classified for the breakers (docs/spec/pipeline.md §13).
@@ -68,6 +73,17 @@ pub enum CallError {
     /// The request is too long for the model's context.
     #[error("overflow: {0}")]
     Overflow(String),
+}
+
+impl CallError {
+    /// The `claude` CLI could not resume a kept conversation (it was deleted or expired).
+    pub fn is_lost_session(&self) -> bool {
+        let CallError::Transient(reason) = self else {
+            return false;
+        };
+        let r = reason.to_ascii_lowercase();
+        r.contains("no conversation found") || r.contains("session not found") || r.contains("invalid session")
+    }
 }
 
 /// The configured backend kind (`MEMD_PROVIDER` after `auto` resolution).
@@ -121,6 +137,21 @@ impl Backend {
             Self::ClaudeCli(p) => &p.model,
             Self::Extractive => "extractive",
         }
+    }
+
+    /// One turn of a conversation the `claude` CLI keeps: `resume` continues its session
+    /// (`--resume`), the reply names the session. The HTTP providers keep none: the request
+    /// carries the whole conversation and `resume` is ignored.
+    pub async fn converse(&self, req: &LlmRequest, resume: Option<&str>) -> Result<LlmReply, CallError> {
+        match self {
+            Self::ClaudeCli(p) => p.converse(req, resume).await,
+            other => other.call(req).await,
+        }
+    }
+
+    /// Whether the provider keeps the conversation itself (the `claude` CLI's sessions).
+    pub fn keeps_sessions(&self) -> bool {
+        matches!(self, Self::ClaudeCli(_))
     }
 
     /// One call, bounded by the configured timeout.

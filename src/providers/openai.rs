@@ -54,6 +54,9 @@ pub fn parse(v: &Value) -> Result<LlmReply, CallError> {
         text,
         input_tokens: u["prompt_tokens"].as_i64().unwrap_or(0),
         output_tokens: u["completion_tokens"].as_i64().unwrap_or(0),
+        // OpenAI caches long prompt prefixes by itself and says how much it read.
+        cached_input_tokens: u["prompt_tokens_details"]["cached_tokens"].as_i64().unwrap_or(0),
+        session_id: None,
     })
 }
 

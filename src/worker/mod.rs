@@ -9,6 +9,7 @@
 pub mod alerts;
 pub mod allocator;
 pub mod builder;
+pub mod corpus;
 pub mod edit;
 pub mod export;
 pub mod folders;
@@ -19,6 +20,7 @@ pub mod native_memory;
 pub mod reload;
 pub mod rescan;
 pub mod running;
+pub mod search;
 pub mod service_link;
 pub mod stats;
 pub mod tasks;

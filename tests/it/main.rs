@@ -49,6 +49,7 @@ mod support;
 mod alerts;
 mod claude_code;
 mod codex_cli;
+mod corpus;
 mod crash_safe;
 mod data_dir_links;
 mod doctor;

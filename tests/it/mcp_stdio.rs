@@ -138,10 +138,16 @@ fn lists_tools_and_runs_the_write_tools() {
     assert_eq!(
         names,
         [
+            "build_corpus",
             "forget",
             "get_observations",
             "get_tool_uses",
+            "list_corpora",
+            "prime_corpus",
+            "query_corpus",
+            "rebuild_corpus",
             "related",
+            "reprime_corpus",
             "save_memory",
             "search",
             "session_start_context",

@@ -107,6 +107,10 @@ struct Inner {
     requests: Vec<Recorded>,
     usage: (i64, i64),
     served: usize,
+    /// System blocks marked `cache_control` already seen: the Anthropic prompt cache's rule (a
+    /// second request with the same cacheable prefix reads it from the cache).
+    cached: std::collections::HashSet<String>,
+    emulate_cache: bool,
 }
 
 pub struct FakeLlm {
@@ -131,6 +135,8 @@ impl FakeLlm {
             requests: Vec::new(),
             usage: (100, 50),
             served: 0,
+            cached: Default::default(),
+            emulate_cache: false,
         }));
         let shared = inner.clone();
         std::thread::spawn(move || {
@@ -153,6 +159,12 @@ impl FakeLlm {
     /// Token usage reported by every 200 reply: (input, output).
     pub fn set_usage(&self, input: i64, output: i64) {
         self.inner.lock().unwrap().usage = (input, output);
+    }
+
+    /// Reports Anthropic prompt-cache use like the API: a cacheable system block is written the
+    /// first time and read on every later request that repeats it.
+    pub fn emulate_prompt_cache(&self) {
+        self.inner.lock().unwrap().emulate_cache = true;
     }
 
     pub fn requests(&self) -> Vec<Recorded> {
@@ -194,8 +206,12 @@ fn serve(stream: TcpStream, shared: &Arc<Mutex<Inner>>) {
         return;
     }
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let (reply, usage, n) = {
+    let (reply, usage, n, cache) = {
         let mut g = shared.lock().unwrap();
+        let cache = match g.emulate_cache {
+            true => cache_use(&body, &mut g.cached),
+            false => None,
+        };
         g.requests.push(Recorded {
             at: Instant::now(),
             path: path.clone(),
@@ -204,20 +220,45 @@ fn serve(stream: TcpStream, shared: &Arc<Mutex<Inner>>) {
         });
         g.served += 1;
         let n = g.served;
-        (g.script.pop_front().unwrap_or_else(|| Reply::Text(default_xml(n))), g.usage, n)
+        (
+            g.script.pop_front().unwrap_or_else(|| Reply::Text(default_xml(n))),
+            g.usage,
+            n,
+            cache,
+        )
     };
     let _ = n;
-    respond(stream, &path, reply, usage);
+    respond(stream, &path, reply, usage, cache);
 }
 
-fn respond(mut stream: TcpStream, path: &str, reply: Reply, usage: (i64, i64)) {
+/// `(cache_creation_input_tokens, cache_read_input_tokens)` of an Anthropic request whose system
+/// block is marked cacheable: written the first time, read afterwards (characters / 4).
+fn cache_use(body: &Value, cached: &mut std::collections::HashSet<String>) -> Option<(i64, i64)> {
+    let block = &body["system"][0];
+    block["cache_control"].as_object()?;
+    let text = block["text"].as_str()?.to_string();
+    let tokens = text.chars().count().div_ceil(4) as i64;
+    Some(match cached.insert(text) {
+        true => (tokens, 0),
+        false => (0, tokens),
+    })
+}
+
+fn respond(mut stream: TcpStream, path: &str, reply: Reply, usage: (i64, i64), cache: Option<(i64, i64)>) {
     let (code, body, retry_after) = match reply {
         Reply::Slow(d, inner) => {
             std::thread::sleep(d);
-            return respond(stream, path, *inner, usage);
+            return respond(stream, path, *inner, usage, cache);
         }
         Reply::Status { code, body, retry_after } => (code, body, retry_after),
-        Reply::Text(text) => (200, wire_body(path, &text, usage).to_string(), None),
+        Reply::Text(text) => {
+            let mut v = wire_body(path, &text, usage);
+            if let (Some((written, read)), true) = (cache, path.ends_with("/v1/messages")) {
+                v["usage"]["cache_creation_input_tokens"] = json!(written);
+                v["usage"]["cache_read_input_tokens"] = json!(read);
+            }
+            (200, v.to_string(), None)
+        }
     };
     let mut head = format!(
         "HTTP/1.1 {code} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
