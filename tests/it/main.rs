@@ -50,6 +50,7 @@ mod alerts;
 mod claude_code;
 mod codex_cli;
 mod corpus;
+mod corpus_claude_cli;
 mod crash_safe;
 mod data_dir_links;
 mod doctor;

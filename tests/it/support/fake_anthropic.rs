@@ -90,6 +90,8 @@ fn collect_text(v: &Value, out: &mut String) {
 struct Inner {
     plans: Vec<Plan>,
     requests: Vec<Request>,
+    /// A plan's text also answers requests that offer no tools (a session run with `--tools ""`).
+    toolless: bool,
 }
 
 pub struct FakeAnthropic {
@@ -104,6 +106,7 @@ impl FakeAnthropic {
         let inner = Arc::new(Mutex::new(Inner {
             plans,
             requests: Vec::new(),
+            toolless: false,
         }));
         let shared = inner.clone();
         std::thread::spawn(move || {
@@ -125,6 +128,22 @@ impl FakeAnthropic {
         g.requests
             .iter()
             .filter(|r| r.path.starts_with("/v1/messages") && !r.path.contains("count_tokens") && r.body["tools"].is_array())
+            .cloned()
+            .collect()
+    }
+
+    /// Plans answer sessions that offer the model no tools too (their text turns).
+    pub fn answer_toolless_sessions(&self) {
+        self.inner.lock().unwrap().toolless = true;
+    }
+
+    /// Every Messages request whose user turns mention `word`, tools offered or not.
+    pub fn messages_mentioning(&self, word: &str) -> Vec<Request> {
+        let g = self.inner.lock().unwrap();
+        g.requests
+            .iter()
+            .filter(|r| r.path.starts_with("/v1/messages") && !r.path.contains("count_tokens"))
+            .filter(|r| first_user_text(&r.body).contains(word))
             .cloned()
             .collect()
     }
@@ -156,7 +175,8 @@ fn answer_for(inner: &Inner, body: &Value) -> (Vec<Value>, &'static str) {
         body: body.clone(),
     }
     .tool_results();
-    match plan.and_then(|p| p.turns.get(step)).filter(|_| offered) {
+    let answers = |t: &&Turn| offered || (inner.toolless && matches!(t, Turn::Text(_)));
+    match plan.and_then(|p| p.turns.get(step)).filter(answers) {
         Some(Turn::Tool { name, input }) => {
             let id = format!("toolu_fake_{:04}_{step}", prompt.len() % 10_000);
             (
