@@ -2,6 +2,7 @@
 
 pub mod client_context;
 pub mod consolidate;
+pub mod corpus;
 pub mod doctor;
 pub mod doctor_checks;
 pub mod eval;
@@ -154,6 +155,8 @@ pub enum Command {
     Stats(stats::StatsArgs),
     /// What is connected to a file, symbol, command or error: changed together, fixed by, failed with — with evidence.
     Related(related::RelatedArgs),
+    /// Knowledge corpora: build one from a filter, then ask it questions answered only from it, with citations.
+    Corpus(corpus::CorpusArgs),
     /// What happened around a record (12, S3, P7): the rows before and after it.
     Timeline(timeline::TimelineArgs),
     /// Stop the worker (its normal drain) and wait until it is gone.
@@ -297,6 +300,7 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Show { ids } => show::run(env, &ids),
         Command::Timeline(a) => timeline::run(env, a),
         Command::Related(a) => related::run(env, a),
+        Command::Corpus(a) => corpus::run(env, a),
         Command::Work(a) => work::run(env, a),
         Command::Stats(a) => stats::run(env, a),
         Command::ImportSessions(a) => import_sessions::run(env, a),

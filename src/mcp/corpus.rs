@@ -75,7 +75,7 @@ impl CallerContext {
 }
 
 /// One line about a corpus's contents.
-fn built_text(v: &Value) -> String {
+pub fn built_text(v: &Value) -> String {
     let s = &v["stats"];
     let (q, sup) = (
         v["excluded"]["quarantined"].as_u64().unwrap_or(0),

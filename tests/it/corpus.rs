@@ -179,6 +179,33 @@ fn build_prime_query_cites_the_corpus_and_reads_the_prefix_from_the_cache() {
     assert_ne!(a["session_id"], session.as_str());
     assert_eq!(fake.count(), n + 2, "one prime, one query");
 
+    // The same through `memd corpus`.
+    let memd = |args: &[&str]| {
+        let out = w.command().env("MEMD_PROJECT", "shop").args(args).output().unwrap();
+        assert!(out.status.success(), "memd {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let built = memd(&["corpus", "build", "dates", "--query", "UTC dates", "--limit", "5"]);
+    assert!(
+        built.contains("Corpus dates:") && built.contains("memd corpus prime dates"),
+        "{built}"
+    );
+    let listed = memd(&["corpus", "list"]);
+    assert!(
+        listed.contains("dates") && listed.contains("shop-notes  4 observations"),
+        "{listed}"
+    );
+    fake.push(Reply::text(&format!("Primed on #{}.", kept[2])));
+    fake.push(Reply::text(&format!("UTC, per #{}.", kept[2])));
+    let asked = memd(&["corpus", "query", "dates", "which", "zone?"]);
+    assert!(
+        asked.contains(&format!("Cited: #{}", kept[2])) && asked.contains("memd show"),
+        "{asked}"
+    );
+    let shown: Value = serde_json::from_str(&memd(&["corpus", "show", "dates", "--json"])).unwrap();
+    assert_eq!(shown["filter"]["query"], "UTC dates");
+    assert!(memd(&["corpus", "delete", "dates"]).contains("Deleted corpus dates."));
+
     // Rebuild keeps the name and creation time; delete removes it.
     let r = w.post("/api/corpus/shop-notes/rebuild", &json!({}));
     assert_eq!(r.status, 200, "{}", r.text());
