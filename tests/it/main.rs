@@ -51,6 +51,7 @@ mod claude_code;
 mod codex_cli;
 mod corpus;
 mod corpus_claude_cli;
+mod corpus_viewer;
 mod crash_safe;
 mod data_dir_links;
 mod doctor;

@@ -22,7 +22,7 @@ fn observations() -> usize {
         .unwrap_or(10_000)
 }
 
-fn shots_dir() -> PathBuf {
+pub fn shots_dir() -> PathBuf {
     std::env::var("MEMD_VIEWER_SHOTS")
         .map(PathBuf::from)
         .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/viewer"))

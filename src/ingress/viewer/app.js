@@ -424,6 +424,8 @@ const routes = [
   [/^#\/freshness/, () => ['freshness', viewFreshness]],
   [/^#\/work/, () => ['work', viewWork]],
   [/^#\/related/, () => ['search', viewRelated]],
+  [/^#\/corpus\/([^?]+)/, (m) => ['corpora', () => viewCorpus(decodeURIComponent(m[1]))]],
+  [/^#\/corpora/, () => ['corpora', viewCorpora]],
   [/^/, () => ['feed', viewFeed]],
 ];
 
