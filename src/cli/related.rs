@@ -18,7 +18,7 @@ pub struct RelatedArgs {
     /// The project (default: this directory's; * for all).
     #[arg(long)]
     pub project: Option<String>,
-    /// Relations (fixes, modified_with, fails_with, defines, tests, depends_on, mentions) or entity kinds (file, symbol, command, error, concept, dependency) to keep, comma-separated.
+    /// Relations (fixes, modified_with, fails_with, defines, tests, depends_on, decided, mentions) or entity kinds (file, symbol, command, error, concept, dependency, decision) to keep, comma-separated.
     #[arg(long)]
     pub kinds: Option<String>,
     /// At most this many neighbours (1-100).

@@ -17,6 +17,7 @@ pub enum EntityKind {
     Command,
     Error,
     Dependency,
+    Decision,
 }
 
 impl EntityKind {
@@ -28,6 +29,7 @@ impl EntityKind {
             EntityKind::Command => "command",
             EntityKind::Error => "error",
             EntityKind::Dependency => "dependency",
+            EntityKind::Decision => "decision",
         }
     }
 }
@@ -50,6 +52,7 @@ pub enum RelationKind {
     Tests,
     DependsOn,
     Mentions,
+    Decided,
 }
 
 impl RelationKind {
@@ -62,6 +65,7 @@ impl RelationKind {
             RelationKind::Tests => "tests",
             RelationKind::DependsOn => "depends_on",
             RelationKind::Mentions => "mentions",
+            RelationKind::Decided => "decided",
         }
     }
 }
@@ -116,6 +120,27 @@ impl Facts {
             self.relations.push(r);
         }
     }
+}
+
+/// The longest decision name: a decision is named by its observation's title.
+const DECISION_NAME_MAX: usize = 120;
+
+/// `decided`: a decision observation (by its title) → the files it is about — those it lists as
+/// modified, else those it read. Its only evidence is that observation.
+pub fn decided(title: &str, modified: &[String], read: &[String], root: Option<&str>) -> Facts {
+    let mut f = Facts::default();
+    let name: String = crate::retrieval::sink::inline(title).chars().take(DECISION_NAME_MAX).collect();
+    let files = if modified.is_empty() { read } else { modified };
+    if name.is_empty() || files.is_empty() {
+        return f;
+    }
+    f.entity(EntityKind::Decision, &name, None);
+    for path in files {
+        let rel = relative_path(path, root);
+        f.entity(EntityKind::File, &rel, Some(path));
+        f.relate((EntityKind::Decision, &name), (EntityKind::File, &rel), RelationKind::Decided);
+    }
+    f
 }
 
 /// `mentions` are drawn for at most this many concepts of a batch, and only when the batch edited

@@ -91,3 +91,23 @@ fn fixes_are_the_edits_between_a_failure_and_the_pass_of_the_same_command() {
         "ls checks nothing"
     );
 }
+
+#[test]
+fn a_decision_is_related_to_the_files_it_changed_else_those_it_read() {
+    let f = decided(
+        "Use integer cents</x>",
+        &["/p/src/money.rs".into()],
+        &["/p/README.md".into()],
+        Some("/p"),
+    );
+    assert_eq!(f.relations.len(), 1);
+    let r = &f.relations[0];
+    assert_eq!(
+        (r.kind, r.src.1.as_str(), r.dst.1.as_str()),
+        (RelationKind::Decided, "Use integer cents‹/x›", "src/money.rs")
+    );
+    let read_only = decided("Keep the README short", &[], &["/p/README.md".into()], Some("/p"));
+    assert_eq!(read_only.relations[0].dst.1, "README.md");
+    assert!(decided("", &["/p/a.rs".into()], &[], Some("/p")).relations.is_empty());
+    assert!(decided("No files", &[], &[], Some("/p")).relations.is_empty());
+}

@@ -172,7 +172,7 @@ pub struct WorkStateWriteParams {
 pub struct RelatedParams {
     /// a file (relative to the project root, absolute, or the end of its path), a symbol, a command, an error line or a concept
     pub entity: String,
-    /// relations (modified_with, fixes, fails_with, defines, tests, depends_on, mentions) or entity kinds (file, symbol, command, error, concept, dependency) to keep
+    /// relations (modified_with, fixes, fails_with, defines, tests, depends_on, decided, mentions) or entity kinds (file, symbol, command, error, concept, dependency, decision) to keep
     pub kinds: Option<Words>,
     pub limit: Option<Bounded<1, 100>>,
     /// default: this project; * = all

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::StoreError;
-use crate::graph::extract::{Call, EntityKind, Facts, Relation, extract, fixes};
+use crate::graph::extract::{Call, EntityKind, Facts, Relation, decided, extract, fixes};
 
 /// Whether stored batches get their graph (`MEMD_GRAPH`, read once at start-up; the graph bench
 /// turns it off for its baseline).
@@ -162,17 +162,41 @@ pub fn record_batch(
         }
     }
     let mut ids = Ids::new();
+    let mut n = write_facts(conn, project, &facts, observation_ids, &mut ids, now)?;
+    for (decision, f) in decisions(conn, observation_ids, root)? {
+        n += write_facts(conn, project, &f, &[decision], &mut ids, now)?;
+    }
+    Ok(n)
+}
+
+fn write_facts(conn: &Connection, project: &str, facts: &Facts, evidence: &[i64], ids: &mut Ids, now: i64) -> Result<usize, StoreError> {
     for e in &facts.entities {
-        let id = known_id(conn, project, &(e.kind, e.name.clone()), &mut ids, now)?;
+        let id = known_id(conn, project, &(e.kind, e.name.clone()), ids, now)?;
         for a in &e.aliases {
             let mut alias = conn.prepare_cached("INSERT OR IGNORE INTO entity_aliases(alias, entity_id) VALUES (?1, ?2)")?;
             alias.execute(params![a, id])?;
         }
     }
     for r in &facts.relations {
-        relation(conn, project, r, observation_ids, &mut ids, now)?;
+        relation(conn, project, r, evidence, ids, now)?;
     }
     Ok(facts.relations.len())
+}
+
+/// The `decided` facts of the batch's decision observations, each with its own id as evidence.
+fn decisions(conn: &Connection, observation_ids: &[i64], root: Option<&str>) -> Result<Vec<(i64, Facts)>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT title, files_modified, files_read FROM observations WHERE id = ?1 AND type = 'decision' AND title IS NOT NULL",
+    )?;
+    let mut out = Vec::new();
+    for id in observation_ids {
+        let row: Option<(String, String, String)> = stmt.query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional()?;
+        if let Some((title, modified, read)) = row {
+            let list = |s: &str| serde_json::from_str::<Vec<String>>(s).unwrap_or_default();
+            out.push((*id, decided(&title, &list(&modified), &list(&read), root)));
+        }
+    }
+    Ok(out)
 }
 
 /// Every entity of `project`, with its aliases and relations (forgetting the project).

@@ -168,3 +168,41 @@ fn stale_evidence_marks_the_edge_and_the_backfill_rebuilds_a_graph() {
         Some(vec![id])
     );
 }
+
+#[test]
+fn a_decision_is_related_to_its_files_with_only_itself_as_evidence() {
+    let conn = crate::store::test_conn();
+    let row = call(
+        &conn,
+        1,
+        "Edit",
+        json!({"file_path": "/r/src/money.rs", "old_string": "f64", "new_string": "i64"}),
+        "ok",
+        false,
+    );
+    let (session, memory): (i64, String) = conn
+        .query_row(
+            "SELECT id, memory_session_id FROM sdk_sessions WHERE content_session_id = 's1'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    let meta = BatchMeta::first_prompt((session, &memory, "s1"), "shop", "/r", T0);
+    let draft = |t: &str, title: &str| ObservationDraft {
+        obs_type: t.into(),
+        title: Some(title.into()),
+        files_modified: vec!["/r/src/money.rs".into()],
+        ..Default::default()
+    };
+    let out = BatchOutput::extractive(
+        vec![draft("change", "money in i64"), draft("decision", "Store money as integer cents")],
+        None,
+        vec![row],
+    );
+    let ids = store_batch(&conn, &meta, &out, T0).unwrap().observation_ids;
+    let r = ask(&conn, "src/money.rs");
+    let d = edge(&r, "Store money as integer cents", "decided").expect("the decision");
+    assert_eq!((d.kind.as_str(), d.direction, d.evidence.clone()), ("decision", "in", vec![ids[1]]));
+    let back = ask(&conn, "Store money as integer cents");
+    assert!(edge(&back, "src/money.rs", "decided").is_some());
+}

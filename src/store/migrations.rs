@@ -24,6 +24,7 @@ pub const MIGRATIONS: &[&str] = &[
     include_str!("schema_v8_work_state.sql"),
     include_str!("schema_v9_alerts.sql"),
     include_str!("schema_v10_graph.sql"),
+    include_str!("schema_v11_graph_decisions.sql"),
 ];
 
 const BACKUPS_KEPT: usize = 3;
