@@ -127,6 +127,8 @@ pub trait Storage: Send + Sync {
     fn timeline(&self, req: TimelineRequest) -> Read<'_, Option<TimelineResult>>;
     /// An entity's neighbours in the graph, with their evidence (issue 41).
     fn related(&self, req: crate::retrieval::related::RelatedRequest) -> Read<'_, crate::retrieval::related::Related>;
+    /// Observations that changed the files defining the symbols a query names (the graph).
+    fn graph_expansion(&self, query: String, scope: Scope) -> Read<'_, Vec<i64>>;
     fn records(&self, ids: Vec<RecordId>, scope: Scope) -> Read<'_, HashMap<RecordId, Record>>;
     fn projects(&self, platform: Option<String>) -> Read<'_, Value>;
     fn database_figures(&self) -> Read<'_, DatabaseFigures>;

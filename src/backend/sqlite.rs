@@ -236,6 +236,9 @@ impl Storage for SqliteBackend {
     fn related(&self, req: crate::retrieval::related::RelatedRequest) -> Read<'_, crate::retrieval::related::Related> {
         self.read(move |c| crate::retrieval::related::related(c, &req))
     }
+    fn graph_expansion(&self, query: String, scope: Scope) -> Read<'_, Vec<i64>> {
+        self.read(move |c| crate::retrieval::graph_expand::expand(c, &query, &scope))
+    }
     fn stats(&self, now: i64, days: i64) -> Read<'_, crate::retrieval::stats::Stats> {
         self.read(move |c| crate::retrieval::stats::stats(c, now, days))
     }

@@ -117,7 +117,11 @@ fn start_worker(model: Option<&Path>, env: &HashMap<String, String>, running: Op
     };
     // Search settings under test (fusion weights, floors) pass through.
     for (k, v) in env.iter().filter(|(k, _)| {
-        k.starts_with("MEMD_SEARCH_") || matches!(k.as_str(), "MEMD_EMBED_ENCODER" | "MEMD_EMBED_KERNEL" | "MEMD_FRESHNESS")
+        k.starts_with("MEMD_SEARCH_")
+            || matches!(
+                k.as_str(),
+                "MEMD_EMBED_ENCODER" | "MEMD_EMBED_KERNEL" | "MEMD_FRESHNESS" | "MEMD_GRAPH_SEARCH"
+            )
     }) {
         cmd.env(k, v);
     }

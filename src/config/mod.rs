@@ -48,6 +48,8 @@ pub struct Settings {
     pub redact: bool,
     /// `MEMD_GRAPH`: stored batches get their graph (issue 41).
     pub graph: bool,
+    /// `MEMD_GRAPH_SEARCH`: search expands an identifier through the graph (issue 41).
+    pub graph_search: bool,
     pub redact_disabled_builtins: String,
     pub redact_custom_patterns: String,
     pub tool_use_max_chars: usize,
@@ -169,6 +171,7 @@ impl Settings {
             skip_tools: raw.list(&SKIP_TOOLS),
             redact: raw.flag(&REDACT, &mut w),
             graph: raw.flag(&GRAPH, &mut w),
+            graph_search: raw.flag(&GRAPH_SEARCH, &mut w),
             redact_disabled_builtins: raw.text(&REDACT_DISABLED_BUILTINS),
             redact_custom_patterns: raw.text(&REDACT_CUSTOM_PATTERNS),
             tool_use_max_chars: raw.int(&TOOL_USE_MAX_CHARS, &mut w) as usize,
@@ -205,6 +208,7 @@ impl Settings {
         Some(match key.name {
             n if n == REDACT.name => self.redact,
             n if n == GRAPH.name => self.graph,
+            n if n == GRAPH_SEARCH.name => self.graph_search,
             n if n == WATCH.name => self.watch.enabled,
             n if n == FOLDER_CONTEXT.name => self.folders.enabled,
             n if n == NATIVE_MEMORY.name => self.native.enabled,

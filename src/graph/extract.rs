@@ -187,6 +187,23 @@ fn is_test_path(path: &str) -> bool {
         || p.rsplit('/').next().is_some_and(|f| f.starts_with("test_"))
 }
 
+/// A symbol's name qualified by its module, the way its language writes it: `cart::total` for
+/// `src/cart.rs`, `cart.total` for `app/cart.py` or `src/cart.ts` (`mod.rs`, `index.*` and
+/// `__init__.py` take their folder's name). An alias: the node stays the bare name.
+pub fn qualified(rel: &str, ext: &str, symbol: &str) -> Option<String> {
+    let mut parts = rel.rsplit('/');
+    let stem = parts.next()?.rsplit_once('.').map_or("", |(s, _)| s);
+    let module = match stem {
+        "mod" | "index" | "__init__" | "lib" | "main" => parts.next()?,
+        s => s,
+    };
+    if module.is_empty() || module == symbol {
+        return None;
+    }
+    let sep = if ext == "rs" { "::" } else { "." };
+    Some(format!("{module}{sep}{symbol}"))
+}
+
 /// The facts of one batch: `root` is the project root (files under it are named relative to it),
 /// `concepts` the concepts of the observations the batch made.
 pub fn extract(calls: &[Call], root: Option<&str>, concepts: &[String]) -> Facts {
@@ -205,6 +222,9 @@ pub fn extract(calls: &[Call], root: Option<&str>, concepts: &[String]) -> Facts
             let ext = rel.rsplit_once('.').map_or("", |(_, e)| e).to_ascii_lowercase();
             for (symbol, test) in symbols_in(&written, &ext) {
                 f.entity(EntityKind::Symbol, &symbol, None);
+                if let Some(q) = qualified(&rel, &ext, &symbol) {
+                    f.entity(EntityKind::Symbol, &symbol, Some(&q));
+                }
                 let kind = if test || is_test_path(&rel) {
                     RelationKind::Tests
                 } else {

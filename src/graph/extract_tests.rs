@@ -111,3 +111,22 @@ fn a_decision_is_related_to_the_files_it_changed_else_those_it_read() {
     assert!(decided("", &["/p/a.rs".into()], &[], Some("/p")).relations.is_empty());
     assert!(decided("No files", &[], &[], Some("/p")).relations.is_empty());
 }
+
+#[test]
+fn symbols_get_their_module_qualified_name_as_an_alias() {
+    assert_eq!(qualified("src/cart.rs", "rs", "total").as_deref(), Some("cart::total"));
+    assert_eq!(qualified("src/cart/mod.rs", "rs", "total").as_deref(), Some("cart::total"));
+    assert_eq!(qualified("app/cart.py", "py", "total").as_deref(), Some("cart.total"));
+    assert_eq!(qualified("web/src/index.ts", "ts", "render").as_deref(), Some("src.render"));
+    assert_eq!(qualified("cart.rs", "rs", "cart"), None);
+    let c = call(
+        1,
+        "Edit",
+        json!({"file_path": "/p/src/cart.rs", "old_string": "", "new_string": "pub fn total() {}"}),
+        "ok",
+        false,
+    );
+    let f = extract(&[c], Some("/p"), &[]);
+    let sym = f.entities.iter().find(|e| e.kind == EntityKind::Symbol).unwrap();
+    assert_eq!((sym.name.as_str(), sym.aliases.clone()), ("total", vec!["cart::total".to_string()]));
+}

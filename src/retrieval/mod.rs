@@ -38,6 +38,7 @@ pub mod file_context;
 pub mod folder_rows;
 pub mod fusion;
 pub mod gate_rows;
+pub mod graph_expand;
 pub mod ids;
 pub mod native_rows;
 pub mod overview;

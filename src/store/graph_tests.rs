@@ -206,3 +206,70 @@ fn a_decision_is_related_to_its_files_with_only_itself_as_evidence() {
     let back = ask(&conn, "Store money as integer cents");
     assert!(edge(&back, "src/money.rs", "decided").is_some());
 }
+
+#[test]
+fn a_symbol_in_a_query_leads_to_the_edit_that_wrote_it_unless_two_files_define_it() {
+    let conn = crate::store::test_conn();
+    let edit = |n: usize, text: &str| {
+        let input = json!({"file_path": "/r/src/cart.rs", "old_string": "x", "new_string": text});
+        call(&conn, n, "Edit", input, "ok", false)
+    };
+    let defined = batch(
+        &conn,
+        vec![edit(1, "pub fn apply_discount(c: &mut Cart) {}")],
+        "cart discounts",
+        &[],
+    );
+    let later = batch(&conn, vec![edit(2, "pub fn total(c: &Cart) -> i64 { 0 }")], "cart totals", &[]);
+    let scope = crate::retrieval::Scope::new(Some(vec!["shop".into()]), None);
+    let ids = crate::retrieval::graph_expand::expand(&conn, "Where did we change apply_discount?", &scope).unwrap();
+    assert_eq!(ids, [defined], "the edit that wrote the symbol");
+    assert!(!ids.contains(&later), "a later change of the file that did not write it");
+    batch(
+        &conn,
+        vec![call(
+            &conn,
+            3,
+            "Edit",
+            json!({"file_path": "/r/src/shelf.rs", "old_string": "x", "new_string": "fn apply_discount() {}"}),
+            "ok",
+            false,
+        )],
+        "shelf",
+        &[],
+    );
+    let ambiguous = crate::retrieval::graph_expand::expand(&conn, "apply_discount", &scope).unwrap();
+    assert!(ambiguous.is_empty(), "defined in two files: no expansion");
+    let wrote = batch(
+        &conn,
+        vec![call(
+            &conn,
+            4,
+            "Edit",
+            json!({"file_path": "/r/src/order.rs", "old_string": "x", "new_string": "fn order_total() {}"}),
+            "ok",
+            false,
+        )],
+        "order",
+        &[],
+    );
+    let run = call(&conn, 5, "Bash", json!({"command": "cargo test order_total"}), "ok", false);
+    batch(&conn, vec![run], "tests ran", &[]);
+    let expand = |q: &str| crate::retrieval::graph_expand::expand(&conn, q, &scope).unwrap();
+    assert_eq!(expand("Where did we change order_total?"), [wrote]);
+    assert!(
+        expand("How did we run cargo test order_total?").is_empty(),
+        "a question about a command is not expanded"
+    );
+    let elsewhere = crate::retrieval::Scope::new(Some(vec!["other".into()]), None);
+    assert!(
+        crate::retrieval::graph_expand::expand(&conn, "apply_discount", &elsewhere)
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        crate::retrieval::graph_expand::expand(&conn, "where is the cart", &scope)
+            .unwrap()
+            .is_empty()
+    );
+}

@@ -3,9 +3,9 @@
 //! builder both call it.
 
 use super::Services;
-use crate::retrieval::RetrievalError;
 use crate::retrieval::search::{KeywordPhase, SearchRequest, SearchResult};
 use crate::retrieval::vector_rows::{VectorRows, vector_scope};
+use crate::retrieval::{Kind, Record, RecordId, RetrievalError};
 
 /// Which halves run (`mode=keyword|vector|hybrid`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,10 +55,68 @@ pub async fn search(svc: &Services, req: &SearchRequest, halves: Halves) -> Resu
         }
     );
     let rows = vectors.rows().map(<[_]>::to_vec);
-    let fusion = svc.settings.get().vectors.fusion;
-    let result = svc.storage.fuse(req.clone(), phase?, rows, fusion).await?;
+    let settings = svc.settings.get();
+    let mut result = svc.storage.fuse(req.clone(), phase?, rows, settings.vectors.fusion).await?;
+    if settings.graph && settings.graph_search && expandable(req) {
+        let ids = svc.storage.graph_expansion(req.query.clone(), req.filters.scope.clone()).await?;
+        put_first(svc, req, &mut result, ids).await?;
+    }
     Ok(Searched {
         result,
         vectors_failure: vectors.failure().map(String::from),
     })
+}
+
+/// A first page ranked by relevance for a query over observations, with no filter the graph
+/// cannot honour (types, concepts, files, dates, provenance).
+fn expandable(req: &SearchRequest) -> bool {
+    let f = &req.filters;
+    req.offset == 0
+        && req.order.is_none()
+        && !req.query.trim().is_empty()
+        && req.effective_kinds().contains(&Kind::Observation)
+        && f.obs_types.is_empty()
+        && f.concepts.is_empty()
+        && f.files.is_empty()
+        && f.date_start.is_none()
+        && f.date_end.is_none()
+        && f.provenance.is_empty()
+}
+
+/// The graph's observations first (in its order), then the rest of the page as it was.
+async fn put_first(svc: &Services, req: &SearchRequest, result: &mut SearchResult, ids: Vec<i64>) -> Result<(), RetrievalError> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let wanted: Vec<RecordId> = ids
+        .iter()
+        .map(|&id| RecordId {
+            kind: Kind::Observation,
+            id,
+        })
+        .collect();
+    let mut fetched = svc.storage.records(wanted.clone(), req.filters.scope.clone()).await?;
+    let rows = std::mem::take(&mut result.records);
+    let (sims, calls) = (std::mem::take(&mut result.similarity), std::mem::take(&mut result.matched_calls));
+    let mut rest: Vec<(Record, Option<f32>, Option<i64>)> = rows.into_iter().zip(sims).zip(calls).map(|((r, s), c)| (r, s, c)).collect();
+    let mut first = Vec::new();
+    for rid in wanted {
+        match rest.iter().position(|(r, _, _)| r.kind() == rid.kind && r.id() == rid.id) {
+            Some(i) => first.push(rest.remove(i)),
+            None => {
+                if let Some(r) = fetched.remove(&rid) {
+                    first.push((r, None, None));
+                }
+            }
+        }
+    }
+    let added = first.len();
+    first.extend(rest);
+    first.truncate(req.limit.max(added));
+    for (r, s, c) in first {
+        result.records.push(r);
+        result.similarity.push(s);
+        result.matched_calls.push(c);
+    }
+    Ok(())
 }
