@@ -163,7 +163,8 @@ pub fn record_batch(
     }
     let mut ids = Ids::new();
     let mut n = write_facts(conn, project, &facts, observation_ids, &mut ids, now)?;
-    for (decision, f) in decisions(conn, observation_ids, root)? {
+    let touched = touched_files(&calls, root);
+    for (decision, f) in decisions(conn, observation_ids, root, &touched)? {
         n += write_facts(conn, project, &f, &[decision], &mut ids, now)?;
     }
     Ok(n)
@@ -183,8 +184,30 @@ fn write_facts(conn: &Connection, project: &str, facts: &Facts, evidence: &[i64]
     Ok(facts.relations.len())
 }
 
-/// The `decided` facts of the batch's decision observations, each with its own id as evidence.
-fn decisions(conn: &Connection, observation_ids: &[i64], root: Option<&str>) -> Result<Vec<(i64, Facts)>, StoreError> {
+/// The files the batch's calls edited or read (relative to the root): what an observation's file
+/// lists may name. An observer's lists are proposals; a file no call touched is not evidence.
+fn touched_files(calls: &[Call], root: Option<&str>) -> Vec<String> {
+    fn read(c: &Call) -> Option<&str> {
+        match c.tool_name.as_str() {
+            "Read" | "NotebookRead" => c.input["file_path"].as_str().or(c.input["notebook_path"].as_str()),
+            _ => None,
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    for c in calls {
+        if let Some(p) = crate::graph::extract::edited_file(c).or_else(|| read(c)) {
+            let rel = crate::graph::names::relative_path(p, root);
+            if !out.contains(&rel) {
+                out.push(rel);
+            }
+        }
+    }
+    out
+}
+
+/// The `decided` facts of the batch's decision observations, each with its own id as evidence:
+/// only the files of its lists that a call of the batch touched.
+fn decisions(conn: &Connection, observation_ids: &[i64], root: Option<&str>, touched: &[String]) -> Result<Vec<(i64, Facts)>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT title, files_modified, files_read FROM observations WHERE id = ?1 AND type = 'decision' AND title IS NOT NULL",
     )?;
@@ -192,7 +215,13 @@ fn decisions(conn: &Connection, observation_ids: &[i64], root: Option<&str>) -> 
     for id in observation_ids {
         let row: Option<(String, String, String)> = stmt.query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional()?;
         if let Some((title, modified, read)) = row {
-            let list = |s: &str| serde_json::from_str::<Vec<String>>(s).unwrap_or_default();
+            let list = |s: &str| {
+                let files = serde_json::from_str::<Vec<String>>(s).unwrap_or_default();
+                files
+                    .into_iter()
+                    .filter(|f| touched.contains(&crate::graph::names::relative_path(f, root)))
+                    .collect::<Vec<_>>()
+            };
             out.push((*id, decided(&title, &list(&modified), &list(&read), root)));
         }
     }

@@ -191,7 +191,8 @@ fn a_decision_is_related_to_its_files_with_only_itself_as_evidence() {
     let draft = |t: &str, title: &str| ObservationDraft {
         obs_type: t.into(),
         title: Some(title.into()),
-        files_modified: vec!["/r/src/money.rs".into()],
+        // An observer's list may name a file no call of the batch touched: not evidence.
+        files_modified: vec!["/r/src/money.rs".into(), "/r/src/invented.rs".into()],
         ..Default::default()
     };
     let out = BatchOutput::extractive(
@@ -205,6 +206,7 @@ fn a_decision_is_related_to_its_files_with_only_itself_as_evidence() {
     assert_eq!((d.kind.as_str(), d.direction, d.evidence.clone()), ("decision", "in", vec![ids[1]]));
     let back = ask(&conn, "Store money as integer cents");
     assert!(edge(&back, "src/money.rs", "decided").is_some());
+    assert_eq!(back.related.len(), 1, "the invented file is not related: {:?}", back.related);
 }
 
 #[test]
