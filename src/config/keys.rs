@@ -121,7 +121,7 @@ settings_table! {
     WORK_STATE_MAX_CHARS = ("MEMD_WORK_STATE_MAX_CHARS", "3000", int(200, 20_000), "cap of the work-state section in UTF-16 units, taken from the context's cap (oldest done items dropped first)");
     WORK_STALE_DAYS = ("MEMD_WORK_STALE_DAYS", "14", int(1, 3_650), "an open work item not updated for this many days is shown as such");
     GRAPH = ("MEMD_GRAPH", "true", Kind::Flag, "build the graph of entities and relations (files changed together, fixes, failures, symbols) as batches are stored; `related` answers from it");
-    GRAPH_SEARCH = ("MEMD_GRAPH_SEARCH", "true", Kind::Flag, "a search naming a code identifier the graph knows puts first the observations that changed the file defining it");
+    GRAPH_SEARCH = ("MEMD_GRAPH_SEARCH", "false", Kind::Flag, "a search naming a code identifier the graph knows puts first the edit that wrote it (off: it did not help on the held-out questions, docs/measurements.md)");
     FOLDER_CONTEXT = ("MEMD_FOLDER_CONTEXT", "false", Kind::Flag, "maintain a generated section (between memd's markers) in each worked-on folder's context file listing recent observations of its files");
     FOLDER_CONTEXT_FILE = ("MEMD_FOLDER_CONTEXT_FILE", "CLAUDE.md", Kind::Text, "the per-folder context file the section is kept in (a plain file name)");
     FOLDER_CONTEXT_DAYS = ("MEMD_FOLDER_CONTEXT_DAYS", "14", int(1, 3_650), "observations from this many days back are listed in folder context files");
