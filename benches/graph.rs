@@ -18,7 +18,7 @@ use criterion::{Criterion, criterion_group};
 use memd::observer::types::{BatchMeta, BatchOutput, ObservationDraft};
 use memd::replay::event::EventKind;
 use memd::store::batch::store_batch;
-use memd::store::graph::record_batch;
+use memd::store::graph::{GraphBatch, record_batch};
 use memd::store::sessions::{SessionKey, SessionSeed};
 use memd::store::tool_events::{ToolEventIn, ingest_tool_event};
 use rusqlite::Connection;
@@ -270,7 +270,15 @@ fn bench(c: &mut Criterion) {
     c.bench_function("graph of one batch of 3 calls", |b| {
         b.iter(|| {
             let tx = conn.unchecked_transaction().unwrap();
-            record_batch(&tx, "p0", Some("/w/p0"), sid, &calls, &[obs], T0).unwrap();
+            let b = GraphBatch {
+                project: "p0",
+                project_root: Some("/w/p0"),
+                session_db_id: sid,
+                source_rows: &calls,
+                observation_ids: &[obs],
+                proposals: &[],
+            };
+            record_batch(&tx, &b, T0).unwrap();
             tx.commit().unwrap();
         })
     });

@@ -143,6 +143,58 @@ pub fn decided(title: &str, modified: &[String], read: &[String], root: Option<&
     f
 }
 
+/// The relations an observer proposed (`<from> <kind> <to>` lines) that the batch supports: both
+/// ends are entities its calls show, of the kinds the relation joins (`fixes`: file → command,
+/// `modified_with`: file → file, `depends_on`: file → dependency, `defines`/`tests`: file →
+/// symbol, `fails_with`: command → error). Anything else is dropped.
+pub fn proposed(facts: &Facts, lines: &[String], root: Option<&str>) -> Vec<Relation> {
+    use EntityKind::*;
+    use RelationKind::*;
+    let kinds = [Fixes, ModifiedWith, DependsOn, Defines, Tests, FailsWith];
+    let find = |name: &str| -> Option<(EntityKind, String)> {
+        let name = name.trim().trim_matches('`');
+        let rel = relative_path(name, root);
+        let cmd = command_name(name);
+        facts
+            .entities
+            .iter()
+            .find(|e| {
+                e.name == name
+                    || e.name == rel
+                    || e.aliases.iter().any(|a| a == name)
+                    || (e.kind == Command && cmd.as_deref() == Some(e.name.as_str()))
+            })
+            .map(|e| (e.kind, e.name.clone()))
+    };
+    let mut out = Vec::new();
+    for line in lines {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some((i, kind)) = words
+            .iter()
+            .enumerate()
+            .find_map(|(i, w)| kinds.iter().find(|k| k.as_str() == *w).map(|k| (i, *k)))
+        else {
+            continue;
+        };
+        let (Some(src), Some(dst)) = (find(&words[..i].join(" ")), find(&words[i + 1..].join(" "))) else {
+            continue;
+        };
+        let fits = matches!(
+            (kind, src.0, dst.0),
+            (Fixes, File, Command)
+                | (ModifiedWith, File, File)
+                | (DependsOn, File, Dependency)
+                | (Defines | Tests, File, Symbol)
+                | (FailsWith, Command, Error)
+        );
+        let r = Relation { src, dst, kind };
+        if fits && r.src != r.dst && !facts.relations.contains(&r) && !out.contains(&r) {
+            out.push(r);
+        }
+    }
+    out
+}
+
 /// `mentions` are drawn for at most this many concepts of a batch, and only when the batch edited
 /// at most this many files.
 const MENTION_CONCEPTS_MAX: usize = 3;

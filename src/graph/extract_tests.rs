@@ -130,3 +130,36 @@ fn symbols_get_their_module_qualified_name_as_an_alias() {
     let sym = f.entities.iter().find(|e| e.kind == EntityKind::Symbol).unwrap();
     assert_eq!((sym.name.as_str(), sym.aliases.clone()), ("total", vec!["cart::total".to_string()]));
 }
+
+#[test]
+fn an_observers_proposals_are_kept_only_between_things_the_batch_shows() {
+    let calls = [
+        call(
+            1,
+            "Edit",
+            json!({"file_path": "/p/src/cart.rs", "old_string": "", "new_string": "fn total() {}"}),
+            "ok",
+            false,
+        ),
+        call(2, "Bash", json!({"command": "cargo test cart"}), "ok", false),
+    ];
+    let facts = extract(&calls, Some("/p"), &[]);
+    let lines: Vec<String> = [
+        "src/cart.rs fixes cargo test cart",
+        "/p/src/cart.rs fixes `cargo test cart`",
+        "src/cart.rs fixes cargo build",
+        "src/invented.rs fixes cargo test cart",
+        "cargo test cart fixes src/cart.rs",
+        "src/cart.rs depends_on serde",
+        "no relation word here",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let kept = proposed(&facts, &lines, Some("/p"));
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(
+        (kept[0].kind, kept[0].src.1.as_str(), kept[0].dst.1.as_str()),
+        (RelationKind::Fixes, "src/cart.rs", "cargo test cart")
+    );
+}

@@ -28,6 +28,7 @@ pub fn bound_observation(o: ObservationDraft, privacy: &Privacy) -> ObservationD
         concepts: list(privacy, &o.concepts, 64, 10),
         files_read: list(privacy, &o.files_read, 1_024, 100),
         files_modified: list(privacy, &o.files_modified, 1_024, 100),
+        relations: list(privacy, &o.relations, 512, 20),
     }
 }
 

@@ -322,6 +322,7 @@ fn finish(b: Built, group: &[&ToolEvent], ev: &Evidence, type_ids: &[&str], conc
             .collect(),
         files_read: ev.read.clone(),
         files_modified: ev.modified.clone(),
+        relations: Vec::new(),
     }
 }
 

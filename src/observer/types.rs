@@ -36,6 +36,9 @@ pub struct ObservationDraft {
     pub concepts: Vec<String>,
     pub files_read: Vec<String>,
     pub files_modified: Vec<String>,
+    /// Relations the observer proposes (`<from> <kind> <to>`, issue 41): kept in the graph only
+    /// when the batch's calls show both ends.
+    pub relations: Vec<String>,
 }
 
 /// A session summary as produced by an observer (also what the XML parser yields), before §14

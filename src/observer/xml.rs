@@ -200,7 +200,9 @@ fn observation(doc: &Doc<'_>, lo: usize, hi: usize, default_type: &str) -> Parse
         (None, None) => Vec::new(),
         (wrapper, exclude) => list(doc, lo, hi, wrapper, "file", exclude),
     };
+    let relations = list(doc, lo, hi, doc.element(lo, hi, "relations"), "relation", None);
     ParsedObservation {
+        relations,
         concepts: normalize_concepts(&concepts, &obs_type),
         obs_type,
         title: scalar(doc, lo, hi, "title"),

@@ -95,8 +95,16 @@ pub fn store_batch(conn: &Connection, meta: &BatchMeta, out: &BatchOutput, now: 
         }
         // The graph of what the calls show, with these observations as its evidence (issue 41).
         if super::graph::enabled() {
-            let (root, rows) = (Some(meta.project_root.as_str()), &out.source_rows);
-            super::graph::record_batch(conn, &meta.project, root, meta.session_db_id, rows, &stored.observation_ids, now)?;
+            let proposals: Vec<String> = out.observations.iter().flat_map(|o| o.relations.iter().cloned()).collect();
+            let b = super::graph::GraphBatch {
+                project: &meta.project,
+                project_root: Some(meta.project_root.as_str()),
+                session_db_id: meta.session_db_id,
+                source_rows: &out.source_rows,
+                observation_ids: &stored.observation_ids,
+                proposals: &proposals,
+            };
+            super::graph::record_batch(conn, &b, now)?;
         }
     }
     conn.execute(

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::StoreError;
-use crate::graph::extract::{Call, EntityKind, Facts, Relation, decided, extract, fixes};
+use crate::graph::extract::{Call, EntityKind, Facts, Relation, decided, extract, fixes, proposed};
 
 /// Whether stored batches get their graph (`MEMD_GRAPH`, read once at start-up; the graph bench
 /// turns it off for its baseline).
@@ -135,15 +135,28 @@ fn relation(conn: &Connection, project: &str, r: &Relation, evidence: &[i64], id
 
 /// The graph of one stored batch: its calls (`source_rows`), the session they belong to, the
 /// observations made from them (the evidence; nothing is recorded without one).
-pub fn record_batch(
-    conn: &Connection,
-    project: &str,
-    project_root: Option<&str>,
-    session_db_id: i64,
-    source_rows: &[i64],
-    observation_ids: &[i64],
-    now: i64,
-) -> Result<usize, StoreError> {
+/// One stored batch as the graph reads it.
+pub struct GraphBatch<'a> {
+    pub project: &'a str,
+    pub project_root: Option<&'a str>,
+    pub session_db_id: i64,
+    /// The batch's calls.
+    pub source_rows: &'a [i64],
+    /// The observations made from them: the evidence.
+    pub observation_ids: &'a [i64],
+    /// Relations the observer proposed (kept when the calls support them).
+    pub proposals: &'a [String],
+}
+
+pub fn record_batch(conn: &Connection, b: &GraphBatch<'_>, now: i64) -> Result<usize, StoreError> {
+    let GraphBatch {
+        project,
+        project_root,
+        session_db_id,
+        source_rows,
+        observation_ids,
+        proposals,
+    } = *b;
     if observation_ids.is_empty() || source_rows.is_empty() {
         return Ok(0);
     }
@@ -161,6 +174,8 @@ pub fn record_batch(
             }
         }
     }
+    let supported = proposed(&facts, proposals, root);
+    facts.relations.extend(supported);
     let mut ids = Ids::new();
     let mut n = write_facts(conn, project, &facts, observation_ids, &mut ids, now)?;
     let touched = touched_files(&calls, root);
@@ -253,7 +268,15 @@ pub fn backfill_chunk(conn: &Connection, limit: i64, now: i64) -> Result<usize, 
             .prepare_cached("SELECT tool_use_row_id FROM observation_sources WHERE observation_id = ?1")?
             .query_map([obs], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
-        record_batch(conn, project, root.as_deref(), *session, &rows, &[*obs], now)?;
+        let b = GraphBatch {
+            project,
+            project_root: root.as_deref(),
+            session_db_id: *session,
+            source_rows: &rows,
+            observation_ids: &[*obs],
+            proposals: &[],
+        };
+        record_batch(conn, &b, now)?;
         conn.execute(
             "INSERT INTO meta(key, value) VALUES ('graph_backfill_cursor', ?1) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             [obs.to_string()],

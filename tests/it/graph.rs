@@ -134,3 +134,53 @@ fn issue_41_related_lists_the_other_side_of_every_fix_in_the_recorded_sessions()
         "{text}"
     );
 }
+
+/// An LLM observer's proposed relations (the fake Anthropic provider): the one between a file and a
+/// command the batch shows is stored, with the batch's observation as evidence; one naming a file no
+/// call touched, and one naming a package no edit imported, are not.
+#[test]
+fn an_llm_observers_relations_are_kept_only_when_the_calls_show_both_ends() {
+    use crate::support::fake_llm::{FakeLlm, Reply};
+    use serde_json::json;
+    let fake = FakeLlm::start();
+    fake.push(Reply::text(
+        "<observation><type>bugfix</type><title>Cart totals fixed</title><narrative>Totals round to cents.</narrative>\
+         <relations><relation>src/cart.rs fixes cargo test cart</relation>\
+         <relation>src/invented.rs fixes cargo test cart</relation>\
+         <relation>src/cart.rs depends_on left-pad</relation></relations></observation>",
+    ));
+    let base = fake.base_url();
+    let w = TestWorker::start(&[
+        ("MEMD_PROVIDER", "anthropic"),
+        ("MEMD_ANTHROPIC_API_KEY", "sk-ant-test-key-not-real"),
+        ("MEMD_ANTHROPIC_BASE_URL", base.as_str()),
+        ("MEMD_OBSERVER_BATCH_DEBOUNCE_MS", "1000"),
+    ]);
+    assert_eq!(
+        w.post("/api/sessions/init", &crate::support::init_body("g1", "fix the cart"))
+            .status,
+        200
+    );
+    let event = |i: usize, tool: &str, input: Value| {
+        json!({"contentSessionId": "g1", "tool_name": tool, "tool_input": input, "tool_response": "ok",
+               "tool_use_id": format!("toolu_g1_{i}"), "cwd": "/tmp/proj"})
+    };
+    let edit = json!({"file_path": "/tmp/proj/src/cart.rs", "old_string": "f64", "new_string": "fn total() -> i64 { 0 }"});
+    assert_eq!(w.post("/api/sessions/observations", &event(1, "Edit", edit)).status, 200);
+    let run = json!({"command": "cargo test cart"});
+    assert_eq!(w.post("/api/sessions/observations", &event(2, "Bash", run)).status, 200);
+    drained(&w);
+    assert_eq!(fake.count(), 1, "one batch, one call");
+    let v = related(&w, "src/cart.rs", "proj");
+    let rows = v["related"].as_array().unwrap();
+    let fix = rows
+        .iter()
+        .find(|n| n["relation"] == "fixes")
+        .unwrap_or_else(|| panic!("no fixes edge: {v}"));
+    assert_eq!(
+        (fix["entity"].as_str(), fix["strength"].as_u64()),
+        (Some("cargo test cart"), Some(1))
+    );
+    assert!(rows.iter().all(|n| n["relation"] != "depends_on"), "{v}");
+    assert_eq!(related(&w, "src/invented.rs", "proj")["related"], json!([]));
+}

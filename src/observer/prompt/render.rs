@@ -117,6 +117,14 @@ pub(super) fn observation_skeleton(mode: &Mode) -> String {
         }
         let _ = writeln!(s, "  </{list}>");
     }
+    // A mode that asks for relations (the code mode) gets the element; others stay as they were.
+    let guidance = p("relation_guidance");
+    if !guidance.is_empty() {
+        s.push_str("  <relations>\n");
+        let _ = writeln!(s, "    <relation>{}</relation>", p("xml_relation_placeholder"));
+        push_comment(&mut s, "    ", &guidance);
+        s.push_str("  </relations>\n");
+    }
     s.push_str("</observation>");
     s
 }

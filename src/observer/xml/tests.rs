@@ -46,7 +46,16 @@ fn p1_expected() -> ParsedObservation {
         concepts: vec![],
         files_read: vec![],
         files_modified: vec![],
+        relations: vec![],
     }
+}
+
+#[test]
+fn relations_are_read_as_lines_of_their_list() {
+    let o = one(
+        "<observation><type>bugfix</type><title>t</title><relations><relation>src/a.rs fixes cargo test</relation>\n<relation>src/a.rs depends_on serde</relation></relations></observation>",
+    );
+    assert_eq!(o.relations, ["src/a.rs fixes cargo test", "src/a.rs depends_on serde"]);
 }
 
 #[test]
