@@ -81,6 +81,7 @@ pub mod server;
 pub mod service;
 pub mod status;
 pub mod store;
+pub mod team;
 pub mod vectors;
 pub mod watch;
 pub mod worker;

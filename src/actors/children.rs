@@ -15,6 +15,7 @@ use super::provider::{ProviderActor, ProviderArgs, ProviderMsg};
 use super::root::RootArgs;
 use super::session_manager::{ManagerArgs, ManagerMsg, SessionManager};
 use super::store::{StoreActor, StoreArgs, StoreMsg};
+use super::team_sync::{TeamSync, TeamSyncArgs, TeamSyncMsg};
 use super::transcript_watcher::{TranscriptWatcher, WatcherArgs, WatcherMsg};
 use super::vector_sync::{VectorSync, VectorSyncArgs, VectorSyncMsg};
 
@@ -90,6 +91,7 @@ children! {
     VectorSync => "VectorSync", vector_sync / set_vector_sync: VectorSyncMsg = vector_sync;
     ChromaSync => "ChromaSync", chroma_sync / set_chroma_sync: ChromaSyncMsg = chroma_sync;
     Watcher => "TranscriptWatcher", watcher / set_watcher: WatcherMsg = watcher;
+    Team => "TeamSync", team_sync / set_team_sync: TeamSyncMsg = team_sync;
 }
 
 fn store(a: &RootArgs) -> Option<(StoreActor, StoreArgs)> {
@@ -156,4 +158,16 @@ fn chroma_sync(a: &RootArgs) -> Option<(ChromaSync, ChromaSyncArgs)> {
 fn watcher(a: &RootArgs) -> Option<(TranscriptWatcher, WatcherArgs)> {
     let args = a.watch.clone().filter(|_| !a.ctx.storage.read_only())?;
     Some((TranscriptWatcher, args))
+}
+
+/// A read-only database pushes and pulls nothing.
+fn team_sync(a: &RootArgs) -> Option<(TeamSync, TeamSyncArgs)> {
+    let settings = a.team.clone().filter(|_| !a.ctx.storage.read_only())?;
+    let args = TeamSyncArgs {
+        storage: a.ctx.storage.clone(),
+        settings,
+        redactor: a.privacy.redactor(),
+        clock: a.ctx.clock.clone(),
+    };
+    Some((TeamSync, args))
 }

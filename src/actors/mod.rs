@@ -33,6 +33,7 @@ pub mod session_state;
 pub mod store;
 #[cfg(test)]
 mod supervision_tests;
+pub mod team_sync;
 pub mod transcript_watcher;
 pub mod vector_sync;
 

@@ -46,6 +46,8 @@ pub struct RootArgs {
     pub chroma: Option<(Arc<crate::vectors::chroma::ChromaClient>, Duration)>,
     /// The transcript watcher's arguments (cloned for each start); None unless `MEMD_WATCH` is on.
     pub watch: Option<WatcherArgs>,
+    /// Team memory's server and shared projects; None without `MEMD_TEAM_DATABASE_URL`.
+    pub team: Option<crate::config::TeamSettings>,
 }
 
 pub enum RootMsg {

@@ -163,6 +163,20 @@ pub trait Storage: Send + Sync {
 
     // --- the alert outbox (issue 39) ---
     /// Queues new observations of `types` (the first call only sets the cursor).
+    // Team memory (issue 40): what goes to the server, what came from it, forgets to send.
+    fn team_outgoing(
+        &self,
+        projects: Vec<String>,
+        redactor: Arc<crate::pipeline::redact::Redactor>,
+        limit: usize,
+    ) -> Op<'_, Vec<crate::team::rows::Outgoing>>;
+    fn team_mark_pushed(&self, rows: Vec<(String, i64)>, origin: String, now: i64) -> Op<'_, ()>;
+    fn team_tombstones_due(&self, limit: usize) -> Op<'_, Vec<String>>;
+    fn team_tombstone_done(&self, gid: String, refused: bool) -> Op<'_, ()>;
+    /// This data directory's install id and the pull cursor.
+    fn team_pull_state(&self) -> Op<'_, (String, i64)>;
+    fn team_apply_pulled(&self, rows: Vec<crate::team::rows::Incoming>, install: String, now: i64) -> Op<'_, crate::store::team::Applied>;
+    fn team_figures(&self) -> Op<'_, crate::store::team::TeamFigures>;
     fn alerts_enqueue(&self, types: Vec<String>, now: i64) -> Op<'_, usize>;
     fn alerts_due(&self, now: i64, limit: usize) -> Read<'_, Vec<crate::store::alerts::DueAlert>>;
     fn alert_delivered(&self, observation_id: i64, d: crate::store::alerts::Delivery, now: i64) -> Op<'_, ()>;

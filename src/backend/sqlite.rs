@@ -273,6 +273,32 @@ impl Storage for SqliteBackend {
         self.read(move |c| crate::retrieval::folder_rows::folder_rows(c, since, limit))
     }
 
+    fn team_outgoing(
+        &self,
+        projects: Vec<String>,
+        redactor: Arc<crate::pipeline::redact::Redactor>,
+        limit: usize,
+    ) -> Op<'_, Vec<crate::team::rows::Outgoing>> {
+        self.write(move |c| crate::store::team::outgoing(c, &projects, &redactor, limit))
+    }
+    fn team_mark_pushed(&self, rows: Vec<(String, i64)>, origin: String, now: i64) -> Op<'_, ()> {
+        self.write(move |c| crate::store::team::mark_pushed(c, &rows, &origin, now))
+    }
+    fn team_tombstones_due(&self, limit: usize) -> Op<'_, Vec<String>> {
+        self.write(move |c| crate::store::team::tombstones_due(c, limit))
+    }
+    fn team_tombstone_done(&self, gid: String, refused: bool) -> Op<'_, ()> {
+        self.write(move |c| crate::store::team::tombstone_done(c, &gid, refused))
+    }
+    fn team_pull_state(&self) -> Op<'_, (String, i64)> {
+        self.write(|c| Ok((crate::store::team::install_id(c)?, crate::store::team::pull_cursor(c)?)))
+    }
+    fn team_apply_pulled(&self, rows: Vec<crate::team::rows::Incoming>, install: String, now: i64) -> Op<'_, crate::store::team::Applied> {
+        self.write(move |c| crate::store::team::apply_pulled(c, &rows, &install, now))
+    }
+    fn team_figures(&self) -> Op<'_, crate::store::team::TeamFigures> {
+        self.write(crate::store::team::figures)
+    }
     fn alerts_enqueue(&self, types: Vec<String>, now: i64) -> Op<'_, usize> {
         self.write(move |c| crate::store::alerts::enqueue(c, &types, now))
     }

@@ -11,7 +11,8 @@ pub const GROUPS: [(&str, &[&str]); 4] = [
     (
         "Everyday",
         &[
-            "search", "show", "timeline", "related", "corpus", "remember", "forget", "work", "status", "stats", "open", "stop", "restart",
+            "search", "show", "timeline", "related", "corpus", "team", "remember", "forget", "work", "status", "stats", "open", "stop",
+            "restart",
         ],
     ),
     (

@@ -36,6 +36,7 @@ pub mod show;
 pub mod stats;
 pub mod status;
 pub mod stop;
+pub mod team;
 pub mod timeline;
 pub mod watch;
 pub mod work;
@@ -155,6 +156,8 @@ pub enum Command {
     Stats(stats::StatsArgs),
     /// What is connected to a file, symbol, command or error: changed together, fixed by, failed with — with evidence.
     Related(related::RelatedArgs),
+    /// Team memory on PostgreSQL: init the server, status, share or unshare a project, sync now.
+    Team(team::TeamArgs),
     /// Knowledge corpora: build one from a filter, then ask it questions answered only from it, with citations.
     Corpus(corpus::CorpusArgs),
     /// What happened around a record (12, S3, P7): the rows before and after it.
@@ -301,6 +304,7 @@ pub fn run(cli: Cli, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> 
         Command::Timeline(a) => timeline::run(env, a),
         Command::Related(a) => related::run(env, a),
         Command::Corpus(a) => corpus::run(env, a),
+        Command::Team(a) => team::run(env, a),
         Command::Work(a) => work::run(env, a),
         Command::Stats(a) => stats::run(env, a),
         Command::ImportSessions(a) => import_sessions::run(env, a),

@@ -143,6 +143,11 @@ settings_table! {
     SEARCH_VECTOR_CONFIDENT = ("MEMD_SEARCH_VECTOR_CONFIDENT", "0.7", Kind::Float { min: -1.0, max: 1.0 }, "cosine similarity the nearest vector candidate needs before hybrid search may move the keyword list's first row from first place (strong keyword matches always rank first)");
     SEARCH_RRF_K = ("MEMD_SEARCH_RRF_K", "5", Kind::Float { min: 1.0, max: 1000.0 }, "the RRF constant k of hybrid search: 1/(k + rank)");
     EMBED_MODEL_DIR = ("MEMD_EMBED_MODEL_DIR", "<data>/models/all-MiniLM-L6-v2", Kind::Text, "the model files");
+    TEAM_DATABASE_URL = ("MEMD_TEAM_DATABASE_URL", "", Kind::Secret, "team memory's PostgreSQL server (postgres://role@host/db?sslmode=require); empty: no team");
+    TEAM_PROJECTS = ("MEMD_TEAM_PROJECTS", "", Kind::List, "projects whose memories are shared with the team (memd team share adds one)");
+    TEAM_ORIGIN = ("MEMD_TEAM_ORIGIN", "", Kind::Text, "how this machine's rows are labelled on the team server (empty: user@host)");
+    TEAM_CA_FILE = ("MEMD_TEAM_CA_FILE", "", Kind::Text, "PEM file of extra root certificates for the team server's TLS");
+    TEAM_SYNC_MS = ("MEMD_TEAM_SYNC_MS", "2000", int(200, 600_000), "how often the worker pushes to and pulls from the team server");
     CHROMA_URL = ("MEMD_CHROMA_URL", "", Kind::Text, "Chroma server for vectors (empty = sqlite-vec)");
     CHROMA_TENANT = ("MEMD_CHROMA_TENANT", "default_tenant", Kind::Text, "Chroma tenant");
     CHROMA_DATABASE = ("MEMD_CHROMA_DATABASE", "default_database", Kind::Text, "Chroma database");

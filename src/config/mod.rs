@@ -14,6 +14,7 @@ pub mod keys;
 pub mod live;
 mod raw;
 mod sections;
+mod team;
 mod watch;
 
 pub use handoff::{AlertSettings, FolderSettings, NativeMemorySettings};
@@ -23,6 +24,7 @@ pub use sections::{
     ChromaSettings, ContextSettings, EMBED_MODEL_NAME, EmbeddingsMode, EncoderKind, Fusion, HookSettings, HttpSettings, ProviderSettings,
     RetentionSettings, Secret, VectorSettings, resolve_kernel,
 };
+pub use team::TeamSettings;
 pub use watch::WatchSettings;
 
 /// Typed settings of the worker and the CLI.
@@ -70,6 +72,8 @@ pub struct Settings {
     pub alerts: AlertSettings,
     /// Claude Code's own memory files and imported notes (issue 39).
     pub native: NativeMemorySettings,
+    /// Team memory on PostgreSQL (issue 40); None without `MEMD_TEAM_DATABASE_URL`.
+    pub team: Option<TeamSettings>,
     /// What the hooks read (also resolved here, so `memd status` and the CLI agree with them).
     pub hook: HookSettings,
     pub home: Option<PathBuf>,
@@ -153,6 +157,7 @@ impl Settings {
         let folders = FolderSettings::resolve(raw, &mut w);
         let alerts = AlertSettings::resolve(raw, &mut w);
         let native = NativeMemorySettings::resolve(raw, home.as_deref(), &mut w);
+        let team = TeamSettings::resolve(raw, &mut w);
         Self {
             port,
             port_explicit,
@@ -193,6 +198,7 @@ impl Settings {
             folders,
             alerts,
             native,
+            team,
             hook,
             data_dir,
             home,

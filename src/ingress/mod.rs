@@ -18,6 +18,7 @@ pub mod platform;
 pub mod retrieval_routes;
 pub mod search_routes;
 pub mod stream_routes;
+pub mod team_routes;
 pub mod viewer_routes;
 pub mod work_routes;
 
@@ -74,6 +75,8 @@ pub fn router(app: Arc<WorkerState>) -> Router {
         .route(paths::USAGE, get(browse_routes::usage))
         .route(paths::CHARTS, get(browse_routes::charts))
         .route(paths::RELATED, get(retrieval_routes::related))
+        .route(paths::TEAM, get(team_routes::status))
+        .route(paths::TEAM_SYNC, post(team_routes::sync))
         .route(paths::CORPORA, get(corpus_routes::list).post(corpus_routes::build))
         .route(paths::CORPUS, get(corpus_routes::show).delete(corpus_routes::delete))
         .route(paths::CORPUS_REBUILD, post(corpus_routes::rebuild))

@@ -49,6 +49,9 @@ pub const TIMELINE: &str = "/api/timeline";
 /// An entity's neighbours in the graph (issue 41).
 pub const RELATED: &str = "/api/related";
 /// Corpora (issue 41): build and list; one corpus; its actions.
+/// Team memory (issue 40): status, and a sync pass now.
+pub const TEAM: &str = "/api/team";
+pub const TEAM_SYNC: &str = "/api/team/sync";
 pub const CORPORA: &str = "/api/corpus";
 pub const CORPUS: &str = "/api/corpus/{name}";
 pub const CORPUS_REBUILD: &str = "/api/corpus/{name}/rebuild";

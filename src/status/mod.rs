@@ -56,6 +56,8 @@ pub struct StatusDoc {
     pub memory: MemoryStatus,
     /// Alert deliveries (issue 39); None while no webhook is set.
     pub alerts: Option<AlertsStatus>,
+    /// Team memory (issue 40); None without a team server.
+    pub team: Option<crate::actors::team_sync::TeamStatus>,
     pub warnings: Vec<String>,
 }
 
@@ -264,8 +266,24 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
         spool: worker.counters.spool.status(),
         memory: MemoryStatus::now(),
         alerts: alerts(svc).await,
+        team: team(svc).await,
         warnings,
     }
+}
+
+/// The team sync's status; a disabled one when the server is set but the actor did not answer.
+pub async fn team(svc: &crate::worker::Services) -> Option<crate::actors::team_sync::TeamStatus> {
+    let cfg = svc.settings.get().team.clone()?;
+    let asked = match svc.handles.team_sync() {
+        Some(a) => ractor::call_t!(a, crate::actors::team_sync::TeamSyncMsg::Status, RPC_MS).ok(),
+        None => None,
+    };
+    Some(asked.unwrap_or_else(|| crate::actors::team_sync::TeamStatus {
+        state: "down".into(),
+        origin: cfg.origin,
+        projects: cfg.projects,
+        ..Default::default()
+    }))
 }
 
 async fn alerts(svc: &crate::worker::Services) -> Option<AlertsStatus> {

@@ -25,6 +25,7 @@ pub const MIGRATIONS: &[&str] = &[
     include_str!("schema_v9_alerts.sql"),
     include_str!("schema_v10_graph.sql"),
     include_str!("schema_v11_graph_decisions.sql"),
+    include_str!("schema_v12_team.sql"),
 ];
 
 const BACKUPS_KEPT: usize = 3;

@@ -34,6 +34,7 @@ pub mod salvage;
 pub mod sessions;
 pub mod stats;
 pub mod supersession;
+pub mod team;
 pub mod tool_events;
 pub mod work_state;
 pub mod writer;

@@ -191,6 +191,7 @@ impl WorkerBuilder {
                 .and_then(|v| v.chroma.clone())
                 .map(|c| (c, Duration::from_millis(settings.vectors.chroma_retry_ms))),
             watch: watcher_args(&settings, &ingest, dir.root.join("watch-state-worker.json"), &clock),
+            team: settings.team.clone(),
         };
         // What the settings were read from (`memd serve` passes it; read here only for in-process callers).
         let raw_at_start = match &life.raw {

@@ -24,6 +24,7 @@ pub mod search;
 pub mod service_link;
 pub mod stats;
 pub mod tasks;
+pub mod team;
 pub mod viewer_access;
 pub mod work_state;
 

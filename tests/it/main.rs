@@ -87,6 +87,7 @@ mod retrieval_context;
 mod retrieval_search;
 mod schema_upgrade;
 mod service_manager;
+mod team;
 mod vectors_chroma;
 mod vectors_search;
 mod vectors_sync;

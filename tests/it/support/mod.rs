@@ -10,6 +10,7 @@ pub mod fake_responses;
 pub mod fake_server;
 pub mod hook;
 pub mod http_read;
+pub mod postgres;
 pub mod seed;
 pub mod transcripts;
 pub mod webdriver;

@@ -1,0 +1,165 @@
+//! `memd team init|status|share|unshare|sync --now` (issue 40, `docs/spec/team.md`). `init` talks to
+//! the server directly with the owner's URL (once per team); the others go through the worker,
+//! except `share`/`unshare`, which edit `MEMD_TEAM_PROJECTS` in `<data>/settings.json`.
+
+use std::collections::HashMap;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use serde_json::Value;
+
+use super::client_context::CliContext;
+use crate::config::data_dir_from_env;
+use crate::protocol::paths;
+
+#[derive(Debug, Args)]
+pub struct TeamArgs {
+    #[command(subcommand)]
+    pub command: TeamCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TeamCommand {
+    /// Create (or upgrade) the team schema, its row-level security and the memd_member role, with the owner's connection URL.
+    Init {
+        /// postgres://owner@host/db (the owner of the database; run once per team).
+        url: String,
+        /// PEM file of extra root certificates for the server's TLS.
+        #[arg(long)]
+        ca_file: Option<std::path::PathBuf>,
+    },
+    /// The team sync: server, shared projects, last push and pull, lag, errors.
+    Status {
+        /// Print the worker's answer as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Share a project's memories with the team (adds it to MEMD_TEAM_PROJECTS in settings.json).
+    Share {
+        /// The project.
+        project: String,
+    },
+    /// Stop sharing a project (what was shared stays on the server).
+    Unshare {
+        /// The project.
+        project: String,
+    },
+    /// Push and pull now and wait for it.
+    Sync {
+        /// Required: run the pass now.
+        #[arg(long)]
+        now: bool,
+    },
+}
+
+fn call(ctx: &CliContext, method: &str, path: &str) -> anyhow::Result<Value> {
+    let ans = ctx
+        .link()
+        .call_with_timeout(method, path, None, Duration::from_secs(150))
+        .context("asking the worker")?;
+    if ans.status != 200 {
+        anyhow::bail!("{}", ans.detail());
+    }
+    ans.json().context("the worker's answer is not JSON")
+}
+
+fn edit_projects(env: &HashMap<String, String>, project: &str, share: bool) -> anyhow::Result<Vec<String>> {
+    let path = data_dir_from_env(env).join("settings.json");
+    let mut doc: serde_json::Map<String, Value> = match std::fs::read_to_string(&path) {
+        Ok(s) => serde_json::from_str(&s).with_context(|| format!("{} is not a JSON object", path.display()))?,
+        Err(_) => serde_json::Map::new(),
+    };
+    let current = doc.get("MEMD_TEAM_PROJECTS").and_then(Value::as_str).unwrap_or("");
+    let mut projects: Vec<String> = current
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(String::from)
+        .collect();
+    projects.retain(|p| p != project);
+    if share {
+        projects.push(project.to_string());
+    }
+    doc.insert("MEMD_TEAM_PROJECTS".into(), Value::String(projects.join(",")));
+    let bytes = serde_json::to_vec_pretty(&Value::Object(doc))?;
+    crate::data_dir::write_private(&path, &bytes)?;
+    Ok(projects)
+}
+
+pub fn run(env: &HashMap<String, String>, args: TeamArgs) -> anyhow::Result<ExitCode> {
+    match args.command {
+        TeamCommand::Init { url, ca_file } => {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            let (before, after) = rt.block_on(async {
+                let client = crate::team::server::connect(&url, ca_file.as_deref()).await?;
+                crate::team::server::init(&client).await
+            })?;
+            match before == after {
+                true => println!("The team schema is at version {after}; nothing to do."),
+                false => println!(
+                    "Team schema version {before} → {after}: table memd.rows, row-level security, roles memd_member and memd_admin."
+                ),
+            }
+            println!(
+                "Make a developer a member: GRANT memd_member TO <role>; (an admin who may forget anyone's rows: GRANT memd_admin TO <role>;)"
+            );
+        }
+        TeamCommand::Status { json } => {
+            let v = call(&CliContext::load(env, None), "GET", paths::TEAM)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&v)?);
+            } else {
+                let (s, l) = (&v["status"], &v["local"]);
+                println!(
+                    "team sync: {} as {}",
+                    s["state"].as_str().unwrap_or("?"),
+                    s["origin"].as_str().unwrap_or("?")
+                );
+                println!(
+                    "shared projects: {}",
+                    s["projects"]
+                        .as_array()
+                        .map(|p| p.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "))
+                        .unwrap_or_default()
+                );
+                println!(
+                    "pushed {} · pulled {} · lag {} · last pull {}",
+                    l["pushed"],
+                    l["pulled"],
+                    s["lag"],
+                    s["last_pull_at"].as_str().unwrap_or("never")
+                );
+                if let Some(e) = s["last_error"].as_str() {
+                    println!("last error: {e}");
+                }
+            }
+        }
+        TeamCommand::Share { project } => {
+            let now = edit_projects(env, &project, true)?;
+            println!(
+                "Sharing {}. The worker applies it at its next start (memd restart).",
+                now.join(", ")
+            );
+        }
+        TeamCommand::Unshare { project } => {
+            let now = edit_projects(env, &project, false)?;
+            println!(
+                "Shared now: {}. What {project} shared stays on the server. memd restart applies it.",
+                if now.is_empty() { "none".to_string() } else { now.join(", ") }
+            );
+        }
+        TeamCommand::Sync { now } => {
+            if !now {
+                anyhow::bail!("memd team sync needs --now (the worker syncs by itself every MEMD_TEAM_SYNC_MS)");
+            }
+            let v = call(&CliContext::load(env, None), "POST", paths::TEAM_SYNC)?;
+            println!(
+                "pushed {} · pulled {} · removed {} · lag {}",
+                v["pushed"], v["pulled"], v["removed"], v["lag"]
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

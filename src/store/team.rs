@@ -1,0 +1,195 @@
+//! The team's rows on this machine (issue 40): which observations went to the server (by global
+//! id), which came from it (stored as `import` memories naming their origin), forgets waiting to
+//! reach it, and the pull cursor. Everything here is one SQLite transaction per call, so a pulled
+//! page and its cursor land together (exactly once) and a push is marked only after the server
+//! committed it.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::StoreError;
+use super::observation_record::{OBS_COLS, ObservationRecord};
+use crate::pipeline::redact::Redactor;
+use crate::team::rows::{Body, Incoming, Outgoing, body_of, gid_of};
+
+/// This data directory's id in global ids (random, made once).
+pub fn install_id(conn: &Connection) -> Result<String, StoreError> {
+    let found: Option<String> = conn
+        .query_row("SELECT value FROM meta WHERE key = 'team_install_id'", [], |r| r.get(0))
+        .optional()?;
+    if let Some(id) = found {
+        return Ok(id);
+    }
+    let id = crate::hook::event::uuid_v4().replace('-', "")[..16].to_string();
+    conn.execute("INSERT INTO meta(key, value) VALUES ('team_install_id', ?1)", [&id])?;
+    Ok(id)
+}
+
+/// Observations of the shared projects not pushed yet, oldest first: never quarantined, never a
+/// row that came from the team.
+pub fn outgoing(conn: &Connection, projects: &[String], redactor: &Redactor, limit: usize) -> Result<Vec<Outgoing>, StoreError> {
+    if projects.is_empty() {
+        return Ok(Vec::new());
+    }
+    let install = install_id(conn)?;
+    let marks = vec!["?"; projects.len()].join(", ");
+    let sql = format!(
+        "SELECT {OBS_COLS} FROM observations o
+         WHERE o.project IN ({marks}) AND o.quarantined = 0 AND coalesce(o.imported_from, '') NOT LIKE 'team:%'
+           AND NOT EXISTS (SELECT 1 FROM team_rows t WHERE t.observation_id = o.id)
+         ORDER BY o.id LIMIT {limit}"
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(projects.iter()), |r| {
+        Ok((r.get::<_, i64>("id")?, ObservationRecord::from_row(r)?))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (id, rec) = row?;
+        let kind = if rec.origin == "manual" { "memory" } else { "observation" };
+        out.push(Outgoing {
+            gid: gid_of(&install, id),
+            observation_id: id,
+            kind,
+            project: rec.project.clone(),
+            provenance: rec.provenance.clone(),
+            content_hash: rec.content_hash.clone(),
+            body: serde_json::to_value(body_of(&rec, redactor)).unwrap_or_default(),
+            created_at_epoch: rec.created_at_epoch,
+        });
+    }
+    Ok(out)
+}
+
+/// Marks rows the server committed.
+pub fn mark_pushed(conn: &Connection, rows: &[(String, i64)], origin: &str, now: i64) -> Result<(), StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "INSERT INTO team_rows(gid, observation_id, origin, mine, at_epoch) VALUES (?1, ?2, ?3, 1, ?4)
+         ON CONFLICT(gid) DO UPDATE SET observation_id = excluded.observation_id",
+    )?;
+    for (gid, id) in rows {
+        stmt.execute(params![gid, id, origin, now])?;
+    }
+    Ok(())
+}
+
+pub fn tombstones_due(conn: &Connection, limit: usize) -> Result<Vec<String>, StoreError> {
+    let mut stmt = conn.prepare_cached("SELECT gid FROM team_tombstones WHERE state = 'pending' ORDER BY at_epoch LIMIT ?1")?;
+    let rows = stmt.query_map([limit as i64], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+pub fn tombstone_done(conn: &Connection, gid: &str, refused: bool) -> Result<(), StoreError> {
+    let state = if refused { "refused" } else { "sent" };
+    conn.execute("UPDATE team_tombstones SET state = ?2 WHERE gid = ?1", params![gid, state])?;
+    Ok(())
+}
+
+pub fn pull_cursor(conn: &Connection) -> Result<i64, StoreError> {
+    let v: Option<String> = conn
+        .query_row("SELECT value FROM meta WHERE key = 'team_pull_seq'", [], |r| r.get(0))
+        .optional()?;
+    Ok(v.and_then(|v| v.parse().ok()).unwrap_or(0))
+}
+
+fn ensure_session(conn: &Connection, origin: &str, project: &str, now: i64) -> Result<String, StoreError> {
+    let msid = format!("team-{origin}-{project}");
+    conn.execute(
+        "INSERT OR IGNORE INTO sdk_sessions (content_session_id, memory_session_id, platform_source, project, origin, status,
+             started_at, started_at_epoch, last_event_epoch)
+         VALUES (?1, ?2, 'claude', ?3, 'import', 'completed', ?4, ?5, ?5)",
+        params![
+            format!("team-content-{origin}-{project}"),
+            msid,
+            project,
+            crate::clock::iso(now),
+            now
+        ],
+    )?;
+    Ok(msid)
+}
+
+/// What a pulled page did here.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Applied {
+    pub added: usize,
+    pub removed: usize,
+}
+
+/// Stores a pulled page (others' rows as `import` memories, tombstones as removals; this
+/// machine's own rows skipped) and moves the cursor past it, in one transaction.
+pub fn apply_pulled(conn: &Connection, rows: &[Incoming], install: &str, now: i64) -> Result<Applied, StoreError> {
+    let mut done = Applied::default();
+    for r in rows {
+        if r.gid.starts_with(&format!("{install}-")) {
+            continue;
+        }
+        let local: Option<Option<i64>> = conn
+            .query_row("SELECT observation_id FROM team_rows WHERE gid = ?1", [&r.gid], |x| x.get(0))
+            .optional()?;
+        if r.deleted {
+            if let Some(Some(id)) = local {
+                conn.execute("UPDATE team_rows SET observation_id = NULL WHERE gid = ?1", [&r.gid])?;
+                let gone = super::forget::forget_one(
+                    conn,
+                    super::forget::RecordRef {
+                        kind: super::forget::RecordKind::Observation,
+                        id,
+                    },
+                    Some("forgotten by its origin"),
+                    now,
+                )?;
+                done.removed += usize::from(gone);
+            }
+            continue;
+        }
+        if local.is_some() {
+            continue;
+        }
+        let body: Body = serde_json::from_value(r.body.clone()).unwrap_or_default();
+        let msid = ensure_session(conn, &r.origin, &r.project, now)?;
+        let mut rec = ObservationRecord::new(&msid, &r.project, "claude", &body.obs_type, "import").created(r.created_at_epoch);
+        rec.title = body.title;
+        rec.subtitle = body.subtitle;
+        rec.narrative = body.narrative;
+        rec.facts = serde_json::to_string(&body.facts).unwrap_or_else(|_| "[]".into());
+        rec.concepts = serde_json::to_string(&body.concepts).unwrap_or_else(|_| "[]".into());
+        rec.files_read = serde_json::to_string(&body.files_read).unwrap_or_else(|_| "[]".into());
+        rec.files_modified = serde_json::to_string(&body.files_modified).unwrap_or_else(|_| "[]".into());
+        rec.content_hash = r.content_hash.clone();
+        rec.imported_from = Some(format!("team:{}", r.origin));
+        let id = rec.insert(conn)?;
+        done.added += usize::from(id.is_some());
+        conn.execute(
+            "INSERT OR IGNORE INTO team_rows(gid, observation_id, origin, mine, seq, at_epoch) VALUES (?1, ?2, ?3, 0, ?4, ?5)",
+            params![r.gid, id, r.origin, r.seq, now],
+        )?;
+    }
+    if let Some(last) = rows.last() {
+        conn.execute(
+            "INSERT INTO meta(key, value) VALUES ('team_pull_seq', ?1) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            [last.seq.to_string()],
+        )?;
+    }
+    Ok(done)
+}
+
+/// Counts for status: pushed, pulled, waiting tombstones, refused tombstones.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TeamFigures {
+    pub pushed: i64,
+    pub pulled: i64,
+    pub tombstones_waiting: i64,
+    pub tombstones_refused: i64,
+    pub pull_seq: i64,
+}
+
+pub fn figures(conn: &Connection) -> Result<TeamFigures, StoreError> {
+    let n = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0));
+    Ok(TeamFigures {
+        pushed: n("SELECT count(*) FROM team_rows WHERE mine = 1")?,
+        pulled: n("SELECT count(*) FROM team_rows WHERE mine = 0")?,
+        tombstones_waiting: n("SELECT count(*) FROM team_tombstones WHERE state = 'pending'")?,
+        tombstones_refused: n("SELECT count(*) FROM team_tombstones WHERE state = 'refused'")?,
+        pull_seq: pull_cursor(conn)?,
+    })
+}

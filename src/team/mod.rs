@@ -1,0 +1,44 @@
+//! Team memory on PostgreSQL (issue 40, `docs/spec/team.md`): the server's schema and its
+//! migrations (`server_v1.sql`, `server.rs`), TLS through rustls (`tls.rs`), and what a shared row
+//! holds (`rows.rs`: a local observation as pushed, redacted again; a pulled row as stored). The
+//! local side is `store/team.rs`; the push and pull loops are the `TeamSync` actor.
+
+pub mod rows;
+pub mod server;
+pub mod tls;
+
+/// What the team layer reports.
+#[derive(Debug, thiserror::Error)]
+pub enum TeamError {
+    #[error("team settings: {0}")]
+    Config(String),
+    #[error("team server unreachable: {0}")]
+    Unreachable(String),
+    #[error("team server: {0}")]
+    Server(String),
+    #[error("the team server's schema is version {found}; this memd knows up to {known} — upgrade memd (nothing was pushed or pulled)")]
+    NewerSchema { found: i64, known: i64 },
+    #[error("the team server has no memd schema; run `memd team init <owner URL>` once")]
+    NoSchema,
+}
+
+impl From<tokio_postgres::Error> for TeamError {
+    fn from(e: tokio_postgres::Error) -> Self {
+        match e.as_db_error() {
+            Some(db) => TeamError::Server(format!("{} ({})", db.message(), db.code().code())),
+            None => TeamError::Unreachable(e.to_string()),
+        }
+    }
+}
+
+/// `MEMD_TEAM_ORIGIN`, else `user@host`.
+pub fn default_origin() -> String {
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("LOGNAME"))
+        .unwrap_or_else(|_| "user".into());
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "host".into());
+    format!("{user}@{host}")
+}

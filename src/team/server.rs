@@ -1,0 +1,167 @@
+//! The team server: connecting (rustls), its schema and migrations, and the three things a worker
+//! does there — push (idempotent: `ON CONFLICT (gid) DO NOTHING`, acknowledged only after the
+//! commit), tombstone (an update row-level security allows only to the row's owner or a
+//! `memd_admin`), and pull by the server's sequence. Pushes and tombstones take one transaction
+//! advisory lock, so sequence numbers become visible in commit order and a pull never skips a row.
+
+use std::time::Duration;
+
+use tokio_postgres::{Client, Config};
+
+use super::TeamError;
+use super::rows::{Incoming, Outgoing};
+use super::tls::RustlsConnector;
+
+/// The server schema's migrations, in order (`memd.meta.schema_version` counts them).
+pub const SERVER_MIGRATIONS: &[&str] = &[include_str!("server_v1.sql")];
+/// The advisory lock every write takes (commit order = sequence order).
+const WRITE_LOCK: i64 = 0x6d656d64; // "memd"
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Connects; the connection's driver runs on its own task until the client is dropped.
+pub async fn connect(url: &str, ca_file: Option<&std::path::Path>) -> Result<Client, TeamError> {
+    let mut config: Config = url.parse().map_err(|e| TeamError::Config(format!("MEMD_TEAM_DATABASE_URL: {e}")))?;
+    config.connect_timeout(CONNECT_TIMEOUT);
+    config.application_name("memd");
+    let tls = RustlsConnector::new(ca_file)?;
+    let (client, connection) = tokio::time::timeout(CONNECT_TIMEOUT * 2, config.connect(tls))
+        .await
+        .map_err(|_| TeamError::Unreachable("connection timed out".into()))??;
+    tokio::spawn(async move {
+        if let Err(e) = connection.await {
+            tracing::debug!(error = %e, "team server connection closed");
+        }
+    });
+    Ok(client)
+}
+
+/// The server's schema version; 0 when memd's schema is not there.
+pub async fn schema_version(client: &Client) -> Result<i64, TeamError> {
+    let exists = client
+        .query_one("SELECT to_regclass('memd.meta') IS NOT NULL", &[])
+        .await?
+        .get::<_, bool>(0);
+    if !exists {
+        return Ok(0);
+    }
+    let row = client
+        .query_opt("SELECT value FROM memd.meta WHERE key = 'schema_version'", &[])
+        .await?;
+    Ok(row.and_then(|r| r.get::<_, String>(0).parse().ok()).unwrap_or(0))
+}
+
+/// Refuses a server this memd cannot use (none, or newer).
+pub async fn check_schema(client: &Client) -> Result<i64, TeamError> {
+    let known = SERVER_MIGRATIONS.len() as i64;
+    match schema_version(client).await? {
+        0 => Err(TeamError::NoSchema),
+        v if v > known => Err(TeamError::NewerSchema { found: v, known }),
+        v => Ok(v),
+    }
+}
+
+/// `memd team init`: creates or upgrades the schema, its policies and the roles (idempotent).
+pub async fn init(client: &Client) -> Result<(i64, i64), TeamError> {
+    let before = schema_version(client).await?;
+    let known = SERVER_MIGRATIONS.len() as i64;
+    if before > known {
+        return Err(TeamError::NewerSchema { found: before, known });
+    }
+    for sql in &SERVER_MIGRATIONS[before.max(0) as usize..] {
+        client.batch_execute(&format!("BEGIN; {sql} COMMIT;")).await?;
+    }
+    Ok((before, known))
+}
+
+/// Pushes rows; returns how many the server did not have. Nothing is acknowledged before COMMIT.
+pub async fn push(client: &mut Client, origin: &str, rows: &[Outgoing]) -> Result<usize, TeamError> {
+    let tx = client.transaction().await?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK]).await?;
+    let stmt = tx
+        .prepare(
+            "INSERT INTO memd.rows (gid, kind, project, origin, provenance, content_hash, body, created_at_epoch)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (gid) DO NOTHING",
+        )
+        .await?;
+    let mut added = 0;
+    for r in rows {
+        added += tx
+            .execute(
+                &stmt,
+                &[
+                    &r.gid,
+                    &r.kind,
+                    &r.project,
+                    &origin,
+                    &r.provenance,
+                    &r.content_hash,
+                    &r.body,
+                    &r.created_at_epoch,
+                ],
+            )
+            .await? as usize;
+    }
+    tx.commit().await?;
+    Ok(added)
+}
+
+/// What a tombstone came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tombstoned {
+    /// Deleted now, or already gone.
+    Done,
+    /// The row is another member's: the server refused (row-level security).
+    Refused,
+}
+
+pub async fn tombstone(client: &mut Client, gid: &str) -> Result<Tombstoned, TeamError> {
+    let tx = client.transaction().await?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK]).await?;
+    let changed = tx
+        .execute(
+            "UPDATE memd.rows SET deleted = true, body = '{}'::jsonb, seq = nextval('memd.row_seq')
+             WHERE gid = $1 AND NOT deleted",
+            &[&gid],
+        )
+        .await?;
+    let outcome = match changed {
+        1 => Tombstoned::Done,
+        _ => match tx.query_opt("SELECT deleted FROM memd.rows WHERE gid = $1", &[&gid]).await? {
+            Some(row) if !row.get::<_, bool>(0) => Tombstoned::Refused,
+            _ => Tombstoned::Done,
+        },
+    };
+    tx.commit().await?;
+    Ok(outcome)
+}
+
+/// Rows after `seq`, in sequence order, at most `limit`.
+pub async fn pull(client: &Client, after: i64, limit: i64) -> Result<Vec<Incoming>, TeamError> {
+    let rows = client
+        .query(
+            "SELECT gid, seq, kind, project, origin, provenance, content_hash, body, created_at_epoch, deleted
+             FROM memd.rows WHERE seq > $1 ORDER BY seq LIMIT $2",
+            &[&after, &limit],
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| Incoming {
+            gid: r.get(0),
+            seq: r.get(1),
+            kind: r.get(2),
+            project: r.get(3),
+            origin: r.get(4),
+            provenance: r.get(5),
+            content_hash: r.get(6),
+            body: r.get(7),
+            created_at_epoch: r.get(8),
+            deleted: r.get(9),
+        })
+        .collect())
+}
+
+/// The server's newest sequence number (for the lag shown in status).
+pub async fn head(client: &Client) -> Result<i64, TeamError> {
+    Ok(client.query_one("SELECT coalesce(max(seq), 0) FROM memd.rows", &[]).await?.get(0))
+}

@@ -1,0 +1,169 @@
+//! Team memory on PostgreSQL (issue 40) against a real throwaway PostgreSQL server and real
+//! workers: `memd team init` as the owner, two members (alice, bob) with separate data dirs; a
+//! memory saved on A is found by B's search within 5 s with A's origin; a forget on A disappears
+//! from B; B cannot forget A's row (the server refuses); the server down while A keeps saving,
+//! then up: everything reaches B exactly once; a secret planted in a shared observation never
+//! reaches the server's table.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::support::TestWorker;
+use crate::support::postgres::Postgres;
+
+fn team_worker(pg: &Postgres, role: &str, origin: &str, sync_ms: &str) -> TestWorker {
+    let url = pg.url(role);
+    TestWorker::start(&[
+        ("MEMD_TEAM_DATABASE_URL", url.as_str()),
+        ("MEMD_TEAM_PROJECTS", "shop"),
+        ("MEMD_TEAM_ORIGIN", origin),
+        ("MEMD_TEAM_SYNC_MS", sync_ms),
+        ("MEMD_EMBEDDINGS", "none"),
+    ])
+}
+
+fn save(w: &TestWorker, text: &str) -> i64 {
+    let r = w.post("/api/memory/save", &json!({"text": text, "project": "shop"}));
+    assert_eq!(r.status, 200, "{}", r.text());
+    r.json().unwrap()["id"].as_i64().unwrap()
+}
+
+fn copies(w: &TestWorker, word: &str) -> i64 {
+    let db = w.db();
+    db.query_row(
+        "SELECT count(*) FROM observations WHERE narrative LIKE '%' || ?1 || '%'",
+        [word],
+        |r| r.get(0),
+    )
+    .unwrap()
+}
+
+fn within(limit: Duration, mut f: impl FnMut() -> bool) -> Option<Duration> {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if f() {
+            return Some(start.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    None
+}
+
+fn init(pg: &Postgres, w: &TestWorker) {
+    pg.sql("memd", "CREATE ROLE alice LOGIN; CREATE ROLE bob LOGIN; CREATE ROLE carol LOGIN;");
+    let out = w.command().args(["team", "init", &pg.url("postgres")]).output().unwrap();
+    assert!(out.status.success(), "memd team init: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("GRANT memd_member TO"));
+    pg.sql("memd", "GRANT memd_member TO alice, bob, carol;");
+}
+
+#[test]
+fn two_workers_share_forget_refuse_and_survive_an_outage() {
+    let Some(pg) = Postgres::start() else { return };
+    let a = team_worker(&pg, "alice", "alice@laptop", "300");
+    init(&pg, &a);
+    let b = team_worker(&pg, "bob", "bob@desktop", "300");
+
+    // Saved on A, found by B's search within 5 s, with A's origin.
+    let first = save(&a, "Deploys go out on Tuesdays after the canary.");
+    let took = within(Duration::from_secs(5), || {
+        let r = b.get("/api/search?query=Tuesdays%20canary&project=shop&format=json");
+        r.status == 200 && r.text().contains("Deploys go out on Tuesdays")
+    });
+    assert!(took.is_some(), "B did not find A's memory within 5 s");
+    eprintln!("A's memory found by B's search after {:?}", took.unwrap());
+    let origin: String = b
+        .db()
+        .query_row(
+            "SELECT imported_from FROM observations WHERE narrative LIKE '%Tuesdays%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(origin, "team:alice@laptop");
+    let status: Value = b.get("/api/team").json().unwrap();
+    assert_eq!(status["status"]["state"], "ok", "{status}");
+
+    // A forgets it: gone from B.
+    assert_eq!(a.request("DELETE", &format!("/api/observation/{first}"), None).status, 200);
+    assert!(
+        within(Duration::from_secs(5), || copies(&b, "Tuesdays") == 0).is_some(),
+        "the forget did not reach B"
+    );
+    let deleted = pg.sql("memd", "SELECT deleted FROM memd.rows ORDER BY seq LIMIT 1");
+    assert_eq!(deleted.trim(), "t");
+
+    // B cannot forget A's row: its tombstone is refused by the server.
+    save(&a, "Invoices are numbered per year, never reused.");
+    assert!(within(Duration::from_secs(5), || copies(&b, "Invoices are numbered") == 1).is_some());
+    let local: i64 = b
+        .db()
+        .query_row(
+            "SELECT id FROM observations WHERE narrative LIKE '%Invoices are numbered%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(b.request("DELETE", &format!("/api/observation/{local}"), None).status, 200);
+    let refused = within(Duration::from_secs(5), || {
+        b.get("/api/team").json().is_some_and(|v| v["local"]["tombstones_refused"] == 1)
+    });
+    assert!(refused.is_some(), "B's tombstone was not refused: {}", b.get("/api/team").text());
+    let on_server = pg.sql(
+        "memd",
+        "SELECT count(*) FROM memd.rows WHERE NOT deleted AND body->>'narrative' LIKE '%Invoices%'",
+    );
+    assert_eq!(on_server.trim(), "1", "the server kept A's row");
+    assert_eq!(copies(&a, "Invoices are numbered"), 1, "A still has it");
+
+    // The server down while A keeps saving (acknowledged locally), then up: each reaches B once.
+    pg.stop();
+    for i in 0..3 {
+        save(&a, &format!("Outage note {i}: the cart keeps totals in cents."));
+    }
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(a.get("/api/team").json().is_some_and(|v| v["status"]["state"] == "degraded"));
+    pg.start_again();
+    let all = within(Duration::from_secs(60), || {
+        (0..3).all(|i| copies(&b, &format!("Outage note {i}:")) == 1)
+    });
+    assert!(
+        all.is_some(),
+        "after the outage B has: {:?}",
+        (0..3).map(|i| copies(&b, &format!("Outage note {i}:"))).collect::<Vec<_>>()
+    );
+    std::thread::sleep(Duration::from_millis(700));
+    assert!((0..3).all(|i| copies(&b, &format!("Outage note {i}:")) == 1), "exactly once");
+    let dupes = pg.sql(
+        "memd",
+        "SELECT count(*) - count(DISTINCT content_hash) FROM memd.rows WHERE project = 'shop'",
+    );
+    assert_eq!(dupes.trim(), "0");
+}
+
+#[test]
+fn a_planted_secret_never_reaches_the_server() {
+    let Some(pg) = Postgres::start() else { return };
+    // A long interval: the push happens when asked, after the secret is planted.
+    let c = team_worker(&pg, "carol", "carol@ci", "600000");
+    init(&pg, &c);
+    let id = save(&c, "The deploy script reads its token from the environment.");
+    let token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+    let db = rusqlite::Connection::open(c.db_path()).unwrap();
+    db.busy_timeout(Duration::from_secs(10)).unwrap();
+    db.execute(
+        "UPDATE observations SET narrative = ?1 WHERE id = ?2",
+        rusqlite::params![format!("token {token} for now"), id],
+    )
+    .unwrap();
+    let r = c.post("/api/team/sync", &json!({}));
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json().unwrap()["pushed"], 1);
+    let everything = pg.sql("memd", "SELECT string_agg(r::text, ' ') FROM memd.rows r");
+    assert!(
+        everything.contains("deploy") || everything.contains("token"),
+        "the row is there: {everything}"
+    );
+    assert!(!everything.contains(token), "the secret reached the server: {everything}");
+}
