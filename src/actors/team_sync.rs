@@ -10,7 +10,7 @@
 //! newer than this memd knows is refused (nothing pushed or pulled) until memd is upgraded; a
 //! panic restarts the actor.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
@@ -75,6 +75,8 @@ pub struct TeamStatus {
     pub pulled: u64,
     pub tombstones_refused: u64,
     pub schema_version: i64,
+    /// Observations of the shared projects waiting for their push (filled in by the status).
+    pub queue: i64,
 }
 
 const MAX_BACKOFF: Duration = Duration::from_secs(300);
@@ -84,6 +86,7 @@ const PULL_PAGE: i64 = 500;
 pub struct TeamSyncState {
     args: Arc<TeamSyncArgs>,
     client: Arc<Mutex<Option<Client>>>,
+    install: Arc<OnceLock<String>>,
     running: bool,
     /// Asked while a pass ran: answered by the next one.
     waiting_next: Vec<RpcReplyPort<Result<PassReport, String>>>,
@@ -105,6 +108,7 @@ impl TeamSyncState {
         Self {
             args: Arc::new(args),
             client: Arc::new(Mutex::new(None)),
+            install: Arc::new(OnceLock::new()),
             running: false,
             waiting_next: Vec::new(),
             waiting: Vec::new(),
@@ -121,9 +125,10 @@ impl TeamSyncState {
         self.running = true;
         self.waiting.append(&mut self.waiting_next);
         let (args, client, me) = (self.args.clone(), self.client.clone(), myself.clone());
+        let install = self.install.clone();
         tokio::spawn(async move {
             let mut slot = client.lock().await;
-            let r = pass(&args, &mut slot).await;
+            let r = pass(&args, &mut slot, &install).await;
             if r.is_err() {
                 *slot = None;
             }
@@ -167,7 +172,9 @@ impl TeamSyncState {
 }
 
 /// One pass: connect if needed (checking the schema), push, send tombstones, pull to the head.
-async fn pass(args: &TeamSyncArgs, slot: &mut Option<Client>) -> Result<PassReport, TeamError> {
+/// `known_install`: this data directory's install id once read (later passes need no write to
+/// start, so a busy local writer never holds a push back).
+async fn pass(args: &TeamSyncArgs, slot: &mut Option<Client>, known_install: &OnceLock<String>) -> Result<PassReport, TeamError> {
     let s = &args.settings;
     let mut report = PassReport::default();
     if slot.as_ref().is_none_or(Client::is_closed) {
@@ -178,12 +185,20 @@ async fn pass(args: &TeamSyncArgs, slot: &mut Option<Client>) -> Result<PassRepo
     let client = slot.as_mut().ok_or_else(|| TeamError::Unreachable("no connection".into()))?;
     report.schema_version = server::check_schema(client).await?;
     let store_err = |e: crate::store::StoreError| TeamError::Config(format!("local store: {e}"));
+    let read_err = |e: crate::retrieval::RetrievalError| TeamError::Config(format!("local store: {e}"));
+    let install = match known_install.get() {
+        Some(i) => i.clone(),
+        None => {
+            let (i, _) = args.storage.team_pull_state().await.map_err(store_err)?;
+            known_install.get_or_init(|| i).clone()
+        }
+    };
     loop {
         let rows = args
             .storage
-            .team_outgoing(s.projects.clone(), args.redactor.clone(), PUSH_PAGE)
+            .team_outgoing(s.projects.clone(), args.redactor.clone(), install.clone(), PUSH_PAGE)
             .await
-            .map_err(store_err)?;
+            .map_err(read_err)?;
         if rows.is_empty() {
             break;
         }

@@ -161,22 +161,25 @@ pub trait Storage: Send + Sync {
     /// Injectable observations since `since` with their files and project root (folder files).
     fn folder_rows(&self, since: i64, limit: usize) -> Read<'_, Vec<crate::folders::plan::FolderRow>>;
 
-    // --- the alert outbox (issue 39) ---
-    /// Queues new observations of `types` (the first call only sets the cursor).
-    // Team memory (issue 40): what goes to the server, what came from it, forgets to send.
+    // --- team memory (issue 40): what goes to the server, what came from it, forgets to send ---
+    /// Not pushed yet, as pushed (a read: the writer is free while the server is slow).
     fn team_outgoing(
         &self,
         projects: Vec<String>,
         redactor: Arc<crate::pipeline::redact::Redactor>,
+        install: String,
         limit: usize,
-    ) -> Op<'_, Vec<crate::team::rows::Outgoing>>;
+    ) -> Read<'_, Vec<crate::team::rows::Outgoing>>;
     fn team_mark_pushed(&self, rows: Vec<(String, i64)>, origin: String, now: i64) -> Op<'_, ()>;
     fn team_tombstones_due(&self, limit: usize) -> Op<'_, Vec<String>>;
     fn team_tombstone_done(&self, gid: String, refused: bool) -> Op<'_, ()>;
     /// This data directory's install id and the pull cursor.
     fn team_pull_state(&self) -> Op<'_, (String, i64)>;
     fn team_apply_pulled(&self, rows: Vec<crate::team::rows::Incoming>, install: String, now: i64) -> Op<'_, crate::store::team::Applied>;
-    fn team_figures(&self) -> Op<'_, crate::store::team::TeamFigures>;
+    fn team_figures(&self, projects: Vec<String>) -> Read<'_, crate::store::team::TeamFigures>;
+
+    // --- the alert outbox (issue 39) ---
+    /// Queues new observations of `types` (the first call only sets the cursor).
     fn alerts_enqueue(&self, types: Vec<String>, now: i64) -> Op<'_, usize>;
     fn alerts_due(&self, now: i64, limit: usize) -> Read<'_, Vec<crate::store::alerts::DueAlert>>;
     fn alert_delivered(&self, observation_id: i64, d: crate::store::alerts::Delivery, now: i64) -> Op<'_, ()>;

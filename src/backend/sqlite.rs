@@ -277,9 +277,10 @@ impl Storage for SqliteBackend {
         &self,
         projects: Vec<String>,
         redactor: Arc<crate::pipeline::redact::Redactor>,
+        install: String,
         limit: usize,
-    ) -> Op<'_, Vec<crate::team::rows::Outgoing>> {
-        self.write(move |c| crate::store::team::outgoing(c, &projects, &redactor, limit))
+    ) -> Read<'_, Vec<crate::team::rows::Outgoing>> {
+        self.read(move |c| Ok(crate::store::team::outgoing(c, &projects, &redactor, &install, limit)?))
     }
     fn team_mark_pushed(&self, rows: Vec<(String, i64)>, origin: String, now: i64) -> Op<'_, ()> {
         self.write(move |c| crate::store::team::mark_pushed(c, &rows, &origin, now))
@@ -296,8 +297,8 @@ impl Storage for SqliteBackend {
     fn team_apply_pulled(&self, rows: Vec<crate::team::rows::Incoming>, install: String, now: i64) -> Op<'_, crate::store::team::Applied> {
         self.write(move |c| crate::store::team::apply_pulled(c, &rows, &install, now))
     }
-    fn team_figures(&self) -> Op<'_, crate::store::team::TeamFigures> {
-        self.write(crate::store::team::figures)
+    fn team_figures(&self, projects: Vec<String>) -> Read<'_, crate::store::team::TeamFigures> {
+        self.read(move |c| Ok(crate::store::team::figures(c, &projects)?))
     }
     fn alerts_enqueue(&self, types: Vec<String>, now: i64) -> Op<'_, usize> {
         self.write(move |c| crate::store::alerts::enqueue(c, &types, now))

@@ -329,6 +329,7 @@ fn worker(r: &mut Report, env: &HashMap<String, String>) {
     super::doctor_checks::settings_file(r, &dir, &settings);
     super::doctor_checks::observer(r, &settings);
     super::doctor_checks::embedding_model(r, &settings);
+    super::doctor_team::team(r, &settings);
     match crate::service::install::read_manifest(&dir.root) {
         Ok(Some(m)) => {
             let missing: Vec<String> = m

@@ -5,6 +5,7 @@ pub mod consolidate;
 pub mod corpus;
 pub mod doctor;
 pub mod doctor_checks;
+pub mod doctor_team;
 pub mod eval;
 pub mod export;
 pub mod folders;

@@ -19,7 +19,7 @@ use crate::worker::viewer_access::{CODE_TTL_MS, COOKIE, SESSION_TTL_MS, cookie_v
 
 const INDEX: &str = include_str!("viewer/index.html");
 /// The page's script: the views, browsing and the project filter, the freshness views (issue 38),
-/// the work state (issue 39), the status charts, the graph's neighbourhood view and the corpora (issue 41), then the
+/// the work state (issue 39), the status charts, the graph's neighbourhood view and the corpora (issue 41), the team card (issue 40), then the
 /// start-up lines.
 const APP_JS: &str = concat!(
     include_str!("viewer/app.js"),
@@ -29,6 +29,7 @@ const APP_JS: &str = concat!(
     include_str!("viewer/charts.js"),
     include_str!("viewer/graph.js"),
     include_str!("viewer/corpus.js"),
+    include_str!("viewer/team.js"),
     include_str!("viewer/boot.js")
 );
 const APP_CSS: &str = include_str!("viewer/app.css");

@@ -43,6 +43,8 @@ pub struct SearchParams {
     pub files: Option<Words>,
     /// where items came from (any of): user, agent, observer, tool_output, import
     pub provenance: Option<Words>,
+    /// mine (this machine's) | team (pulled from the team server) | all (default)
+    pub origin: Option<String>,
     /// project or chain; default: this project; * = all
     pub project: Option<Words>,
     #[serde(rename = "platformSource")]

@@ -26,6 +26,7 @@ impl CallerContext {
             ("concepts", words(&p.concepts)),
             ("files", words(&p.files)),
             ("provenance", words(&p.provenance)),
+            ("origin", p.origin.unwrap_or_default()),
             ("platformSource", words(&p.platform_source)),
             ("dateStart", moment(&p.date_start)),
             ("dateEnd", moment(&p.date_end)),

@@ -115,8 +115,12 @@ impl Observation {
     }
 
     /// ` [tool]`: the compact provenance label injected after the row's title (issue 36).
+    /// A row pulled from the team server names its origin: ` [team alice@laptop]` (issue 40).
     pub fn source_tag(&self) -> String {
-        source_tag(&self.provenance)
+        match self.imported_from.as_deref().and_then(|f| f.strip_prefix("team:")) {
+            Some(origin) => format!(" [team {}]", team_origin_label(origin)),
+            None => source_tag(&self.provenance),
+        }
     }
 
     /// [`Observation::to_json`] with `facts`, `concepts`, `files_read` and `files_modified` as
@@ -159,6 +163,17 @@ record! {
         quarantined: bool = "quarantined",
         quarantine_reason: Option<String> = "quarantine_reason",
     }
+}
+
+/// Another member's origin as shown to the agent: only `[A-Za-z0-9@._-]`, at most 64 characters
+/// (it is text someone else chose; it must not read as an instruction).
+pub fn team_origin_label(origin: &str) -> String {
+    let kept: String = origin
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '@' | '.' | '_' | '-'))
+        .take(64)
+        .collect();
+    if kept.is_empty() { "unknown".into() } else { kept }
 }
 
 /// ` [<label>]` of a stored provenance (an unknown value reads as the observer's).

@@ -5,7 +5,7 @@
 use super::ids::parse_id;
 use super::params::Params;
 use super::scope::parse_chain;
-use super::search_sql::Filters;
+use super::search_sql::{Filters, OriginFilter};
 use super::timeline::{DEPTH_MAX, render_timeline};
 use super::zone::parse_time;
 use super::{Anchor, Kind, Order, RetrievalError, Scope, SearchRequest, TimelineRequest, TimelineResult, Zone};
@@ -49,6 +49,7 @@ pub fn search_request(p: &Params, header_platform: Option<&str>) -> Result<Searc
         date_start: p.time(&["dateStart", "date_start", "date_from"], &zone, false)?,
         date_end: p.time(&["dateEnd", "date_end", "date_to"], &zone, true)?,
         provenance: provenance_filter(p)?,
+        origin: OriginFilter::parse(p.get(&["origin"]).unwrap_or_default()).map_err(RetrievalError::Invalid)?,
     };
     let has_filter = p.get(&["type"]).is_some()
         || filters != Filters::default()

@@ -96,6 +96,37 @@ pub struct Filters {
     pub date_end: Option<i64>,
     /// Only records of these provenances (a prompt is the user's own).
     pub provenance: Vec<String>,
+    /// Only this machine's records, or only the team's (pulled from the team server).
+    pub origin: Option<OriginFilter>,
+}
+
+/// `origin=mine|team` (issue 40): a pulled row is an observation whose `imported_from` is
+/// `team:<origin>`; summaries and prompts are always this machine's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OriginFilter {
+    Mine,
+    Team,
+}
+
+impl OriginFilter {
+    /// `mine`, `team`; `all` (or nothing) is no filter.
+    pub fn parse(s: &str) -> Result<Option<Self>, String> {
+        match s.trim() {
+            "" | "all" => Ok(None),
+            "mine" => Ok(Some(Self::Mine)),
+            "team" => Ok(Some(Self::Team)),
+            other => Err(format!("origin {other:?} must be mine, team or all")),
+        }
+    }
+
+    fn conditions(self, k: Kind, a: &str, out: &mut Conditions) {
+        match (self, k) {
+            (Self::Team, Kind::Observation) => out.push(&format!("coalesce({a}.imported_from, '') LIKE 'team:%'"), []),
+            (Self::Team, _) => out.push("0", []),
+            (Self::Mine, Kind::Observation) => out.push(&format!("coalesce({a}.imported_from, '') NOT LIKE 'team:%'"), []),
+            (Self::Mine, _) => {}
+        }
+    }
 }
 
 impl Filters {
@@ -134,6 +165,9 @@ impl Filters {
                     text_params(&self.provenance),
                 ),
             }
+        }
+        if let Some(o) = self.origin {
+            o.conditions(k, a, out);
         }
         if !self.files.is_empty() {
             let cols: [&str; 2] = match k {

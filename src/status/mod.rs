@@ -278,12 +278,19 @@ pub async fn team(svc: &crate::worker::Services) -> Option<crate::actors::team_s
         Some(a) => ractor::call_t!(a, crate::actors::team_sync::TeamSyncMsg::Status, RPC_MS).ok(),
         None => None,
     };
-    Some(asked.unwrap_or_else(|| crate::actors::team_sync::TeamStatus {
+    let mut status = asked.unwrap_or_else(|| crate::actors::team_sync::TeamStatus {
         state: "down".into(),
         origin: cfg.origin,
         projects: cfg.projects,
         ..Default::default()
-    }))
+    });
+    status.queue = svc
+        .storage
+        .team_figures(status.projects.clone())
+        .await
+        .map(|f| f.queue)
+        .unwrap_or(0);
+    Some(status)
 }
 
 async fn alerts(svc: &crate::worker::Services) -> Option<AlertsStatus> {

@@ -25,12 +25,17 @@ pub fn install_id(conn: &Connection) -> Result<String, StoreError> {
 }
 
 /// Observations of the shared projects not pushed yet, oldest first: never quarantined, never a
-/// row that came from the team.
-pub fn outgoing(conn: &Connection, projects: &[String], redactor: &Redactor, limit: usize) -> Result<Vec<Outgoing>, StoreError> {
+/// row that came from the team. A read: the writer is not held while a push waits on the server.
+pub fn outgoing(
+    conn: &Connection,
+    projects: &[String],
+    redactor: &Redactor,
+    install: &str,
+    limit: usize,
+) -> Result<Vec<Outgoing>, StoreError> {
     if projects.is_empty() {
         return Ok(Vec::new());
     }
-    let install = install_id(conn)?;
     let marks = vec!["?"; projects.len()].join(", ");
     let sql = format!(
         "SELECT {OBS_COLS} FROM observations o
@@ -47,7 +52,7 @@ pub fn outgoing(conn: &Connection, projects: &[String], redactor: &Redactor, lim
         let (id, rec) = row?;
         let kind = if rec.origin == "manual" { "memory" } else { "observation" };
         out.push(Outgoing {
-            gid: gid_of(&install, id),
+            gid: gid_of(install, id),
             observation_id: id,
             kind,
             project: rec.project.clone(),
@@ -181,11 +186,28 @@ pub struct TeamFigures {
     pub tombstones_waiting: i64,
     pub tombstones_refused: i64,
     pub pull_seq: i64,
+    /// Observations of the shared projects waiting for their push.
+    pub queue: i64,
 }
 
-pub fn figures(conn: &Connection) -> Result<TeamFigures, StoreError> {
+/// The waiting rows of [`outgoing`], counted.
+fn queue(conn: &Connection, projects: &[String]) -> Result<i64, StoreError> {
+    if projects.is_empty() {
+        return Ok(0);
+    }
+    let marks = vec!["?"; projects.len()].join(", ");
+    let sql = format!(
+        "SELECT count(*) FROM observations o
+         WHERE o.project IN ({marks}) AND o.quarantined = 0 AND coalesce(o.imported_from, '') NOT LIKE 'team:%'
+           AND NOT EXISTS (SELECT 1 FROM team_rows t WHERE t.observation_id = o.id)"
+    );
+    Ok(conn.query_row(&sql, rusqlite::params_from_iter(projects.iter()), |r| r.get(0))?)
+}
+
+pub fn figures(conn: &Connection, projects: &[String]) -> Result<TeamFigures, StoreError> {
     let n = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0));
     Ok(TeamFigures {
+        queue: queue(conn, projects)?,
         pushed: n("SELECT count(*) FROM team_rows WHERE mine = 1")?,
         pulled: n("SELECT count(*) FROM team_rows WHERE mine = 0")?,
         tombstones_waiting: n("SELECT count(*) FROM team_tombstones WHERE state = 'pending'")?,

@@ -3,6 +3,7 @@
 //! holds (`rows.rs`: a local observation as pushed, redacted again; a pulled row as stored). The
 //! local side is `store/team.rs`; the push and pull loops are the `TeamSync` actor.
 
+pub mod check;
 pub mod rows;
 pub mod server;
 pub mod tls;
@@ -20,6 +21,8 @@ pub enum TeamError {
     NewerSchema { found: i64, known: i64 },
     #[error("the team server has no memd schema; run `memd team init <owner URL>` once")]
     NoSchema,
+    #[error("role {0} is not a member of the team: the team's admin runs `GRANT memd_member TO {0}`")]
+    NotMember(String),
 }
 
 impl From<tokio_postgres::Error> for TeamError {

@@ -35,13 +35,28 @@ pub async fn connect(url: &str, ca_file: Option<&std::path::Path>) -> Result<Cli
     Ok(client)
 }
 
-/// The server's schema version; 0 when memd's schema is not there.
+/// The server's schema version; 0 when memd's schema is not there. A role that may not use the
+/// schema (not granted `memd_member`) is told so rather than given the server's permission error.
 pub async fn schema_version(client: &Client) -> Result<i64, TeamError> {
-    let exists = client
+    let found = client
+        .query_one(
+            "SELECT current_user::text, n.oid IS NOT NULL, n.oid IS NOT NULL AND has_schema_privilege(n.oid, 'USAGE')
+             FROM (SELECT 1) one LEFT JOIN pg_namespace n ON n.nspname = 'memd'",
+            &[],
+        )
+        .await?;
+    let (role, exists, usable): (String, bool, bool) = (found.get(0), found.get(1), found.get(2));
+    if !exists {
+        return Ok(0);
+    }
+    if !usable {
+        return Err(TeamError::NotMember(role));
+    }
+    if !client
         .query_one("SELECT to_regclass('memd.meta') IS NOT NULL", &[])
         .await?
-        .get::<_, bool>(0);
-    if !exists {
+        .get::<_, bool>(0)
+    {
         return Ok(0);
     }
     let row = client

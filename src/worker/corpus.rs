@@ -157,6 +157,7 @@ fn search_request(req: &BuildRequest) -> Result<SearchRequest, CorpusError> {
             date_start: p.time(&["date_start"], &Zone::Local, false).map_err(bad)?,
             date_end: p.time(&["date_end"], &Zone::Local, true).map_err(bad)?,
             provenance: Vec::new(),
+            origin: None,
         },
         limit: f.effective_limit() as usize,
         offset: 0,

@@ -68,7 +68,7 @@ pub async fn search(svc: &Services, req: &SearchRequest, halves: Halves) -> Resu
 }
 
 /// A first page ranked by relevance for a query over observations, with no filter the graph
-/// cannot honour (types, concepts, files, dates, provenance).
+/// cannot honour (types, concepts, files, dates, provenance, origin).
 fn expandable(req: &SearchRequest) -> bool {
     let f = &req.filters;
     req.offset == 0
@@ -81,6 +81,7 @@ fn expandable(req: &SearchRequest) -> bool {
         && f.date_start.is_none()
         && f.date_end.is_none()
         && f.provenance.is_empty()
+        && f.origin.is_none()
 }
 
 /// The graph's observations first (in its order), then the rest of the page as it was.

@@ -21,7 +21,11 @@ pub enum TeamUseError {
 
 pub async fn status(svc: &Services) -> Result<Value, TeamUseError> {
     let status = crate::status::team(svc).await.ok_or(TeamUseError::Off)?;
-    let figures = svc.storage.team_figures().await.map_err(|e| TeamUseError::Failed(e.to_string()))?;
+    let figures = svc
+        .storage
+        .team_figures(status.projects.clone())
+        .await
+        .map_err(|e| TeamUseError::Failed(e.to_string()))?;
     Ok(json!({"status": status, "local": figures}))
 }
 

@@ -88,6 +88,7 @@ mod retrieval_search;
 mod schema_upgrade;
 mod service_manager;
 mod team;
+mod team_crash;
 mod vectors_chroma;
 mod vectors_search;
 mod vectors_sync;

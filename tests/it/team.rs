@@ -82,6 +82,16 @@ fn two_workers_share_forget_refuse_and_survive_an_outage() {
         )
         .unwrap();
     assert_eq!(origin, "team:alice@laptop");
+    // The origin is shown, and search can keep to mine or the team's.
+    let text = b.get("/api/search?query=Tuesdays%20canary&project=shop").text();
+    assert!(text.contains("[team alice@laptop]"), "{text}");
+    let only = |o: &str| {
+        b.get(&format!("/api/search?query=Tuesdays%20canary&project=shop&format=json&origin={o}"))
+            .text()
+    };
+    assert!(only("team").contains("Deploys go out on Tuesdays"));
+    assert!(!only("mine").contains("Deploys go out on Tuesdays"));
+    assert_eq!(b.get("/api/search?query=x&origin=everyone").status, 400);
     let status: Value = b.get("/api/team").json().unwrap();
     assert_eq!(status["status"]["state"], "ok", "{status}");
 
@@ -166,4 +176,40 @@ fn a_planted_secret_never_reaches_the_server() {
         "the row is there: {everything}"
     );
     assert!(!everything.contains(token), "the secret reached the server: {everything}");
+}
+
+#[test]
+fn doctor_checks_the_server_its_schema_and_the_roles_rights() {
+    let Some(pg) = Postgres::start() else { return };
+    let c = team_worker(&pg, "carol", "carol@ci", "600000");
+    let doctor = |url: &str| {
+        let out = c.command().env("MEMD_TEAM_DATABASE_URL", url).arg("doctor").output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let before = doctor(&pg.url("carol"));
+    assert!(before.contains("FAIL team server"), "carol has no login yet: {before}");
+    init(&pg, &c);
+    let member = doctor(&pg.url("carol"));
+    assert!(member.contains("ok   team server: reachable"), "{member}");
+    assert!(member.contains("ok   team schema: version 1"), "{member}");
+    assert!(member.contains("ok   team role: carol is a memd_member"), "{member}");
+    let owner = doctor(&pg.url("postgres"));
+    assert!(
+        owner.contains("FAIL team role") && owner.contains("row-level security does not bind it"),
+        "{owner}"
+    );
+    pg.sql("memd", "CREATE ROLE dave LOGIN");
+    let outsider = doctor(&pg.url("dave"));
+    assert!(
+        outsider.contains("FAIL team role") && outsider.contains("GRANT memd_member TO dave"),
+        "{outsider}"
+    );
+    pg.sql("memd", "UPDATE memd.meta SET value = '9' WHERE key = 'schema_version'");
+    let newer = doctor(&pg.url("carol"));
+    assert!(
+        newer.contains("FAIL team schema: version 9, newer than this memd knows (1)"),
+        "{newer}"
+    );
+    let down = "postgres://carol@127.0.0.1:1/memd?sslmode=disable";
+    assert!(doctor(down).contains("FAIL team server"), "an unreachable server fails the check");
 }

@@ -406,7 +406,8 @@ async function viewStatus() {
     card('Database', kv([['database', bytes(st.db_bytes)], ['WAL', bytes(st.wal_bytes)], ['observations', st.rows && st.rows.observations],
       ['sessions', st.rows && st.rows.sdk_sessions], ['backups', s.backups.count], ['newest backup', s.backups.newest || 'none'], ['backup size', bytes(s.backups.newest_bytes)]])),
     card('Redactions', kv(Object.entries((s.privacy && s.privacy.redactions) || {}).map(([k, v]) => [k, v])),
-      Object.keys((s.privacy && s.privacy.redactions) || {}).length ? null : h('p', { class: 'empty', text: 'none yet' }))),
+      Object.keys((s.privacy && s.privacy.redactions) || {}).length ? null : h('p', { class: 'empty', text: 'none yet' })),
+    s.team ? teamCard(s.team) : null),
   h('div', { class: 'grid' }, statusCharts(c)));
 }
 

@@ -110,3 +110,20 @@ fn tiers_of_one_index_count_as_one_expression_and_agree_with_the_joined_count() 
     assert_eq!(fast, joined);
     assert!(fast > 100 && fast < 300, "{fast}");
 }
+
+#[test]
+fn origin_keeps_to_this_machines_rows_or_the_teams() {
+    let conn = database();
+    conn.execute("UPDATE observations SET imported_from = 'team:alice@laptop' WHERE id % 10 = 0", [])
+        .expect("mark");
+    let with = |o| Filters {
+        origin: Some(o),
+        ..Filters::default()
+    };
+    let all = words("\"story\"");
+    let mine = count(&conn, Kind::Observation, &[&all], &with(OriginFilter::Mine)).expect("mine");
+    let team = count(&conn, Kind::Observation, &[&all], &with(OriginFilter::Team)).expect("team");
+    assert_eq!((mine, team), (270, 30));
+    assert_eq!(OriginFilter::parse("all"), Ok(None));
+    assert!(OriginFilter::parse("everyone").is_err());
+}

@@ -146,6 +146,28 @@ impl Postgres {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// A psql session as `postgres` on `db` that ran `sql` and stays open (its session-level locks
+    /// held) until the child is killed.
+    pub fn session(&self, db: &str, sql: &str) -> std::process::Child {
+        use std::io::Write;
+        let psql = match self.bin.join("psql") {
+            p if p.is_file() => p,
+            _ => PathBuf::from("psql"),
+        };
+        let mut child = Command::new(psql)
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "postgres", "-d", db, "-At"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("psql session");
+        let mut stdin = child.stdin.take().expect("stdin");
+        writeln!(stdin, "{sql}").expect("send to psql");
+        // The pipe stays open (and psql with it) as long as the child lives.
+        std::mem::forget(stdin);
+        child
+    }
+
     pub fn sql(&self, db: &str, sql: &str) -> String {
         self.sql_as("postgres", db, sql)
     }
