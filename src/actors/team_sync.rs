@@ -203,7 +203,7 @@ async fn pass(args: &TeamSyncArgs, slot: &mut Option<Client>, known_install: &On
             break;
         }
         report.pushed += server::push(client, &s.origin, &rows).await?;
-        let marks = rows.iter().map(|r| (r.gid.clone(), r.observation_id)).collect();
+        let marks = rows.iter().map(|r| (r.gid.clone(), r.local)).collect();
         args.storage
             .team_mark_pushed(marks, s.origin.clone(), args.clock.now())
             .await

@@ -170,7 +170,7 @@ pub trait Storage: Send + Sync {
         install: String,
         limit: usize,
     ) -> Read<'_, Vec<crate::team::rows::Outgoing>>;
-    fn team_mark_pushed(&self, rows: Vec<(String, i64)>, origin: String, now: i64) -> Op<'_, ()>;
+    fn team_mark_pushed(&self, rows: Vec<(String, crate::team::rows::LocalRef)>, origin: String, now: i64) -> Op<'_, ()>;
     fn team_tombstones_due(&self, limit: usize) -> Op<'_, Vec<String>>;
     fn team_tombstone_done(&self, gid: String, refused: bool) -> Op<'_, ()>;
     /// This data directory's install id and the pull cursor.

@@ -282,7 +282,7 @@ impl Storage for SqliteBackend {
     ) -> Read<'_, Vec<crate::team::rows::Outgoing>> {
         self.read(move |c| Ok(crate::store::team::outgoing(c, &projects, &redactor, &install, limit)?))
     }
-    fn team_mark_pushed(&self, rows: Vec<(String, i64)>, origin: String, now: i64) -> Op<'_, ()> {
+    fn team_mark_pushed(&self, rows: Vec<(String, crate::team::rows::LocalRef)>, origin: String, now: i64) -> Op<'_, ()> {
         self.write(move |c| crate::store::team::mark_pushed(c, &rows, &origin, now))
     }
     fn team_tombstones_due(&self, limit: usize) -> Op<'_, Vec<String>> {

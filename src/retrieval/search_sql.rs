@@ -100,8 +100,11 @@ pub struct Filters {
     pub origin: Option<OriginFilter>,
 }
 
-/// `origin=mine|team` (issue 40): a pulled row is an observation whose `imported_from` is
-/// `team:<origin>`; summaries and prompts are always this machine's.
+/// The summaries pulled from the team server.
+const PULLED_SUMMARIES: &str = "SELECT summary_id FROM team_rows WHERE mine = 0 AND summary_id IS NOT NULL";
+
+/// `origin=mine|team` (issue 40): a pulled observation's `imported_from` is `team:<origin>`, a
+/// pulled summary is in `team_rows`; prompts are always this machine's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OriginFilter {
     Mine,
@@ -122,8 +125,10 @@ impl OriginFilter {
     fn conditions(self, k: Kind, a: &str, out: &mut Conditions) {
         match (self, k) {
             (Self::Team, Kind::Observation) => out.push(&format!("coalesce({a}.imported_from, '') LIKE 'team:%'"), []),
-            (Self::Team, _) => out.push("0", []),
             (Self::Mine, Kind::Observation) => out.push(&format!("coalesce({a}.imported_from, '') NOT LIKE 'team:%'"), []),
+            (Self::Team, Kind::Summary) => out.push(&format!("{a}.id IN ({PULLED_SUMMARIES})"), []),
+            (Self::Mine, Kind::Summary) => out.push(&format!("{a}.id NOT IN ({PULLED_SUMMARIES})"), []),
+            (Self::Team, _) => out.push("0", []),
             (Self::Mine, _) => {}
         }
     }

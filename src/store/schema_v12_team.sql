@@ -1,15 +1,18 @@
--- v12 (issue 40): team memory. `team_rows` maps global ids to local observations (`mine` = pushed
--- from here; else pulled), `team_tombstones` holds forgets waiting to reach the server; forgetting
--- a shared observation queues its tombstone (trigger), a row pulled as deleted is removed here.
+-- v12 (issue 40): team memory. `team_rows` maps global ids to local observations or summaries
+-- (`mine` = pushed from here; else pulled), `team_tombstones` holds forgets waiting to reach the
+-- server; forgetting a shared row queues its tombstone (triggers), a row pulled as deleted is
+-- removed here.
 CREATE TABLE IF NOT EXISTS team_rows (
   gid TEXT PRIMARY KEY,
   observation_id INTEGER,
+  summary_id INTEGER,
   origin TEXT NOT NULL,
   mine INTEGER NOT NULL,
   seq INTEGER,
   at_epoch INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS team_rows_observation ON team_rows(observation_id);
+CREATE INDEX IF NOT EXISTS team_rows_summary ON team_rows(summary_id) WHERE summary_id IS NOT NULL;
 CREATE TABLE IF NOT EXISTS team_tombstones (
   gid TEXT PRIMARY KEY,
   state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sent', 'refused')),
@@ -19,4 +22,9 @@ CREATE TRIGGER IF NOT EXISTS team_forget BEFORE DELETE ON observations BEGIN
   INSERT OR IGNORE INTO team_tombstones(gid, at_epoch)
     SELECT gid, CAST(unixepoch('subsec') * 1000 AS INTEGER) FROM team_rows WHERE observation_id = OLD.id;
   UPDATE team_rows SET observation_id = NULL WHERE observation_id = OLD.id;
+END;
+CREATE TRIGGER IF NOT EXISTS team_forget_summary BEFORE DELETE ON session_summaries BEGIN
+  INSERT OR IGNORE INTO team_tombstones(gid, at_epoch)
+    SELECT gid, CAST(unixepoch('subsec') * 1000 AS INTEGER) FROM team_rows WHERE summary_id = OLD.id;
+  UPDATE team_rows SET summary_id = NULL WHERE summary_id = OLD.id;
 END;

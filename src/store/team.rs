@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::StoreError;
 use super::observation_record::{OBS_COLS, ObservationRecord};
 use crate::pipeline::redact::Redactor;
-use crate::team::rows::{Body, Incoming, Outgoing, body_of, gid_of};
+use crate::team::rows::{Body, Incoming, LocalRef, Outgoing, body_of, gid_of};
 
 /// This data directory's id in global ids (random, made once).
 pub fn install_id(conn: &Connection) -> Result<String, StoreError> {
@@ -52,8 +52,8 @@ pub fn outgoing(
         let (id, rec) = row?;
         let kind = if rec.origin == "manual" { "memory" } else { "observation" };
         out.push(Outgoing {
-            gid: gid_of(install, id),
-            observation_id: id,
+            gid: gid_of(install, LocalRef::Observation(id)),
+            local: LocalRef::Observation(id),
             kind,
             project: rec.project.clone(),
             provenance: rec.provenance.clone(),
@@ -62,17 +62,30 @@ pub fn outgoing(
             created_at_epoch: rec.created_at_epoch,
         });
     }
+    if out.len() < limit {
+        out.extend(super::team_summaries::outgoing(
+            conn,
+            projects,
+            redactor,
+            install,
+            limit - out.len(),
+        )?);
+    }
     Ok(out)
 }
 
 /// Marks rows the server committed.
-pub fn mark_pushed(conn: &Connection, rows: &[(String, i64)], origin: &str, now: i64) -> Result<(), StoreError> {
+pub fn mark_pushed(conn: &Connection, rows: &[(String, LocalRef)], origin: &str, now: i64) -> Result<(), StoreError> {
     let mut stmt = conn.prepare_cached(
-        "INSERT INTO team_rows(gid, observation_id, origin, mine, at_epoch) VALUES (?1, ?2, ?3, 1, ?4)
-         ON CONFLICT(gid) DO UPDATE SET observation_id = excluded.observation_id",
+        "INSERT INTO team_rows(gid, observation_id, summary_id, origin, mine, at_epoch) VALUES (?1, ?2, ?3, ?4, 1, ?5)
+         ON CONFLICT(gid) DO UPDATE SET observation_id = excluded.observation_id, summary_id = excluded.summary_id",
     )?;
-    for (gid, id) in rows {
-        stmt.execute(params![gid, id, origin, now])?;
+    for (gid, local) in rows {
+        let (obs, sum) = match *local {
+            LocalRef::Observation(id) => (Some(id), None),
+            LocalRef::Summary(id) => (None, Some(id)),
+        };
+        stmt.execute(params![gid, obs, sum, origin, now])?;
     }
     Ok(())
 }
@@ -96,7 +109,7 @@ pub fn pull_cursor(conn: &Connection) -> Result<i64, StoreError> {
     Ok(v.and_then(|v| v.parse().ok()).unwrap_or(0))
 }
 
-fn ensure_session(conn: &Connection, origin: &str, project: &str, now: i64) -> Result<String, StoreError> {
+pub(super) fn ensure_session(conn: &Connection, origin: &str, project: &str, now: i64) -> Result<String, StoreError> {
     let msid = format!("team-{origin}-{project}");
     conn.execute(
         "INSERT OR IGNORE INTO sdk_sessions (content_session_id, memory_session_id, platform_source, project, origin, status,
@@ -111,6 +124,27 @@ fn ensure_session(conn: &Connection, origin: &str, project: &str, now: i64) -> R
         ],
     )?;
     Ok(msid)
+}
+
+/// Removes the local copy of a row its origin forgot.
+fn remove_local(conn: &Connection, gid: &str, local: Option<(Option<i64>, Option<i64>)>, now: i64) -> Result<bool, StoreError> {
+    use super::forget::{RecordKind, RecordRef, forget_one};
+    let target = match local {
+        Some((Some(id), _)) => RecordRef {
+            kind: RecordKind::Observation,
+            id,
+        },
+        Some((_, Some(id))) => RecordRef {
+            kind: RecordKind::Summary,
+            id,
+        },
+        _ => return Ok(false),
+    };
+    conn.execute(
+        "UPDATE team_rows SET observation_id = NULL, summary_id = NULL WHERE gid = ?1",
+        [gid],
+    )?;
+    forget_one(conn, target, Some("forgotten by its origin"), now)
 }
 
 /// What a pulled page did here.
@@ -128,26 +162,20 @@ pub fn apply_pulled(conn: &Connection, rows: &[Incoming], install: &str, now: i6
         if r.gid.starts_with(&format!("{install}-")) {
             continue;
         }
-        let local: Option<Option<i64>> = conn
-            .query_row("SELECT observation_id FROM team_rows WHERE gid = ?1", [&r.gid], |x| x.get(0))
+        let local: Option<(Option<i64>, Option<i64>)> = conn
+            .query_row("SELECT observation_id, summary_id FROM team_rows WHERE gid = ?1", [&r.gid], |x| {
+                Ok((x.get(0)?, x.get(1)?))
+            })
             .optional()?;
         if r.deleted {
-            if let Some(Some(id)) = local {
-                conn.execute("UPDATE team_rows SET observation_id = NULL WHERE gid = ?1", [&r.gid])?;
-                let gone = super::forget::forget_one(
-                    conn,
-                    super::forget::RecordRef {
-                        kind: super::forget::RecordKind::Observation,
-                        id,
-                    },
-                    Some("forgotten by its origin"),
-                    now,
-                )?;
-                done.removed += usize::from(gone);
-            }
+            done.removed += usize::from(remove_local(conn, &r.gid, local, now)?);
             continue;
         }
         if local.is_some() {
+            continue;
+        }
+        if r.kind == "summary" {
+            done.added += usize::from(super::team_summaries::apply(conn, r, now)?);
             continue;
         }
         let body: Body = serde_json::from_value(r.body.clone()).unwrap_or_default();
@@ -186,7 +214,7 @@ pub struct TeamFigures {
     pub tombstones_waiting: i64,
     pub tombstones_refused: i64,
     pub pull_seq: i64,
-    /// Observations of the shared projects waiting for their push.
+    /// Observations and summaries of the shared projects waiting for their push.
     pub queue: i64,
 }
 
@@ -201,7 +229,8 @@ fn queue(conn: &Connection, projects: &[String]) -> Result<i64, StoreError> {
          WHERE o.project IN ({marks}) AND o.quarantined = 0 AND coalesce(o.imported_from, '') NOT LIKE 'team:%'
            AND NOT EXISTS (SELECT 1 FROM team_rows t WHERE t.observation_id = o.id)"
     );
-    Ok(conn.query_row(&sql, rusqlite::params_from_iter(projects.iter()), |r| r.get(0))?)
+    let observations: i64 = conn.query_row(&sql, rusqlite::params_from_iter(projects.iter()), |r| r.get(0))?;
+    Ok(observations + super::team_summaries::queue(conn, projects)?)
 }
 
 pub fn figures(conn: &Connection, projects: &[String]) -> Result<TeamFigures, StoreError> {

@@ -1,5 +1,6 @@
-//! A shared row: a local observation as it is pushed (its text redacted again, never raw tool I/O
-//! or prompts) and a pulled row as it is stored locally (`import` provenance naming its origin).
+//! A shared row: a local observation or session summary as it is pushed (its text redacted again,
+//! never raw tool I/O or prompts) and a pulled row as it is stored locally (`import` provenance
+//! naming its origin).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -7,11 +8,18 @@ use serde_json::Value;
 use crate::pipeline::redact::Redactor;
 use crate::store::observation_record::ObservationRecord;
 
+/// The local row a shared row is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LocalRef {
+    Observation(i64),
+    Summary(i64),
+}
+
 /// A row on its way to the server.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outgoing {
     pub gid: String,
-    pub observation_id: i64,
+    pub local: LocalRef,
     pub kind: &'static str,
     pub project: String,
     pub provenance: String,
@@ -55,6 +63,50 @@ fn list(s: &str) -> Vec<String> {
     serde_json::from_str(s).unwrap_or_default()
 }
 
+/// The shared fields of a session summary.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SummaryBody {
+    pub request: Option<String>,
+    pub investigated: Option<String>,
+    pub learned: Option<String>,
+    pub completed: Option<String>,
+    pub next_steps: Option<String>,
+    pub notes: Option<String>,
+    pub files_read: Vec<String>,
+    pub files_edited: Vec<String>,
+    pub created_at: String,
+}
+
+impl SummaryBody {
+    /// Every text through the redactor once more.
+    pub fn redacted(mut self, redactor: &Redactor) -> Self {
+        let clean = |s: &mut Option<String>| {
+            if let Some(t) = s.as_mut() {
+                *t = redactor.redact(t).0;
+            }
+        };
+        for field in [
+            &mut self.request,
+            &mut self.investigated,
+            &mut self.learned,
+            &mut self.completed,
+            &mut self.next_steps,
+            &mut self.notes,
+        ] {
+            clean(field);
+        }
+        for f in self.files_read.iter_mut().chain(self.files_edited.iter_mut()) {
+            *f = redactor.redact(f).0;
+        }
+        self
+    }
+}
+
+pub fn json_list(s: &str) -> Vec<String> {
+    list(s)
+}
+
 /// The body of `r`, every text through the redactor once more.
 pub fn body_of(r: &ObservationRecord, redactor: &Redactor) -> Body {
     let clean = |s: &str| redactor.redact(s).0;
@@ -73,10 +125,13 @@ pub fn body_of(r: &ObservationRecord, redactor: &Redactor) -> Body {
     }
 }
 
-/// The global id of a local observation: this data directory's install id and the row's id, so
-/// a retried push names the same row.
-pub fn gid_of(install_id: &str, observation_id: i64) -> String {
-    format!("{install_id}-{observation_id}")
+/// The global id of a local row: this data directory's install id and the row's id (`S<id>` for
+/// a summary), so a retried push names the same row.
+pub fn gid_of(install_id: &str, local: LocalRef) -> String {
+    match local {
+        LocalRef::Observation(id) => format!("{install_id}-{id}"),
+        LocalRef::Summary(id) => format!("{install_id}-S{id}"),
+    }
 }
 
 #[cfg(test)]
@@ -94,6 +149,12 @@ mod tests {
         assert_eq!(b.facts, ["a fact"]);
         let v = serde_json::to_value(Body::default()).unwrap();
         assert!(v.get("tool_input").is_none());
-        assert_eq!(gid_of("abc", 7), "abc-7");
+        assert_eq!(gid_of("abc", LocalRef::Observation(7)), "abc-7");
+        assert_eq!(gid_of("abc", LocalRef::Summary(7)), "abc-S7");
+        let s = SummaryBody {
+            learned: Some("key ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8".into()),
+            ..Default::default()
+        };
+        assert!(!s.redacted(&Redactor::default()).learned.unwrap().contains("ghp_A1b2"));
     }
 }

@@ -213,3 +213,46 @@ fn doctor_checks_the_server_its_schema_and_the_roles_rights() {
     let down = "postgres://carol@127.0.0.1:1/memd?sslmode=disable";
     assert!(doctor(down).contains("FAIL team server"), "an unreachable server fails the check");
 }
+
+#[test]
+fn session_summaries_are_shared_and_their_forget_propagates() {
+    let Some(pg) = Postgres::start() else { return };
+    let a = team_worker(&pg, "alice", "alice@laptop", "600000");
+    init(&pg, &a);
+    let b = team_worker(&pg, "bob", "bob@desktop", "600000");
+    let db = rusqlite::Connection::open(a.db_path()).unwrap();
+    db.busy_timeout(Duration::from_secs(10)).unwrap();
+    db.execute_batch(
+        "INSERT INTO sdk_sessions (content_session_id, memory_session_id, platform_source, project, started_at, started_at_epoch, last_event_epoch)
+           VALUES ('c-sum', 'm-sum', 'claude', 'shop', '2026-12-04T10:00:00Z', 1764842400000, 1764842400000);
+         INSERT INTO session_summaries (memory_session_id, project, platform_source, request, learned, created_at, created_at_epoch)
+           VALUES ('m-sum', 'shop', 'claude', 'Speed up refunds', 'The refund job runs nightly and batches by card network.',
+                   '2026-12-04T10:00:00Z', 1764842400000);",
+    )
+    .unwrap();
+    let id: i64 = db
+        .query_row("SELECT id FROM session_summaries WHERE memory_session_id = 'm-sum'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let sync = |w: &TestWorker| {
+        let r = w.post("/api/team/sync", &json!({}));
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json().unwrap()
+    };
+    assert_eq!(sync(&a)["pushed"], 1);
+    assert_eq!(sync(&b)["pulled"], 1);
+    let found = |o: &str| {
+        b.get(&format!(
+            "/api/search?query=refund%20job&project=shop&type=sessions&format=json&origin={o}"
+        ))
+        .text()
+    };
+    assert!(found("team").contains("runs nightly"), "{}", found("team"));
+    assert!(!found("mine").contains("runs nightly"));
+
+    assert_eq!(a.request("DELETE", &format!("/api/summary/{id}"), None).status, 200);
+    assert_eq!(sync(&a)["tombstones_sent"], 1);
+    assert_eq!(sync(&b)["removed"], 1);
+    assert!(!found("all").contains("runs nightly"), "the forget reached B");
+}
