@@ -89,6 +89,7 @@ mod schema_upgrade;
 mod service_manager;
 mod team;
 mod team_crash;
+mod team_viewer;
 mod vectors_chroma;
 mod vectors_search;
 mod vectors_sync;
