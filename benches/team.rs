@@ -3,7 +3,8 @@
 //!    shares its project, with the team server up and then stopped (criterion medians);
 //! 2. `TEAM_BENCH_WORKERS` (default 20) workers, each with its own data dir and member role,
 //!    replaying the recorded sessions (`MEMD_TRANSCRIPTS_DIR`) concurrently with `memd replay`:
-//!    convergence time, server rows, duplicates and each worker's ingest p99 (PostToolUse).
+//!    convergence time, server rows, duplicates and each worker's ingest p99 (PostToolUse);
+//!    with `TEAM_BENCH_BASELINE=1` the same replay with no team setting, for the p99 alone.
 //!
 //! Asserts nothing. Run: `MEMD_TRANSCRIPTS_DIR=../shared/data/transcripts cargo bench --bench team`
 
@@ -117,9 +118,13 @@ fn twenty_workers(pg: &Postgres) {
     let files = transcripts(&dir);
     let projects = projects_of(&files).join(",");
     println!("{n} workers, {} sessions each, shared projects: {projects}", files.len());
+    let baseline = std::env::var("TEAM_BENCH_BASELINE").is_ok_and(|v| v == "1");
     let workers: Vec<(String, TestWorker)> = (0..n)
         .map(|k| {
             let role = format!("dev{k:02}");
+            if baseline {
+                return (role, TestWorker::start(&[("MEMD_EMBEDDINGS", "none")]));
+            }
             member(pg, &role);
             let w = team_worker(pg, &role, &projects, "1000");
             (role, w)
@@ -149,6 +154,14 @@ fn twenty_workers(pg: &Postgres) {
         })
         .collect();
     let replayed = start.elapsed();
+    if baseline {
+        println!("baseline (no team): replays done after {:.1} s", replayed.as_secs_f64());
+        for ((role, _), (ok, r)) in workers.iter().zip(&reports) {
+            let post = &r["events"]["PostToolUse"];
+            println!("| {role} | {ok} | {} | {} |", post["sent"], post["latency_ms"]["p99"]);
+        }
+        return;
+    }
     let done = support::wait_until(Duration::from_secs(900), || converged(pg, &workers));
     let converged_at = start.elapsed();
     report(pg, &workers, &reports, replayed, done.then_some(converged_at));
@@ -200,6 +213,8 @@ fn main() {
         .output()
         .expect("memd team init");
     assert!(owner.status.success(), "{}", String::from_utf8_lossy(&owner.stderr));
-    hook_latency(&pg);
+    if std::env::var("TEAM_BENCH_BASELINE").is_err() {
+        hook_latency(&pg);
+    }
     twenty_workers(&pg);
 }

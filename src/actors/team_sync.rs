@@ -81,7 +81,7 @@ pub struct TeamStatus {
 
 const MAX_BACKOFF: Duration = Duration::from_secs(300);
 const PUSH_PAGE: usize = 200;
-const PULL_PAGE: i64 = 500;
+const PULL_PAGE: i64 = 50;
 
 pub struct TeamSyncState {
     args: Arc<TeamSyncArgs>,
