@@ -23,7 +23,7 @@ use crate::clock::{Clock, iso};
 use crate::config::TeamSettings;
 use crate::pipeline::redact::Redactor;
 use crate::team::TeamError;
-use crate::team::server::{self, Tombstoned};
+use crate::team::server::{self, Changed};
 
 pub struct TeamSync;
 
@@ -54,6 +54,10 @@ pub struct PassReport {
     pub removed: usize,
     pub tombstones_sent: usize,
     pub tombstones_refused: usize,
+    /// Local edits of pushed rows sent.
+    pub edits_sent: usize,
+    /// Pulled rows their origin had edited.
+    pub edited: usize,
     /// Server rows this worker has not pulled yet (after the pass).
     pub lag: i64,
     pub schema_version: i64,
@@ -209,8 +213,19 @@ async fn pass(args: &TeamSyncArgs, slot: &mut Option<Client>, known_install: &On
             .await
             .map_err(store_err)?;
     }
+    for e in args
+        .storage
+        .team_edits_due(args.redactor.clone(), PUSH_PAGE)
+        .await
+        .map_err(read_err)?
+    {
+        // Refused only when the row is gone on the server (forgotten meanwhile): nothing to send.
+        let sent = server::edit(client, &e.gid, &e.body, &e.content_hash).await? == Changed::Done;
+        report.edits_sent += usize::from(sent);
+        args.storage.team_edit_sent(e.gid, e.count).await.map_err(store_err)?;
+    }
     for gid in args.storage.team_tombstones_due(PUSH_PAGE).await.map_err(store_err)? {
-        let refused = server::tombstone(client, &gid).await? == Tombstoned::Refused;
+        let refused = server::tombstone(client, &gid).await? == Changed::Refused;
         if refused {
             tracing::info!(gid = %gid, "the team server refused to forget another member's row");
         }
@@ -220,7 +235,11 @@ async fn pass(args: &TeamSyncArgs, slot: &mut Option<Client>, known_install: &On
     }
     loop {
         let (install, cursor) = args.storage.team_pull_state().await.map_err(store_err)?;
-        let rows = server::pull(client, cursor, PULL_PAGE).await?;
+        let rows: Vec<_> = server::pull(client, cursor, PULL_PAGE)
+            .await?
+            .into_iter()
+            .map(|r| r.redacted(&args.redactor))
+            .collect();
         if rows.is_empty() {
             report.lag = server::head(client).await? - cursor;
             break;
@@ -232,6 +251,7 @@ async fn pass(args: &TeamSyncArgs, slot: &mut Option<Client>, known_install: &On
             .map_err(store_err)?;
         report.pulled += applied.added;
         report.removed += applied.removed;
+        report.edited += applied.edited;
     }
     Ok(report)
 }

@@ -171,6 +171,13 @@ pub trait Storage: Send + Sync {
         limit: usize,
     ) -> Read<'_, Vec<crate::team::rows::Outgoing>>;
     fn team_mark_pushed(&self, rows: Vec<(String, crate::team::rows::LocalRef)>, origin: String, now: i64) -> Op<'_, ()>;
+    /// Edits of pushed observations not sent yet (a read).
+    fn team_edits_due(
+        &self,
+        redactor: Arc<crate::pipeline::redact::Redactor>,
+        limit: usize,
+    ) -> Read<'_, Vec<crate::store::team_edits::Edit>>;
+    fn team_edit_sent(&self, gid: String, count: i64) -> Op<'_, ()>;
     fn team_tombstones_due(&self, limit: usize) -> Op<'_, Vec<String>>;
     fn team_tombstone_done(&self, gid: String, refused: bool) -> Op<'_, ()>;
     /// This data directory's install id and the pull cursor.

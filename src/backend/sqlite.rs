@@ -285,6 +285,16 @@ impl Storage for SqliteBackend {
     fn team_mark_pushed(&self, rows: Vec<(String, crate::team::rows::LocalRef)>, origin: String, now: i64) -> Op<'_, ()> {
         self.write(move |c| crate::store::team::mark_pushed(c, &rows, &origin, now))
     }
+    fn team_edits_due(
+        &self,
+        redactor: Arc<crate::pipeline::redact::Redactor>,
+        limit: usize,
+    ) -> Read<'_, Vec<crate::store::team_edits::Edit>> {
+        self.read(move |c| Ok(crate::store::team_edits::edits_due(c, &redactor, limit)?))
+    }
+    fn team_edit_sent(&self, gid: String, count: i64) -> Op<'_, ()> {
+        self.write(move |c| crate::store::team_edits::edit_sent(c, &gid, count))
+    }
     fn team_tombstones_due(&self, limit: usize) -> Op<'_, Vec<String>> {
         self.write(move |c| crate::store::team::tombstones_due(c, limit))
     }

@@ -35,6 +35,7 @@ pub mod sessions;
 pub mod stats;
 pub mod supersession;
 pub mod team;
+pub mod team_edits;
 pub mod team_summaries;
 pub mod tool_events;
 pub mod work_state;

@@ -152,6 +152,8 @@ fn remove_local(conn: &Connection, gid: &str, local: Option<(Option<i64>, Option
 pub struct Applied {
     pub added: usize,
     pub removed: usize,
+    /// Rows whose origin edited them since they were pulled.
+    pub edited: usize,
 }
 
 /// Stores a pulled page (others' rows as `import` memories, tombstones as removals; this
@@ -162,16 +164,14 @@ pub fn apply_pulled(conn: &Connection, rows: &[Incoming], install: &str, now: i6
         if r.gid.starts_with(&format!("{install}-")) {
             continue;
         }
-        let local: Option<(Option<i64>, Option<i64>)> = conn
-            .query_row("SELECT observation_id, summary_id FROM team_rows WHERE gid = ?1", [&r.gid], |x| {
-                Ok((x.get(0)?, x.get(1)?))
-            })
-            .optional()?;
+        let known = super::team_edits::known(conn, &r.gid)?;
         if r.deleted {
+            let local = known.map(|k| (k.observation, k.summary));
             done.removed += usize::from(remove_local(conn, &r.gid, local, now)?);
             continue;
         }
-        if local.is_some() {
+        if let Some(k) = known {
+            done.edited += usize::from(super::team_edits::apply_edit(conn, &k, r)?);
             continue;
         }
         if r.kind == "summary" {

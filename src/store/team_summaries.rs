@@ -104,6 +104,7 @@ pub fn apply(conn: &Connection, r: &Incoming, now: i64) -> Result<bool, StoreErr
         ],
     )?;
     let id = conn.last_insert_rowid();
+    super::quarantine::screen_summary(conn, id)?;
     conn.execute(
         "INSERT OR IGNORE INTO team_rows(gid, summary_id, origin, mine, seq, at_epoch) VALUES (?1, ?2, ?3, 0, ?4, ?5)",
         params![r.gid, id, r.origin, r.seq, now],

@@ -107,6 +107,40 @@ pub fn json_list(s: &str) -> Vec<String> {
     list(s)
 }
 
+impl Body {
+    /// Every text through the redactor once more.
+    pub fn redacted(mut self, redactor: &Redactor) -> Self {
+        let clean = |s: &mut Option<String>| {
+            if let Some(t) = s.as_mut() {
+                *t = redactor.redact(t).0;
+            }
+        };
+        clean(&mut self.title);
+        clean(&mut self.subtitle);
+        clean(&mut self.narrative);
+        for v in [&mut self.facts, &mut self.concepts, &mut self.files_read, &mut self.files_modified] {
+            for t in v.iter_mut() {
+                *t = redactor.redact(t).0;
+            }
+        }
+        self
+    }
+}
+
+impl Incoming {
+    /// The row with its body through this machine's redactor: what another member's memd (or
+    /// anyone with the server's credentials) wrote is not trusted to be clean.
+    pub fn redacted(mut self, redactor: &Redactor) -> Self {
+        self.body = match self.kind.as_str() {
+            "summary" => serde_json::from_value::<SummaryBody>(self.body.clone())
+                .map(|b| serde_json::to_value(b.redacted(redactor)).unwrap_or_default()),
+            _ => serde_json::from_value::<Body>(self.body.clone()).map(|b| serde_json::to_value(b.redacted(redactor)).unwrap_or_default()),
+        }
+        .unwrap_or_else(|_| Value::Object(Default::default()));
+        self
+    }
+}
+
 /// The body of `r`, every text through the redactor once more.
 pub fn body_of(r: &ObservationRecord, redactor: &Redactor) -> Body {
     let clean = |s: &str| redactor.redact(s).0;
@@ -156,5 +190,19 @@ mod tests {
             ..Default::default()
         };
         assert!(!s.redacted(&Redactor::default()).learned.unwrap().contains("ghp_A1b2"));
+        let pulled = Incoming {
+            gid: "x-1".into(),
+            seq: 1,
+            kind: "observation".into(),
+            project: "shop".into(),
+            origin: "mallory@box".into(),
+            provenance: "agent".into(),
+            content_hash: "h".into(),
+            body: serde_json::json!({"type": "discovery", "narrative": "use ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"}),
+            created_at_epoch: 0,
+            deleted: false,
+        };
+        let clean = pulled.redacted(&Redactor::default());
+        assert!(!clean.body.to_string().contains("ghp_A1b2"), "{}", clean.body);
     }
 }

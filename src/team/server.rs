@@ -120,16 +120,32 @@ pub async fn push(client: &mut Client, origin: &str, rows: &[Outgoing]) -> Resul
     Ok(added)
 }
 
-/// What a tombstone came to.
+/// What a tombstone or an edit came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tombstoned {
-    /// Deleted now, or already gone.
+pub enum Changed {
+    /// Done now (a tombstone: or the row was already gone).
     Done,
     /// The row is another member's: the server refused (row-level security).
     Refused,
 }
 
-pub async fn tombstone(client: &mut Client, gid: &str) -> Result<Tombstoned, TeamError> {
+/// Replaces a live row's body (its origin edited it) and gives it a new sequence number, so every
+/// worker pulls it again.
+pub async fn edit(client: &mut Client, gid: &str, body: &serde_json::Value, content_hash: &str) -> Result<Changed, TeamError> {
+    let tx = client.transaction().await?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK]).await?;
+    let changed = tx
+        .execute(
+            "UPDATE memd.rows SET body = $2, content_hash = $3, seq = nextval('memd.row_seq')
+             WHERE gid = $1 AND NOT deleted",
+            &[&gid, body, &content_hash],
+        )
+        .await?;
+    tx.commit().await?;
+    Ok(if changed == 1 { Changed::Done } else { Changed::Refused })
+}
+
+pub async fn tombstone(client: &mut Client, gid: &str) -> Result<Changed, TeamError> {
     let tx = client.transaction().await?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK]).await?;
     let changed = tx
@@ -140,10 +156,10 @@ pub async fn tombstone(client: &mut Client, gid: &str) -> Result<Tombstoned, Tea
         )
         .await?;
     let outcome = match changed {
-        1 => Tombstoned::Done,
+        1 => Changed::Done,
         _ => match tx.query_opt("SELECT deleted FROM memd.rows WHERE gid = $1", &[&gid]).await? {
-            Some(row) if !row.get::<_, bool>(0) => Tombstoned::Refused,
-            _ => Tombstoned::Done,
+            Some(row) if !row.get::<_, bool>(0) => Changed::Refused,
+            _ => Changed::Done,
         },
     };
     tx.commit().await?;
