@@ -184,6 +184,8 @@ pub trait Storage: Send + Sync {
     fn team_pull_state(&self) -> Op<'_, (String, i64)>;
     fn team_apply_pulled(&self, rows: Vec<crate::team::rows::Incoming>, install: String, now: i64) -> Op<'_, crate::store::team::Applied>;
     fn team_figures(&self, projects: Vec<String>) -> Read<'_, crate::store::team::TeamFigures>;
+    /// Teammates' work states as last pulled, newest first.
+    fn team_work(&self, limit: usize) -> Read<'_, Vec<crate::store::team_work::TeamWork>>;
 
     // --- the alert outbox (issue 39) ---
     /// Queues new observations of `types` (the first call only sets the cursor).

@@ -307,6 +307,9 @@ impl Storage for SqliteBackend {
     fn team_apply_pulled(&self, rows: Vec<crate::team::rows::Incoming>, install: String, now: i64) -> Op<'_, crate::store::team::Applied> {
         self.write(move |c| crate::store::team::apply_pulled(c, &rows, &install, now))
     }
+    fn team_work(&self, limit: usize) -> Read<'_, Vec<crate::store::team_work::TeamWork>> {
+        self.read(move |c| Ok(crate::store::team_work::list(c, limit)?))
+    }
     fn team_figures(&self, projects: Vec<String>) -> Read<'_, crate::store::team::TeamFigures> {
         self.read(move |c| Ok(crate::store::team::figures(c, &projects)?))
     }

@@ -125,15 +125,17 @@ pub fn run(env: &HashMap<String, String>, args: TeamArgs) -> anyhow::Result<Exit
                         .unwrap_or_default()
                 );
                 println!(
-                    "pushed {} · pulled {} · lag {} · last pull {}",
+                    "pushed {} · pulled {} · queue {} · lag {} · last pull {}",
                     l["pushed"],
                     l["pulled"],
+                    l["queue"],
                     s["lag"],
                     s["last_pull_at"].as_str().unwrap_or("never")
                 );
                 if let Some(e) = s["last_error"].as_str() {
                     println!("last error: {e}");
                 }
+                print_team_work(&v["work"]);
             }
         }
         TeamCommand::Share { project } => {
@@ -162,4 +164,38 @@ pub fn run(env: &HashMap<String, String>, args: TeamArgs) -> anyhow::Result<Exit
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Teammates' work: each origin's task and open items.
+fn print_team_work(work: &Value) {
+    for w in work.as_array().into_iter().flatten() {
+        let open: Vec<String> = w["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|i| i["status"] != "done")
+            .map(|i| {
+                format!(
+                    "{} [{}] {}",
+                    i["key"].as_str().unwrap_or(""),
+                    i["status"].as_str().unwrap_or(""),
+                    i["text"].as_str().unwrap_or("")
+                )
+            })
+            .collect();
+        println!(
+            "{} on {}{}: {}",
+            w["origin"].as_str().unwrap_or("?"),
+            w["project"].as_str().unwrap_or("?"),
+            w["branch"]
+                .as_str()
+                .filter(|b| !b.is_empty())
+                .map(|b| format!(" ({b})"))
+                .unwrap_or_default(),
+            w["task"].as_str().unwrap_or("no task")
+        );
+        for item in open {
+            println!("  {item}");
+        }
+    }
 }

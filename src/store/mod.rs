@@ -37,6 +37,7 @@ pub mod supersession;
 pub mod team;
 pub mod team_edits;
 pub mod team_summaries;
+pub mod team_work;
 pub mod tool_events;
 pub mod work_state;
 pub mod writer;

@@ -10,12 +10,24 @@ CREATE TABLE IF NOT EXISTS team_rows (
   origin TEXT NOT NULL,
   -- Local edits of a pushed observation not sent yet (a counter: an edit during a send is kept).
   edited INTEGER NOT NULL DEFAULT 0,
+  -- A work state's version (its updated_at_epoch) pushed from here.
+  version INTEGER,
   mine INTEGER NOT NULL,
   seq INTEGER,
   at_epoch INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS team_rows_observation ON team_rows(observation_id);
 CREATE INDEX IF NOT EXISTS team_rows_summary ON team_rows(summary_id) WHERE summary_id IS NOT NULL;
+-- Teammates' work states as last pulled (one per origin, project and branch).
+CREATE TABLE IF NOT EXISTS team_work_state (
+  gid TEXT PRIMARY KEY,
+  origin TEXT NOT NULL,
+  project TEXT NOT NULL,
+  branch TEXT NOT NULL,
+  body TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  updated_at_epoch INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS team_tombstones (
   gid TEXT PRIMARY KEY,
   state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sent', 'refused')),

@@ -63,6 +63,9 @@ pub fn outgoing(
         });
     }
     if out.len() < limit {
+        out.extend(super::team_work::outgoing(conn, projects, redactor, install, limit - out.len())?);
+    }
+    if out.len() < limit {
         out.extend(super::team_summaries::outgoing(
             conn,
             projects,
@@ -77,15 +80,17 @@ pub fn outgoing(
 /// Marks rows the server committed.
 pub fn mark_pushed(conn: &Connection, rows: &[(String, LocalRef)], origin: &str, now: i64) -> Result<(), StoreError> {
     let mut stmt = conn.prepare_cached(
-        "INSERT INTO team_rows(gid, observation_id, summary_id, origin, mine, at_epoch) VALUES (?1, ?2, ?3, ?4, 1, ?5)
-         ON CONFLICT(gid) DO UPDATE SET observation_id = excluded.observation_id, summary_id = excluded.summary_id",
+        "INSERT INTO team_rows(gid, observation_id, summary_id, version, origin, mine, at_epoch) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6)
+         ON CONFLICT(gid) DO UPDATE SET observation_id = excluded.observation_id, summary_id = excluded.summary_id,
+           version = excluded.version",
     )?;
     for (gid, local) in rows {
-        let (obs, sum) = match *local {
-            LocalRef::Observation(id) => (Some(id), None),
-            LocalRef::Summary(id) => (None, Some(id)),
+        let (obs, sum, version) = match *local {
+            LocalRef::Observation(id) => (Some(id), None, None),
+            LocalRef::Summary(id) => (None, Some(id), None),
+            LocalRef::Work(v) => (None, None, Some(v)),
         };
-        stmt.execute(params![gid, obs, sum, origin, now])?;
+        stmt.execute(params![gid, obs, sum, version, origin, now])?;
     }
     Ok(())
 }
@@ -176,6 +181,10 @@ pub fn apply_pulled(conn: &Connection, rows: &[Incoming], install: &str, now: i6
         }
         if r.kind == "summary" {
             done.added += usize::from(super::team_summaries::apply(conn, r, now)?);
+            continue;
+        }
+        if r.kind == "work_state" {
+            done.edited += usize::from(super::team_work::apply(conn, r)?);
             continue;
         }
         let body: Body = serde_json::from_value(r.body.clone()).unwrap_or_default();

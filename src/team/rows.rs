@@ -13,6 +13,8 @@ use crate::store::observation_record::ObservationRecord;
 pub enum LocalRef {
     Observation(i64),
     Summary(i64),
+    /// A project and branch's work state at this version (its `updated_at_epoch`).
+    Work(i64),
 }
 
 /// A row on its way to the server.
@@ -103,6 +105,39 @@ impl SummaryBody {
     }
 }
 
+/// A work state as shared: the task, notes and items of one project and branch.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WorkBody {
+    pub branch: String,
+    pub task: Option<String>,
+    pub notes: Option<String>,
+    pub items: Vec<WorkItemBody>,
+    pub updated_at_epoch: i64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WorkItemBody {
+    pub key: String,
+    pub text: String,
+    pub status: String,
+    pub updated_at_epoch: i64,
+}
+
+impl WorkBody {
+    /// Every text through the redactor once more.
+    pub fn redacted(mut self, redactor: &Redactor) -> Self {
+        for t in [&mut self.task, &mut self.notes].into_iter().flatten() {
+            *t = redactor.redact(t).0;
+        }
+        for i in &mut self.items {
+            i.text = redactor.redact(&i.text).0;
+        }
+        self
+    }
+}
+
 pub fn json_list(s: &str) -> Vec<String> {
     list(s)
 }
@@ -133,6 +168,8 @@ impl Incoming {
     pub fn redacted(mut self, redactor: &Redactor) -> Self {
         self.body = match self.kind.as_str() {
             "summary" => serde_json::from_value::<SummaryBody>(self.body.clone())
+                .map(|b| serde_json::to_value(b.redacted(redactor)).unwrap_or_default()),
+            "work_state" => serde_json::from_value::<WorkBody>(self.body.clone())
                 .map(|b| serde_json::to_value(b.redacted(redactor)).unwrap_or_default()),
             _ => serde_json::from_value::<Body>(self.body.clone()).map(|b| serde_json::to_value(b.redacted(redactor)).unwrap_or_default()),
         }
@@ -165,7 +202,14 @@ pub fn gid_of(install_id: &str, local: LocalRef) -> String {
     match local {
         LocalRef::Observation(id) => format!("{install_id}-{id}"),
         LocalRef::Summary(id) => format!("{install_id}-S{id}"),
+        LocalRef::Work(_) => format!("{install_id}-W"),
     }
+}
+
+/// The global id of a project and branch's work state (one row, re-sent as it changes).
+pub fn work_gid(install_id: &str, project: &str, branch: &str) -> String {
+    let key = crate::pipeline::hash::sha256_hex(format!("{project}\0{branch}").as_bytes());
+    format!("{install_id}-W{}", &key[..16])
 }
 
 #[cfg(test)]

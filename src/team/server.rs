@@ -1,5 +1,5 @@
 //! The team server: connecting (rustls), its schema and migrations, and the three things a worker
-//! does there — push (idempotent: `ON CONFLICT (gid) DO NOTHING`, acknowledged only after the
+//! does there — push (idempotent by global id and content hash, acknowledged only after the
 //! commit), tombstone (an update row-level security allows only to the row's owner or a
 //! `memd_admin`), and pull by the server's sequence. Pushes and tombstones take one transaction
 //! advisory lock, so sequence numbers become visible in commit order and a pull never skips a row.
@@ -88,14 +88,19 @@ pub async fn init(client: &Client) -> Result<(i64, i64), TeamError> {
     Ok((before, known))
 }
 
-/// Pushes rows; returns how many the server did not have. Nothing is acknowledged before COMMIT.
+/// Pushes rows; returns how many the server did not have as they are (new, or a changed work
+/// state: re-sequenced so every worker pulls it again). The same row pushed twice changes nothing.
+/// Nothing is acknowledged before COMMIT.
 pub async fn push(client: &mut Client, origin: &str, rows: &[Outgoing]) -> Result<usize, TeamError> {
     let tx = client.transaction().await?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK]).await?;
     let stmt = tx
         .prepare(
             "INSERT INTO memd.rows (gid, kind, project, origin, provenance, content_hash, body, created_at_epoch)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (gid) DO NOTHING",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+             ON CONFLICT (gid) DO UPDATE SET body = excluded.body, content_hash = excluded.content_hash,
+               seq = nextval('memd.row_seq')
+             WHERE memd.rows.content_hash <> excluded.content_hash AND NOT memd.rows.deleted",
         )
         .await?;
     let mut added = 0;

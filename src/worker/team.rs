@@ -1,5 +1,5 @@
-//! Team memory's use-cases (issue 40): what `GET /api/team` shows (the sync's status and the local
-//! counts) and `memd team sync --now` (a pass, answered when it is done).
+//! Team memory's use-cases (issue 40): what `GET /api/team` shows (the sync's status, the local
+//! counts and teammates' work states) and `memd team sync --now` (a pass, answered when it is done).
 
 use std::time::Duration;
 
@@ -26,7 +26,8 @@ pub async fn status(svc: &Services) -> Result<Value, TeamUseError> {
         .team_figures(status.projects.clone())
         .await
         .map_err(|e| TeamUseError::Failed(e.to_string()))?;
-    Ok(json!({"status": status, "local": figures}))
+    let work = svc.storage.team_work(50).await.map_err(|e| TeamUseError::Failed(e.to_string()))?;
+    Ok(json!({"status": status, "local": figures, "work": work}))
 }
 
 pub async fn sync_now(svc: &Services) -> Result<PassReport, TeamUseError> {

@@ -308,3 +308,54 @@ fn an_origins_edit_reaches_the_others_and_a_poisoned_row_is_screened_on_arrival(
     let context = b.get("/api/context/inject?projects=shop").text();
     assert!(!context.contains("installer"), "{context}");
 }
+
+#[test]
+fn work_state_is_shared_as_the_teammates_own_and_follows_its_updates() {
+    let Some(pg) = Postgres::start() else { return };
+    let a = team_worker(&pg, "alice", "alice@laptop", "600000");
+    init(&pg, &a);
+    let b = team_worker(&pg, "bob", "bob@desktop", "600000");
+    let sync = |w: &TestWorker| {
+        let r = w.post("/api/team/sync", &json!({}));
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json().unwrap()
+    };
+    let write = |body: Value| {
+        let r = a.post("/api/work-state", &body);
+        assert_eq!(r.status, 200, "{}", r.text());
+    };
+    write(json!({"project": "shop", "task": "Refunds rework",
+                 "items": [{"key": "r1", "text": "batch refunds by card network", "status": "doing"}]}));
+    assert_eq!(sync(&a)["pushed"], 1);
+    assert_eq!(sync(&a)["pushed"], 0, "an unchanged state is not sent again");
+    sync(&b);
+    let team: Value = b.get("/api/team").json().unwrap();
+    let work = team["work"].as_array().unwrap();
+    assert_eq!(work.len(), 1, "{team}");
+    assert_eq!(work[0]["origin"], "alice@laptop");
+    assert_eq!(work[0]["task"], "Refunds rework");
+    assert_eq!(work[0]["items"][0]["status"], "doing");
+
+    std::thread::sleep(Duration::from_millis(5));
+    write(
+        json!({"project": "shop", "items": [{"key": "r1", "text": "batch refunds by card network", "status": "done"},
+                                               {"key": "r2", "text": "retry failed refunds nightly", "status": "todo"}]}),
+    );
+    assert_eq!(sync(&a)["pushed"], 1, "the changed state is sent again");
+    sync(&b);
+    let team: Value = b.get("/api/team").json().unwrap();
+    let work = team["work"].as_array().unwrap();
+    assert_eq!(work.len(), 1, "one state per origin, project and branch: {team}");
+    let items = work[0]["items"].as_array().unwrap();
+    assert!(items.iter().any(|i| i["key"] == "r2" && i["status"] == "todo"), "{team}");
+    assert!(items.iter().any(|i| i["key"] == "r1" && i["status"] == "done"), "{team}");
+    // B's own work state is B's: nothing of A's was merged into it.
+    let own = b.get("/api/work-state?project=shop").text();
+    assert!(!own.contains("Refunds rework"), "{own}");
+    let out = b.command().args(["team", "status"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("alice@laptop on shop: Refunds rework") && text.contains("r2 [todo]"),
+        "{text}"
+    );
+}
