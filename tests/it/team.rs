@@ -29,6 +29,13 @@ fn save(w: &TestWorker, text: &str) -> i64 {
     r.json().unwrap()["id"].as_i64().unwrap()
 }
 
+/// A sync pass now; its report.
+fn sync(w: &TestWorker) -> Value {
+    let r = w.post("/api/team/sync", &json!({}));
+    assert_eq!(r.status, 200, "{}", r.text());
+    r.json().unwrap()
+}
+
 fn copies(w: &TestWorker, word: &str) -> i64 {
     let db = w.db();
     db.query_row(
@@ -235,11 +242,6 @@ fn session_summaries_are_shared_and_their_forget_propagates() {
             r.get(0)
         })
         .unwrap();
-    let sync = |w: &TestWorker| {
-        let r = w.post("/api/team/sync", &json!({}));
-        assert_eq!(r.status, 200, "{}", r.text());
-        r.json().unwrap()
-    };
     assert_eq!(sync(&a)["pushed"], 1);
     assert_eq!(sync(&b)["pulled"], 1);
     let found = |o: &str| {
@@ -263,11 +265,6 @@ fn an_origins_edit_reaches_the_others_and_a_poisoned_row_is_screened_on_arrival(
     let a = team_worker(&pg, "alice", "alice@laptop", "600000");
     init(&pg, &a);
     let b = team_worker(&pg, "bob", "bob@desktop", "600000");
-    let sync = |w: &TestWorker| {
-        let r = w.post("/api/team/sync", &json!({}));
-        assert_eq!(r.status, 200, "{}", r.text());
-        r.json().unwrap()
-    };
     let id = save(&a, "Coupons stack up to two per order.");
     sync(&a);
     sync(&b);
@@ -315,11 +312,6 @@ fn work_state_is_shared_as_the_teammates_own_and_follows_its_updates() {
     let a = team_worker(&pg, "alice", "alice@laptop", "600000");
     init(&pg, &a);
     let b = team_worker(&pg, "bob", "bob@desktop", "600000");
-    let sync = |w: &TestWorker| {
-        let r = w.post("/api/team/sync", &json!({}));
-        assert_eq!(r.status, 200, "{}", r.text());
-        r.json().unwrap()
-    };
     let write = |body: Value| {
         let r = a.post("/api/work-state", &body);
         assert_eq!(r.status, 200, "{}", r.text());
