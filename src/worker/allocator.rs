@@ -6,6 +6,12 @@
 //! of arenas (the runtime's threads share them instead of each growing its own), and
 //! `malloc_trim(0)` — which returns every whole free page of every arena to the kernel — after the
 //! reaper stopped actors. Elsewhere (musl, macOS) both are no-ops.
+//!
+//! A third, measured after 20,000 sessions (docs/measurements.md, issue 34): glibc's per-thread
+//! caches park freed chunks that trimming cannot return, pinning their pages — 61 MB after the
+//! flood with them, 46 MB without, at a cost within this machine's noise on ingest. Their size can
+//! only be set before the process starts, so `memd serve` executes itself again once with
+//! `glibc.malloc.tcache_count=0` added to `GLIBC_TUNABLES` (a value already there is respected).
 
 /// Called once in `memd serve` before the runtime starts any thread.
 pub fn tune() {
@@ -18,6 +24,33 @@ pub fn tune() {
         // mappings, returned on free.
         libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
         libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
+}
+
+/// Re-executes this process (same pid, arguments and environment) with glibc's per-thread caches
+/// off, unless `GLIBC_TUNABLES` already sets them. Returns when it did not re-execute. Call it first
+/// thing in `memd serve`, before any lock, file or thread.
+pub fn reexec_without_thread_caches() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        use std::os::unix::process::CommandExt;
+        const TUNABLE: &str = "glibc.malloc.tcache_count";
+        let current = std::env::var("GLIBC_TUNABLES").unwrap_or_default();
+        if current.contains(TUNABLE) {
+            return;
+        }
+        let value = match current.is_empty() {
+            true => format!("{TUNABLE}=0"),
+            false => format!("{current}:{TUNABLE}=0"),
+        };
+        let mut args = std::env::args_os();
+        let Some(argv0) = args.next() else { return };
+        let err = std::process::Command::new("/proc/self/exe")
+            .arg0(argv0)
+            .args(args)
+            .env("GLIBC_TUNABLES", value)
+            .exec();
+        eprintln!("memd: running with glibc's thread caches on (re-executing failed: {err})");
     }
 }
 

@@ -58,3 +58,20 @@ fn rss_falls_back_after_4000_sessions_are_reaped() {
         "RSS after reaping 4,000 sessions: {after} KiB (start {start} KiB, peak {peak} KiB)"
     );
 }
+
+/// Issue 34: `memd serve` runs with glibc's per-thread caches off (it re-executes itself once,
+/// keeping its pid), and a tunable the user set is kept as set.
+#[test]
+fn the_worker_runs_with_glibcs_thread_caches_off() {
+    let environ = |pid: u32| {
+        let raw = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+        String::from_utf8_lossy(&raw)
+            .split('\0')
+            .find_map(|kv| kv.strip_prefix("GLIBC_TUNABLES=").map(String::from))
+    };
+    let w = TestWorker::start(&[("MEMD_EMBEDDINGS", "none")]);
+    assert_eq!(environ(w.pid().unwrap()).as_deref(), Some("glibc.malloc.tcache_count=0"));
+    let mine = TestWorker::start(&[("MEMD_EMBEDDINGS", "none"), ("GLIBC_TUNABLES", "glibc.malloc.tcache_count=3")]);
+    assert_eq!(environ(mine.pid().unwrap()).as_deref(), Some("glibc.malloc.tcache_count=3"));
+    assert_eq!(w.get("/api/readiness").status, 200);
+}
