@@ -182,11 +182,10 @@ async fn pass(args: &TeamSyncArgs, slot: &mut Option<Client>, known_install: &On
     let s = &args.settings;
     let mut report = PassReport::default();
     if slot.as_ref().is_none_or(Client::is_closed) {
-        let client = server::connect(s.url.expose(), s.ca_file.as_deref()).await?;
-        server::check_schema(&client).await?;
-        *slot = Some(client);
+        *slot = Some(server::connect(s.url.expose(), s.ca_file.as_deref()).await?);
     }
     let client = slot.as_mut().ok_or_else(|| TeamError::Unreachable("no connection".into()))?;
+    // Every pass: a failure drops the connection (the caller), a newer schema stops the pass.
     report.schema_version = server::check_schema(client).await?;
     let store_err = |e: crate::store::StoreError| TeamError::Config(format!("local store: {e}"));
     let read_err = |e: crate::retrieval::RetrievalError| TeamError::Config(format!("local store: {e}"));

@@ -273,6 +273,16 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
 
 /// The team sync's status; a disabled one when the server is set but the actor did not answer.
 pub async fn team(svc: &crate::worker::Services) -> Option<crate::actors::team_sync::TeamStatus> {
+    team_with_figures(svc).await.map(|(status, _)| status)
+}
+
+/// [`team`] and the local counts its queue comes from (one count for `GET /api/team` too).
+pub async fn team_with_figures(
+    svc: &crate::worker::Services,
+) -> Option<(
+    crate::actors::team_sync::TeamStatus,
+    Result<crate::store::team::TeamFigures, crate::retrieval::RetrievalError>,
+)> {
     let cfg = svc.settings.get().team.clone()?;
     let asked = match svc.handles.team_sync() {
         Some(a) => ractor::call_t!(a, crate::actors::team_sync::TeamSyncMsg::Status, RPC_MS).ok(),
@@ -284,13 +294,9 @@ pub async fn team(svc: &crate::worker::Services) -> Option<crate::actors::team_s
         projects: cfg.projects,
         ..Default::default()
     });
-    status.queue = svc
-        .storage
-        .team_figures(status.projects.clone())
-        .await
-        .map(|f| f.queue)
-        .unwrap_or(0);
-    Some(status)
+    let figures = svc.storage.team_figures(status.projects.clone()).await;
+    status.queue = figures.as_ref().map(|f| f.queue).unwrap_or(0);
+    Some((status, figures))
 }
 
 async fn alerts(svc: &crate::worker::Services) -> Option<AlertsStatus> {

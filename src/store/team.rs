@@ -8,8 +8,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::StoreError;
 use super::observation_record::{OBS_COLS, ObservationRecord};
+use super::team_edits::Known;
 use crate::pipeline::redact::Redactor;
-use crate::team::rows::{Body, Incoming, LocalRef, Outgoing, body_of, gid_of};
+use crate::team::rows::{Body, Incoming, LocalRef, Outgoing, body_of, json_text, observation_gid};
 
 /// This data directory's id in global ids (random, made once).
 pub fn install_id(conn: &Connection) -> Result<String, StoreError> {
@@ -24,6 +25,16 @@ pub fn install_id(conn: &Connection) -> Result<String, StoreError> {
     Ok(id)
 }
 
+/// `SELECT <select>` over the observations of `projects` waiting for their push.
+fn waiting(projects: &[String], select: &str) -> String {
+    let marks = vec!["?"; projects.len()].join(", ");
+    format!(
+        "SELECT {select} FROM observations o
+         WHERE o.project IN ({marks}) AND o.quarantined = 0 AND coalesce(o.imported_from, '') NOT LIKE 'team:%'
+           AND NOT EXISTS (SELECT 1 FROM team_rows t WHERE t.observation_id = o.id)"
+    )
+}
+
 /// Observations of the shared projects not pushed yet, oldest first: never quarantined, never a
 /// row that came from the team. A read: the writer is not held while a push waits on the server.
 pub fn outgoing(
@@ -36,13 +47,7 @@ pub fn outgoing(
     if projects.is_empty() {
         return Ok(Vec::new());
     }
-    let marks = vec!["?"; projects.len()].join(", ");
-    let sql = format!(
-        "SELECT {OBS_COLS} FROM observations o
-         WHERE o.project IN ({marks}) AND o.quarantined = 0 AND coalesce(o.imported_from, '') NOT LIKE 'team:%'
-           AND NOT EXISTS (SELECT 1 FROM team_rows t WHERE t.observation_id = o.id)
-         ORDER BY o.id LIMIT {limit}"
-    );
+    let sql = format!("{} ORDER BY o.id LIMIT {limit}", waiting(projects, OBS_COLS));
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt.query_map(rusqlite::params_from_iter(projects.iter()), |r| {
         Ok((r.get::<_, i64>("id")?, ObservationRecord::from_row(r)?))
@@ -52,7 +57,7 @@ pub fn outgoing(
         let (id, rec) = row?;
         let kind = if rec.origin == "manual" { "memory" } else { "observation" };
         out.push(Outgoing {
-            gid: gid_of(install, LocalRef::Observation(id)),
+            gid: observation_gid(install, id),
             local: LocalRef::Observation(id),
             kind,
             project: rec.project.clone(),
@@ -132,14 +137,14 @@ pub(super) fn ensure_session(conn: &Connection, origin: &str, project: &str, now
 }
 
 /// Removes the local copy of a row its origin forgot.
-fn remove_local(conn: &Connection, gid: &str, local: Option<(Option<i64>, Option<i64>)>, now: i64) -> Result<bool, StoreError> {
+fn remove_local(conn: &Connection, gid: &str, known: Option<Known>, now: i64) -> Result<bool, StoreError> {
     use super::forget::{RecordKind, RecordRef, forget_one};
-    let target = match local {
-        Some((Some(id), _)) => RecordRef {
+    let target = match known {
+        Some(Known { observation: Some(id), .. }) => RecordRef {
             kind: RecordKind::Observation,
             id,
         },
-        Some((_, Some(id))) => RecordRef {
+        Some(Known { summary: Some(id), .. }) => RecordRef {
             kind: RecordKind::Summary,
             id,
         },
@@ -171,8 +176,7 @@ pub fn apply_pulled(conn: &Connection, rows: &[Incoming], install: &str, now: i6
         }
         let known = super::team_edits::known(conn, &r.gid)?;
         if r.deleted {
-            let local = known.map(|k| (k.observation, k.summary));
-            done.removed += usize::from(remove_local(conn, &r.gid, local, now)?);
+            done.removed += usize::from(remove_local(conn, &r.gid, known, now)?);
             continue;
         }
         if let Some(k) = known {
@@ -193,10 +197,10 @@ pub fn apply_pulled(conn: &Connection, rows: &[Incoming], install: &str, now: i6
         rec.title = body.title;
         rec.subtitle = body.subtitle;
         rec.narrative = body.narrative;
-        rec.facts = serde_json::to_string(&body.facts).unwrap_or_else(|_| "[]".into());
-        rec.concepts = serde_json::to_string(&body.concepts).unwrap_or_else(|_| "[]".into());
-        rec.files_read = serde_json::to_string(&body.files_read).unwrap_or_else(|_| "[]".into());
-        rec.files_modified = serde_json::to_string(&body.files_modified).unwrap_or_else(|_| "[]".into());
+        rec.facts = json_text(&body.facts);
+        rec.concepts = json_text(&body.concepts);
+        rec.files_read = json_text(&body.files_read);
+        rec.files_modified = json_text(&body.files_modified);
         rec.content_hash = r.content_hash.clone();
         rec.imported_from = Some(format!("team:{}", r.origin));
         let id = rec.insert(conn)?;
@@ -232,12 +236,7 @@ fn queue(conn: &Connection, projects: &[String]) -> Result<i64, StoreError> {
     if projects.is_empty() {
         return Ok(0);
     }
-    let marks = vec!["?"; projects.len()].join(", ");
-    let sql = format!(
-        "SELECT count(*) FROM observations o
-         WHERE o.project IN ({marks}) AND o.quarantined = 0 AND coalesce(o.imported_from, '') NOT LIKE 'team:%'
-           AND NOT EXISTS (SELECT 1 FROM team_rows t WHERE t.observation_id = o.id)"
-    );
+    let sql = waiting(projects, "count(*)");
     let observations: i64 = conn.query_row(&sql, rusqlite::params_from_iter(projects.iter()), |r| r.get(0))?;
     Ok(observations + super::team_summaries::queue(conn, projects)?)
 }

@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::StoreError;
 use super::observation_record::{OBS_COLS, ObservationRecord};
 use crate::pipeline::redact::Redactor;
-use crate::team::rows::{Body, Incoming, body_of};
+use crate::team::rows::{Body, Incoming, body_of, json_text};
 
 /// A row of `team_rows`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,7 +90,6 @@ pub fn apply_edit(conn: &Connection, k: &Known, r: &Incoming) -> Result<bool, St
         return Ok(false);
     }
     let body: Body = serde_json::from_value(r.body.clone()).unwrap_or_default();
-    let list = |v: &[String]| serde_json::to_string(v).unwrap_or_else(|_| "[]".into());
     conn.execute(
         "UPDATE observations SET title = ?2, subtitle = ?3, narrative = ?4, facts = ?5, concepts = ?6,
            files_read = ?7, files_modified = ?8 WHERE id = ?1",
@@ -99,10 +98,10 @@ pub fn apply_edit(conn: &Connection, k: &Known, r: &Incoming) -> Result<bool, St
             body.title,
             body.subtitle,
             body.narrative,
-            list(&body.facts),
-            list(&body.concepts),
-            list(&body.files_read),
-            list(&body.files_modified)
+            json_text(&body.facts),
+            json_text(&body.concepts),
+            json_text(&body.files_read),
+            json_text(&body.files_modified)
         ],
     )?;
     conn.execute("UPDATE team_rows SET seq = ?2 WHERE gid = ?1", params![r.gid, r.seq])?;

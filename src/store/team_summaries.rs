@@ -6,7 +6,7 @@ use rusqlite::{Connection, params};
 
 use super::StoreError;
 use crate::pipeline::redact::Redactor;
-use crate::team::rows::{Incoming, LocalRef, Outgoing, SummaryBody, gid_of, json_list};
+use crate::team::rows::{Incoming, LocalRef, Outgoing, SummaryBody, json_list, json_text, summary_gid};
 
 const WAITING: &str = "FROM session_summaries s
      WHERE s.project IN ({marks}) AND s.quarantined = 0
@@ -57,7 +57,7 @@ pub fn outgoing(
         let (id, project, body, at, provenance) = row?;
         let body = serde_json::to_value(body.redacted(redactor)).unwrap_or_default();
         out.push(Outgoing {
-            gid: gid_of(install, LocalRef::Summary(id)),
+            gid: summary_gid(install, id),
             local: LocalRef::Summary(id),
             kind: "summary",
             project,
@@ -83,7 +83,6 @@ pub fn queue(conn: &Connection, projects: &[String]) -> Result<i64, StoreError> 
 pub fn apply(conn: &Connection, r: &Incoming, now: i64) -> Result<bool, StoreError> {
     let body: SummaryBody = serde_json::from_value(r.body.clone()).unwrap_or_default();
     let msid = super::team::ensure_session(conn, &r.origin, &r.project, now)?;
-    let list = |v: &[String]| serde_json::to_string(v).unwrap_or_else(|_| "[]".into());
     let added = conn.execute(
         "INSERT INTO session_summaries(memory_session_id, project, platform_source, request, investigated, learned,
              completed, next_steps, notes, files_read, files_edited, origin, created_at, created_at_epoch)
@@ -97,8 +96,8 @@ pub fn apply(conn: &Connection, r: &Incoming, now: i64) -> Result<bool, StoreErr
             body.completed,
             body.next_steps,
             body.notes,
-            list(&body.files_read),
-            list(&body.files_edited),
+            json_text(&body.files_read),
+            json_text(&body.files_edited),
             body.created_at,
             r.created_at_epoch
         ],

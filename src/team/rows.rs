@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::retrieval::records::json_list;
+
 use crate::pipeline::redact::Redactor;
 use crate::store::observation_record::ObservationRecord;
 
@@ -59,10 +61,6 @@ pub struct Body {
     pub files_read: Vec<String>,
     pub files_modified: Vec<String>,
     pub created_at: String,
-}
-
-fn list(s: &str) -> Vec<String> {
-    serde_json::from_str(s).unwrap_or_default()
 }
 
 /// The shared fields of a session summary.
@@ -138,8 +136,9 @@ impl WorkBody {
     }
 }
 
-pub fn json_list(s: &str) -> Vec<String> {
-    list(s)
+/// A list of strings as the JSON text a list column holds.
+pub fn json_text(v: &[String]) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "[]".into())
 }
 
 impl Body {
@@ -180,30 +179,29 @@ impl Incoming {
 
 /// The body of `r`, every text through the redactor once more.
 pub fn body_of(r: &ObservationRecord, redactor: &Redactor) -> Body {
-    let clean = |s: &str| redactor.redact(s).0;
-    let opt = |s: &Option<String>| s.as_deref().map(clean);
-    let many = |s: &str| list(s).iter().map(|x| clean(x)).collect();
     Body {
         obs_type: r.obs_type.clone(),
-        title: opt(&r.title),
-        subtitle: opt(&r.subtitle),
-        narrative: opt(&r.narrative),
-        facts: many(&r.facts),
-        concepts: many(&r.concepts),
-        files_read: many(&r.files_read),
-        files_modified: many(&r.files_modified),
+        title: r.title.clone(),
+        subtitle: r.subtitle.clone(),
+        narrative: r.narrative.clone(),
+        facts: json_list(&r.facts),
+        concepts: json_list(&r.concepts),
+        files_read: json_list(&r.files_read),
+        files_modified: json_list(&r.files_modified),
         created_at: r.created_at.clone(),
     }
+    .redacted(redactor)
 }
 
-/// The global id of a local row: this data directory's install id and the row's id (`S<id>` for
-/// a summary), so a retried push names the same row.
-pub fn gid_of(install_id: &str, local: LocalRef) -> String {
-    match local {
-        LocalRef::Observation(id) => format!("{install_id}-{id}"),
-        LocalRef::Summary(id) => format!("{install_id}-S{id}"),
-        LocalRef::Work(_) => format!("{install_id}-W"),
-    }
+/// The global id of a local observation: this data directory's install id and the row's id, so
+/// a retried push names the same row.
+pub fn observation_gid(install_id: &str, id: i64) -> String {
+    format!("{install_id}-{id}")
+}
+
+/// The global id of a local session summary (`S<id>`).
+pub fn summary_gid(install_id: &str, id: i64) -> String {
+    format!("{install_id}-S{id}")
 }
 
 /// The global id of a project and branch's work state (one row, re-sent as it changes).
@@ -227,8 +225,8 @@ mod tests {
         assert_eq!(b.facts, ["a fact"]);
         let v = serde_json::to_value(Body::default()).unwrap();
         assert!(v.get("tool_input").is_none());
-        assert_eq!(gid_of("abc", LocalRef::Observation(7)), "abc-7");
-        assert_eq!(gid_of("abc", LocalRef::Summary(7)), "abc-S7");
+        assert_eq!(observation_gid("abc", 7), "abc-7");
+        assert_eq!(summary_gid("abc", 7), "abc-S7");
         let s = SummaryBody {
             learned: Some("key ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8".into()),
             ..Default::default()

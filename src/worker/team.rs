@@ -20,12 +20,8 @@ pub enum TeamUseError {
 }
 
 pub async fn status(svc: &Services) -> Result<Value, TeamUseError> {
-    let status = crate::status::team(svc).await.ok_or(TeamUseError::Off)?;
-    let figures = svc
-        .storage
-        .team_figures(status.projects.clone())
-        .await
-        .map_err(|e| TeamUseError::Failed(e.to_string()))?;
+    let (status, figures) = crate::status::team_with_figures(svc).await.ok_or(TeamUseError::Off)?;
+    let figures = figures.map_err(|e| TeamUseError::Failed(e.to_string()))?;
     let work = svc.storage.team_work(50).await.map_err(|e| TeamUseError::Failed(e.to_string()))?;
     Ok(json!({"status": status, "local": figures, "work": work}))
 }
