@@ -230,3 +230,12 @@ pub(crate) fn test_conn() -> rusqlite::Connection {
     migrations::migrate(&mut conn, 0).expect("migrate");
     conn
 }
+
+/// Bytes `conn`'s page cache holds now.
+#[cfg(test)]
+pub(crate) fn page_cache_bytes(conn: &rusqlite::Connection) -> i32 {
+    let (mut now, mut high) = (0, 0);
+    // SAFETY: a read of one open connection's counter into two local integers.
+    unsafe { rusqlite::ffi::sqlite3_db_status(conn.handle(), rusqlite::ffi::SQLITE_DBSTATUS_CACHE_USED, &mut now, &mut high, 0) };
+    now
+}
