@@ -5,12 +5,14 @@
 //! A stale PID file is replaced at start (the lock proves it stale) and counted here, as are the
 //! observer process groups a previous run left in `<data>/children.json` (killed at start, before
 //! the provider can start new ones; see `providers::children`).
-//! After a pass that stopped actors it returns freed heap pages to the kernel
-//! ([`crate::worker::allocator`]). Supervised by RootSupervisor. Failure policy: stateless apart from counters; a restart only
+//! After a pass that stopped actors, or once the resident set has grown by `TRIM_GROWTH` since the
+//! last trim (a status poll's table walk, a burst of searches), it returns SQLite's caches and the
+//! freed heap pages to the kernel ([`crate::worker::allocator`]). Supervised by RootSupervisor. Failure policy: stateless apart from counters; a restart only
 //! resets them.
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
@@ -50,20 +52,40 @@ pub struct ReaperStatus {
     pub stale_files_removed: u64,
 }
 
+/// Growth of the resident set since the last trim that makes a pass trim although no actor stopped.
+const TRIM_GROWTH: u64 = 2 << 20;
+/// What `trimmed_at` holds while a trim runs: no growth can be due then.
+const TRIMMING: u64 = u64::MAX;
+
 pub struct ReaperState {
     args: ReaperArgs,
     status: ReaperStatus,
     /// The last pass stopped actors: trim after this one too (stopping is asynchronous).
     stopped_last_pass: bool,
+    /// The resident set right after the last trim (0 before the first), `TRIMMING` during one.
+    trimmed_at: Arc<AtomicU64>,
 }
 
 impl ReaperState {
-    /// Whether this pass, which stopped `n` actors, should trim the heap: when it or the pass
-    /// before stopped any (an actor's memory is freed once it has stopped, after the pass).
-    fn trim_due(&mut self, n: usize) -> bool {
-        let due = n > 0 || self.stopped_last_pass;
+    /// Whether this pass, which stopped `n` actors with the process `resident` bytes large, should
+    /// trim: when it or the pass before stopped any (an actor's memory is freed once it has stopped,
+    /// after the pass), or when the resident set grew by `TRIM_GROWTH` since the last trim.
+    fn trim_due(&mut self, n: usize, resident: u64) -> bool {
+        let grown = resident > self.trimmed_at.load(Ordering::Relaxed).saturating_add(TRIM_GROWTH);
+        let due = n > 0 || self.stopped_last_pass || grown;
         self.stopped_last_pass = n > 0;
         due
+    }
+
+    /// Hands SQLite's caches and the free heap back, then notes the resident set it left.
+    fn trim(&self) {
+        let (store, trimmed_at) = (self.args.store.clone(), self.trimmed_at.clone());
+        trimmed_at.store(TRIMMING, Ordering::Relaxed);
+        tokio::spawn(async move {
+            store.release_memory().await;
+            let _ = tokio::task::spawn_blocking(crate::worker::allocator::release_free_memory).await;
+            trimmed_at.store(crate::worker::allocator::resident_bytes(), Ordering::Relaxed);
+        });
     }
 }
 
@@ -103,6 +125,7 @@ impl Actor for OrphanReaper {
             args,
             status,
             stopped_last_pass: false,
+            trimmed_at: Arc::default(),
         })
     }
 
@@ -113,14 +136,8 @@ impl Actor for OrphanReaper {
                     let idle_ms = state.args.idle_ms;
                     if let Ok(n) = ractor::call_t!(manager, |reply| ManagerMsg::StopIdle { idle_ms, reply }, 5_000) {
                         state.status.idle_actors_stopped += n as u64;
-                        if state.trim_due(n) {
-                            // The actors stopped last pass are gone: hand their pages back, and
-                            // SQLite's caches with them (what a flood filled stays otherwise).
-                            let store = state.args.store.clone();
-                            tokio::spawn(async move {
-                                store.release_memory().await;
-                                let _ = tokio::task::spawn_blocking(crate::worker::allocator::release_free_memory).await;
-                            });
+                        if state.trim_due(n, crate::worker::allocator::resident_bytes()) {
+                            state.trim();
                         }
                     }
                 }
@@ -140,7 +157,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_heap_is_trimmed_after_a_pass_that_stopped_actors_and_after_the_next() {
+    fn the_heap_is_trimmed_after_a_pass_that_stopped_actors_and_after_the_next_or_once_it_grew() {
         let dir = tempfile::tempdir().unwrap();
         let opts = crate::store::StoreOptions {
             readers: 1,
@@ -160,10 +177,17 @@ mod tests {
             },
             status: ReaperStatus::default(),
             stopped_last_pass: false,
+            trimmed_at: Arc::new(AtomicU64::new(30 << 20)),
         };
-        assert!(!s.trim_due(0), "nothing stopped, nothing to give back");
-        assert!(s.trim_due(3));
-        assert!(s.trim_due(0), "the actors stopped last pass are gone now");
-        assert!(!s.trim_due(0));
+        let small = 30 << 20;
+        assert!(!s.trim_due(0, small), "nothing stopped, nothing to give back");
+        assert!(s.trim_due(3, small));
+        assert!(s.trim_due(0, small), "the actors stopped last pass are gone now");
+        assert!(!s.trim_due(0, small));
+        assert!(!s.trim_due(0, small + TRIM_GROWTH), "grown, but not by more than TRIM_GROWTH");
+        assert!(s.trim_due(0, small + TRIM_GROWTH + 1), "grown since the last trim");
+        s.trimmed_at.store(TRIMMING, Ordering::Relaxed);
+        assert!(!s.trim_due(0, u64::MAX / 2), "a trim is running");
+        assert!(s.trim_due(1, small), "stopped actors are trimmed after whatever runs");
     }
 }

@@ -89,16 +89,11 @@ pub struct MemoryStatus {
 
 impl MemoryStatus {
     pub fn now() -> Self {
-        let rss_kib = std::fs::read_to_string("/proc/self/status").ok().and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-        });
         let (heap_in_use_bytes, heap_free_bytes) = crate::worker::allocator::heap_figures();
         Self {
             heap_in_use_bytes,
             heap_free_bytes,
-            rss_bytes: rss_kib.unwrap_or(0) * 1024,
+            rss_bytes: crate::worker::allocator::resident_bytes(),
             sqlite_bytes: crate::store::sqlite_memory_used(),
         }
     }

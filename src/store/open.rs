@@ -20,7 +20,7 @@ pub fn open_writer(path: &Path, synchronous_full: bool) -> Result<Connection, St
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", if synchronous_full { "FULL" } else { "NORMAL" })?;
     conn.execute_batch(
-        "PRAGMA foreign_keys=ON; PRAGMA busy_timeout=5000; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-32000;
+        "PRAGMA foreign_keys=ON; PRAGMA busy_timeout=5000; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-8000;
          PRAGMA journal_size_limit=67108864; PRAGMA wal_autocheckpoint=1000;",
     )?;
     Ok(conn)

@@ -66,14 +66,15 @@ impl ReadPool {
         out
     }
 
-    /// Replaces the idle pooled connections with fresh ones: their page caches and the pages
-    /// their memory maps touched (counted in the resident set) go with them. Blocking: call from
-    /// a blocking thread. A connection that cannot be reopened is kept.
+    /// Empties the page caches of the idle pooled connections (`PRAGMA shrink_memory`; they refill
+    /// from the OS page cache). Keeping the connections keeps their schema and statements where
+    /// they are: reopening them scattered new allocations over the heap a trim is about to return
+    /// (docs/measurements.md, issue 34). Blocking: call from a blocking thread.
     pub fn release_memory(&self) {
-        let Ok(mut conns) = self.conns.lock() else { return };
-        for c in conns.iter_mut() {
-            if let Ok(fresh) = open_reader(&self.path) {
-                *c = fresh;
+        let Ok(conns) = self.conns.lock() else { return };
+        for c in conns.iter() {
+            if let Err(e) = c.execute_batch("PRAGMA shrink_memory") {
+                tracing::debug!(error = %e, "a reader kept its page cache");
             }
         }
     }
@@ -83,5 +84,37 @@ impl ReadPool {
     }
     pub fn busy(&self) -> usize {
         self.busy.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::page_cache_bytes;
+
+    #[test]
+    fn releasing_memory_empties_the_idle_readers_caches_and_keeps_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memd.db");
+        let mut w = super::super::open::open_writer(&path, false).unwrap();
+        crate::store::migrations::migrate(&mut w, 0).unwrap();
+        w.execute_batch("CREATE TABLE filler(x); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i<500) INSERT INTO filler SELECT randomblob(2000) FROM n;").unwrap();
+        let pool = ReadPool::open(path, 2).unwrap();
+        let filled = |pool: &ReadPool| -> Vec<i32> {
+            let conns = pool.conns.lock().unwrap();
+            for c in conns.iter() {
+                let _: i64 = c.query_row("SELECT sum(length(x)) FROM filler", [], |r| r.get(0)).unwrap();
+            }
+            conns.iter().map(page_cache_bytes).collect()
+        };
+        assert!(filled(&pool).iter().all(|&b| b > 500_000), "each reader cached the table");
+        pool.release_memory();
+        let conns = pool.conns.lock().unwrap();
+        assert_eq!(conns.len(), 2, "the connections stay");
+        assert!(
+            conns.iter().all(|c| page_cache_bytes(c) < 50_000),
+            "{:?}",
+            conns.iter().map(page_cache_bytes).collect::<Vec<_>>()
+        );
     }
 }

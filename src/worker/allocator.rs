@@ -5,7 +5,7 @@
 //! so after the sessions are gone the worker still held the peak. Two fixes: a small, fixed number
 //! of arenas (the runtime's threads share them instead of each growing its own), and
 //! `malloc_trim(0)` — which returns every whole free page of every arena to the kernel — after the
-//! reaper stopped actors. Elsewhere (musl, macOS) both are no-ops.
+//! reaper stopped actors or saw the resident set grow. Elsewhere (musl, macOS) both are no-ops.
 //!
 //! A third, measured after 20,000 sessions (docs/measurements.md, issue 34): glibc's per-thread
 //! caches park freed chunks that trimming cannot return, pinning their pages — 61 MB after the
@@ -62,6 +62,16 @@ pub fn release_free_memory() {
     unsafe {
         libc::malloc_trim(0);
     }
+}
+
+/// The process's resident set in bytes (`VmRSS` of `/proc/self/status`; 0 where there is none).
+pub fn resident_bytes() -> u64 {
+    let kib = std::fs::read_to_string("/proc/self/status").ok().and_then(|s| {
+        s.lines()
+            .find(|l| l.starts_with("VmRSS:"))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+    });
+    kib.unwrap_or(0) * 1024
 }
 
 /// The C heap's bytes in use and free inside its arenas (glibc `mallinfo2`; zeros elsewhere).
