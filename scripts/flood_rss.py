@@ -76,6 +76,6 @@ for l in open(f"/proc/{p.pid}/smaps"):
     elif l.startswith('Rss:') and cur is not None:
         maps[cur]=maps.get(cur,0)+int(parts[1])
 print(sorted(maps.items(), key=lambda kv:-kv[1])[:6])
-print(f"N={N} idle={idle} KiB peak={peak} KiB after-reap={after[0]} KiB after-10s={after[-1]} KiB ratio={after[-1]/idle:.2f} ingest+process {done:.0f}s")
+print(f"N={N} idle={idle} KiB peak={peak} KiB after-reap={after[0]} KiB after-30s={after[-1]} KiB ratio={after[-1]/idle:.2f} ingest+process {done:.0f}s")
 print(json.dumps(status().get("memory")))
 p.terminate(); p.wait()
