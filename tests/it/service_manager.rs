@@ -250,7 +250,10 @@ fn sighup_applies_a_new_budget_without_a_restart() {
         w.status()["provider"]["budget"]
     );
     assert_eq!(w.pid(), Some(pid), "the same process");
-    let log = std::fs::read_to_string(w.data_dir().join("logs/memd.log")).unwrap_or_default();
+    // The new settings apply before the reload logs them: wait for the line.
+    let read_log = || std::fs::read_to_string(w.data_dir().join("logs/memd.log")).unwrap_or_default();
+    wait_until(Duration::from_secs(10), || read_log().contains("settings reloaded"));
+    let log = read_log();
     assert!(
         log.contains("settings reloaded") && log.contains("MEMD_DAILY_TOKEN_BUDGET") && log.contains("needs_restart=MEMD_DB_READERS"),
         "the log says what was applied and what needs a restart:\n{log}"
