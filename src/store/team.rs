@@ -7,10 +7,10 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::StoreError;
-use super::observation_record::{OBS_COLS, ObservationRecord};
+use super::observation_record::{OBS_COLS, ObservationRecord, json_array};
 use super::team_edits::Known;
 use crate::pipeline::redact::Redactor;
-use crate::team::rows::{Body, Incoming, LocalRef, Outgoing, body_of, json_text, observation_gid};
+use crate::team::rows::{Body, Incoming, LocalRef, Outgoing, body_of, observation_gid};
 
 /// This data directory's id in global ids (random, made once).
 pub fn install_id(conn: &Connection) -> Result<String, StoreError> {
@@ -197,10 +197,10 @@ pub fn apply_pulled(conn: &Connection, rows: &[Incoming], install: &str, now: i6
         rec.title = body.title;
         rec.subtitle = body.subtitle;
         rec.narrative = body.narrative;
-        rec.facts = json_text(&body.facts);
-        rec.concepts = json_text(&body.concepts);
-        rec.files_read = json_text(&body.files_read);
-        rec.files_modified = json_text(&body.files_modified);
+        rec.facts = json_array(&body.facts);
+        rec.concepts = json_array(&body.concepts);
+        rec.files_read = json_array(&body.files_read);
+        rec.files_modified = json_array(&body.files_modified);
         rec.content_hash = r.content_hash.clone();
         rec.imported_from = Some(format!("team:{}", r.origin));
         let id = rec.insert(conn)?;

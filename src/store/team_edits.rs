@@ -7,9 +7,9 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::StoreError;
-use super::observation_record::{OBS_COLS, ObservationRecord};
+use super::observation_record::{OBS_COLS, ObservationRecord, json_array};
 use crate::pipeline::redact::Redactor;
-use crate::team::rows::{Body, Incoming, body_of, json_text};
+use crate::team::rows::{Body, Incoming, body_of};
 
 /// A row of `team_rows`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,10 +98,10 @@ pub fn apply_edit(conn: &Connection, k: &Known, r: &Incoming) -> Result<bool, St
             body.title,
             body.subtitle,
             body.narrative,
-            json_text(&body.facts),
-            json_text(&body.concepts),
-            json_text(&body.files_read),
-            json_text(&body.files_modified)
+            json_array(&body.facts),
+            json_array(&body.concepts),
+            json_array(&body.files_read),
+            json_array(&body.files_modified)
         ],
     )?;
     conn.execute("UPDATE team_rows SET seq = ?2 WHERE gid = ?1", params![r.gid, r.seq])?;

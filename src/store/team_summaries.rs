@@ -5,8 +5,9 @@
 use rusqlite::{Connection, params};
 
 use super::StoreError;
+use super::observation_record::json_array;
 use crate::pipeline::redact::Redactor;
-use crate::team::rows::{Incoming, LocalRef, Outgoing, SummaryBody, json_list, json_text, summary_gid};
+use crate::team::rows::{Incoming, LocalRef, Outgoing, SummaryBody, json_list, summary_gid};
 
 const WAITING: &str = "FROM session_summaries s
      WHERE s.project IN ({marks}) AND s.quarantined = 0
@@ -96,8 +97,8 @@ pub fn apply(conn: &Connection, r: &Incoming, now: i64) -> Result<bool, StoreErr
             body.completed,
             body.next_steps,
             body.notes,
-            json_text(&body.files_read),
-            json_text(&body.files_edited),
+            json_array(&body.files_read),
+            json_array(&body.files_edited),
             body.created_at,
             r.created_at_epoch
         ],

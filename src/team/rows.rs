@@ -136,11 +136,6 @@ impl WorkBody {
     }
 }
 
-/// A list of strings as the JSON text a list column holds.
-pub fn json_text(v: &[String]) -> String {
-    serde_json::to_string(v).unwrap_or_else(|_| "[]".into())
-}
-
 impl Body {
     /// Every text through the redactor once more.
     pub fn redacted(mut self, redactor: &Redactor) -> Self {
