@@ -97,6 +97,20 @@ pub fn screen_record(r: &ObservationRecord) -> (bool, Option<String>) {
     }
 }
 
+/// Screens observation `id` (its fields as stored, e.g. after an edit) and records the outcome.
+pub fn screen_observation(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
+    let sql = format!("SELECT {} FROM observations o WHERE o.id = ?1", super::observation_record::OBS_COLS);
+    let Some(rec) = conn.query_row(&sql, [id], ObservationRecord::from_row).optional()? else {
+        return Ok(false);
+    };
+    let (q, reason) = screen_record(&rec);
+    conn.execute(
+        "UPDATE observations SET quarantined = ?2, quarantine_reason = ?3 WHERE id = ?1",
+        params![id, q, reason],
+    )?;
+    Ok(q)
+}
+
 /// Screens summary `id` (its fields as stored) and records the outcome.
 pub fn screen_summary(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
     let text: Option<String> = conn

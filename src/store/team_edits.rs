@@ -105,24 +105,7 @@ pub fn apply_edit(conn: &Connection, k: &Known, r: &Incoming) -> Result<bool, St
         ],
     )?;
     conn.execute("UPDATE team_rows SET seq = ?2 WHERE gid = ?1", params![r.gid, r.seq])?;
-    screen(conn, id)?;
+    super::quarantine::screen_observation(conn, id)?;
     super::rescan::requeue_vector(conn, "observation", id)?;
     Ok(true)
-}
-
-/// The trust screen over the edited row, as at insert.
-fn screen(conn: &Connection, id: i64) -> Result<(), StoreError> {
-    let rec = conn
-        .query_row(&format!("SELECT {OBS_COLS} FROM observations o WHERE o.id = ?1"), [id], |r| {
-            ObservationRecord::from_row(r)
-        })
-        .optional()?;
-    if let Some(rec) = rec {
-        let (q, reason) = super::quarantine::screen_record(&rec);
-        conn.execute(
-            "UPDATE observations SET quarantined = ?2, quarantine_reason = ?3 WHERE id = ?1",
-            params![id, q, reason],
-        )?;
-    }
-    Ok(())
 }

@@ -58,3 +58,20 @@ fn rows_stored_before_the_screen_are_screened_once_after_migrating() {
     assert_eq!(Provenance::parse("tool_output"), Some(Provenance::ToolOutput));
     assert_eq!(Provenance::parse("root"), None);
 }
+
+#[test]
+fn an_edited_observation_is_screened_again() {
+    let conn = crate::store::test_conn();
+    let id = save_memory(&conn, &memory("prices are rounded half to even", Provenance::Agent), 1)
+        .unwrap()
+        .id;
+    conn.execute("UPDATE observations SET narrative = ?2 WHERE id = ?1", params![id, PAYLOAD])
+        .unwrap();
+    assert!(screen_observation(&conn, id).unwrap());
+    assert_eq!(state(&conn, id), ("agent".into(), true, Some("override".into())));
+    conn.execute("UPDATE observations SET narrative = 'plain' WHERE id = ?1", [id])
+        .unwrap();
+    assert!(!screen_observation(&conn, id).unwrap());
+    assert!(!state(&conn, id).1, "an edit back to plain text lifts it");
+    assert!(!screen_observation(&conn, 999).unwrap(), "no such row");
+}
