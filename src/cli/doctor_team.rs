@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::doctor::{Report, Verdict};
 use crate::config::Settings;
-use crate::team::check;
+use crate::team::{TeamError, check};
 
 pub fn team(r: &mut Report, settings: &Settings) {
     let Some(t) = &settings.team else {
@@ -34,15 +34,15 @@ pub fn team(r: &mut Report, settings: &Settings) {
             Err(_) => return r.line(Verdict::Fail, "team server", "no answer in 12 s (memory keeps working locally)"),
         };
         r.line(Verdict::Ok, "team server", "reachable");
-        match check::schema(&client).await {
-            Ok((0, _)) => r.line(Verdict::Fail, "team schema", "none: run `memd team init <owner URL>` once"),
-            Ok((found, known)) if found > known => r.line(
+        match crate::team::server::check_schema(&client).await {
+            Ok(found) => r.line(Verdict::Ok, "team schema", format!("version {found}")),
+            Err(TeamError::NoSchema) => r.line(Verdict::Fail, "team schema", "none: run `memd team init <owner URL>` once"),
+            Err(TeamError::NewerSchema { found, known }) => r.line(
                 Verdict::Fail,
                 "team schema",
                 format!("version {found}, newer than this memd knows ({known}): upgrade memd"),
             ),
-            Ok((found, _)) => r.line(Verdict::Ok, "team schema", format!("version {found}")),
-            Err(e @ crate::team::TeamError::NotMember(_)) => return r.line(Verdict::Fail, "team role", e),
+            Err(e @ TeamError::NotMember(_)) => return r.line(Verdict::Fail, "team role", e),
             Err(e) => return r.line(Verdict::Fail, "team schema", e),
         }
         match check::rights(&client).await {

@@ -1,12 +1,11 @@
-//! What `memd doctor` asks the team server (issue 40): reachable, its schema version against
-//! this memd's, and the rights of the role memd connects as — a member of `memd_member` that can
+//! What `memd doctor` asks the team server (issue 40) beyond the worker's own schema check
+//! (`server::check_schema`): the rights of the role memd connects as — a member of `memd_member` that can
 //! read and write `memd.rows`, on a table with row-level security that the role does not bypass
 //! (an owner or superuser connection would let this machine forget anyone's rows).
 
 use tokio_postgres::Client;
 
 use super::TeamError;
-use super::server::{SERVER_MIGRATIONS, schema_version};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rights {
@@ -17,11 +16,6 @@ pub struct Rights {
     pub row_security: bool,
     /// Superuser, `BYPASSRLS` or the table's owner: row-level security does not apply.
     pub bypasses: bool,
-}
-
-/// The server's schema version and what this memd knows.
-pub async fn schema(client: &Client) -> Result<(i64, i64), TeamError> {
-    Ok((schema_version(client).await?, SERVER_MIGRATIONS.len() as i64))
 }
 
 pub async fn rights(client: &Client) -> Result<Rights, TeamError> {
