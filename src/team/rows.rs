@@ -81,24 +81,16 @@ pub struct SummaryBody {
 impl SummaryBody {
     /// Every text through the redactor once more.
     pub fn redacted(mut self, redactor: &Redactor) -> Self {
-        let clean = |s: &mut Option<String>| {
-            if let Some(t) = s.as_mut() {
-                *t = redactor.redact(t).0;
-            }
-        };
-        for field in [
+        let fields = [
             &mut self.request,
             &mut self.investigated,
             &mut self.learned,
             &mut self.completed,
             &mut self.next_steps,
             &mut self.notes,
-        ] {
-            clean(field);
-        }
-        for f in self.files_read.iter_mut().chain(self.files_edited.iter_mut()) {
-            *f = redactor.redact(f).0;
-        }
+        ];
+        let lists = self.files_read.iter_mut().chain(self.files_edited.iter_mut());
+        redact_each(redactor, fields.into_iter().flatten().chain(lists));
         self
     }
 }
@@ -126,12 +118,8 @@ pub struct WorkItemBody {
 impl WorkBody {
     /// Every text through the redactor once more.
     pub fn redacted(mut self, redactor: &Redactor) -> Self {
-        for t in [&mut self.task, &mut self.notes].into_iter().flatten() {
-            *t = redactor.redact(t).0;
-        }
-        for i in &mut self.items {
-            i.text = redactor.redact(&i.text).0;
-        }
+        let items = self.items.iter_mut().map(|i| &mut i.text);
+        redact_each(redactor, [&mut self.task, &mut self.notes].into_iter().flatten().chain(items));
         self
     }
 }
@@ -139,35 +127,38 @@ impl WorkBody {
 impl Body {
     /// Every text through the redactor once more.
     pub fn redacted(mut self, redactor: &Redactor) -> Self {
-        let clean = |s: &mut Option<String>| {
-            if let Some(t) = s.as_mut() {
-                *t = redactor.redact(t).0;
-            }
-        };
-        clean(&mut self.title);
-        clean(&mut self.subtitle);
-        clean(&mut self.narrative);
-        for v in [&mut self.facts, &mut self.concepts, &mut self.files_read, &mut self.files_modified] {
-            for t in v.iter_mut() {
-                *t = redactor.redact(t).0;
-            }
-        }
+        let fields = [&mut self.title, &mut self.subtitle, &mut self.narrative];
+        let lists = [&mut self.facts, &mut self.concepts, &mut self.files_read, &mut self.files_modified];
+        redact_each(redactor, fields.into_iter().flatten().chain(lists.into_iter().flatten()));
         self
     }
+}
+
+/// Puts each text through the redactor, in place.
+fn redact_each<'a>(redactor: &Redactor, texts: impl Iterator<Item = &'a mut String>) {
+    for t in texts {
+        *t = redactor.redact(t).0;
+    }
+}
+
+/// `body` read as a `T`, redacted by `redact` and written back; an unreadable body becomes `{}`.
+fn redact_as<T: serde::de::DeserializeOwned + Serialize>(body: Value, redact: impl FnOnce(T) -> T) -> Value {
+    serde_json::from_value::<T>(body)
+        .ok()
+        .and_then(|b| serde_json::to_value(redact(b)).ok())
+        .unwrap_or_else(|| Value::Object(Default::default()))
 }
 
 impl Incoming {
     /// The row with its body through this machine's redactor: what another member's memd (or
     /// anyone with the server's credentials) wrote is not trusted to be clean.
     pub fn redacted(mut self, redactor: &Redactor) -> Self {
+        let body = std::mem::take(&mut self.body);
         self.body = match self.kind.as_str() {
-            "summary" => serde_json::from_value::<SummaryBody>(self.body.clone())
-                .map(|b| serde_json::to_value(b.redacted(redactor)).unwrap_or_default()),
-            "work_state" => serde_json::from_value::<WorkBody>(self.body.clone())
-                .map(|b| serde_json::to_value(b.redacted(redactor)).unwrap_or_default()),
-            _ => serde_json::from_value::<Body>(self.body.clone()).map(|b| serde_json::to_value(b.redacted(redactor)).unwrap_or_default()),
-        }
-        .unwrap_or_else(|_| Value::Object(Default::default()));
+            "summary" => redact_as(body, |b: SummaryBody| b.redacted(redactor)),
+            "work_state" => redact_as(body, |b: WorkBody| b.redacted(redactor)),
+            _ => redact_as(body, |b: Body| b.redacted(redactor)),
+        };
         self
     }
 }
