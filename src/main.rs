@@ -35,7 +35,7 @@ fn main() -> ExitCode {
     match memd::cli::run(cli, &env) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("memd: {e:#}");
+            eprintln!("memd: {}", memd::text::terminal::safe(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }

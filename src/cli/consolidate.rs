@@ -27,7 +27,7 @@ pub fn run(env: &HashMap<String, String>, dry_run: bool) -> anyhow::Result<ExitC
             )
             .context("asking the worker to consolidate")?;
         if ans.status != 200 {
-            eprintln!("memd: {}", ans.detail());
+            say_err!("memd: {}", ans.detail());
             return Ok(ExitCode::from(1));
         }
         ans.json().unwrap_or_default()["changes"].clone()
@@ -36,12 +36,12 @@ pub fn run(env: &HashMap<String, String>, dry_run: bool) -> anyhow::Result<ExitC
     };
     let changes = changes.as_array().cloned().unwrap_or_default();
     for c in &changes {
-        println!("{}", describe(c));
+        say!("{}", describe(c));
     }
     match (changes.len(), dry_run) {
-        (0, _) => println!("Nothing to consolidate."),
-        (n, true) => println!("{n} change(s) would be made (dry run; nothing written)."),
-        (n, false) => println!("{n} change(s) made; the viewer's Freshness page keeps the log."),
+        (0, _) => say!("Nothing to consolidate."),
+        (n, true) => say!("{n} change(s) would be made (dry run; nothing written)."),
+        (n, false) => say!("{n} change(s) made; the viewer's Freshness page keeps the log."),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -208,8 +208,8 @@ pub fn run(env: &HashMap<String, String>, args: CorpusArgs) -> anyhow::Result<Ex
         }
     };
     match args.json {
-        true => println!("{}", serde_json::to_string_pretty(&v)?),
-        false => println!("{text}"),
+        true => say_json!(&v),
+        false => say!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
 }

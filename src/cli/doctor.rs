@@ -51,7 +51,7 @@ impl Report {
             }
         };
         self.counts[v as usize] += 1;
-        println!("{tag} {what}: {detail}");
+        say!("{tag} {what}: {detail}");
     }
 
     /// The last line: the counts and whether memd is healthy.
@@ -477,6 +477,6 @@ pub fn run(env: &HashMap<String, String>, full: bool) -> anyhow::Result<ExitCode
     database(&mut r, env, full);
     worker(&mut r, env);
     claude(&mut r, env);
-    println!("{}", r.summary());
+    say!("{}", r.summary());
     Ok(if r.failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

@@ -278,7 +278,7 @@ fn write_dataset(inputs: &[PathBuf], out: &Path) -> anyhow::Result<ExitCode> {
     write_lines(&out.join("memories.jsonl"), &g.memories)?;
     write_lines(&out.join("questions.jsonl"), &g.questions)?;
     write_lines(&out.join("sessions.jsonl"), &g.events)?;
-    eprintln!(
+    say_err!(
         "{} sessions → {} memories, {} questions, {} events in {}",
         sessions.len(),
         g.memories.len(),
@@ -333,9 +333,9 @@ pub fn run(args: EvalArgs, env: &HashMap<String, String>) -> anyhow::Result<Exit
         std::fs::write(f, &md).with_context(|| format!("write {}", f.display()))?;
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        say_json!(&report);
     } else {
-        print!("{md}");
+        say_part!("{md}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -17,29 +17,29 @@ pub fn run(env: &HashMap<String, String>, dry_run: bool, as_json: bool) -> anyho
         .call("POST", paths::FOLDERS, Some(&json!({"dryRun": dry_run})))
         .context("asking the worker")?;
     if ans.status != 200 {
-        eprintln!("memd: {}", ans.detail());
+        say_err!("memd: {}", ans.detail());
         return Ok(ExitCode::from(1));
     }
     let v = ans.json().unwrap_or(Value::Null);
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        say_json!(&v);
         return Ok(ExitCode::SUCCESS);
     }
     let changes = v["changes"].as_array().cloned().unwrap_or_default();
     if changes.is_empty() {
-        println!("No folder has recent observations of its files.");
+        say!("No folder has recent observations of its files.");
     }
     let verb = if dry_run { "would" } else { "did" };
     for c in &changes {
         let action = c["action"].as_str().unwrap_or("?");
         let file = c["file"].as_str().unwrap_or("?");
         match c["reason"].as_str() {
-            Some(reason) => println!("{action:>9}  {file}  ({reason})"),
-            None => println!("{action:>9}  {file}"),
+            Some(reason) => say!("{action:>9}  {file}  ({reason})"),
+            None => say!("{action:>9}  {file}"),
         }
         if dry_run && let Some(section) = c["section"].as_str() {
             for line in section.lines() {
-                println!("           | {line}");
+                say!("           | {line}");
             }
         }
     }
@@ -49,7 +49,7 @@ pub fn run(env: &HashMap<String, String>, dry_run: bool, as_json: bool) -> anyho
         } else {
             " (MEMD_FOLDER_CONTEXT is off: nothing is written until it is on)"
         };
-        println!("Dry run: memd {verb} write the sections above between its markers{off}.");
+        say!("Dry run: memd {verb} write the sections above between its markers{off}.");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -48,10 +48,10 @@ pub fn run(env: &HashMap<String, String>, a: ForgetArgs) -> anyhow::Result<ExitC
             let path = with_query(&paths::with_id(r.kind.path(), r.id), &[("reason", reason.clone())]);
             let ans = link.call("DELETE", &path, None).context("forgetting")?;
             match ans.status {
-                200 => println!("Forgot {}.", r.kind.label(r.id)),
+                200 => say!("Forgot {}.", r.kind.label(r.id)),
                 _ => {
                     failed = true;
-                    eprintln!("memd: {}", ans.detail());
+                    say_err!("memd: {}", ans.detail());
                 }
             }
         }
@@ -74,13 +74,13 @@ pub fn run(env: &HashMap<String, String>, a: ForgetArgs) -> anyhow::Result<ExitC
     }
     let ans = link.call("POST", paths::FORGET, Some(&body)).context("forgetting")?;
     if ans.status != 200 {
-        eprintln!("memd: {}", ans.detail());
+        say_err!("memd: {}", ans.detail());
         return Ok(ExitCode::from(1));
     }
     let v = ans.json().unwrap_or_default();
     let n = |k: &str| v[k].as_u64().unwrap_or(0);
     let verb = if a.dry_run { "Would forget" } else { "Forgot" };
-    println!(
+    say!(
         "{verb} {} observations, {} summaries, {} prompts.",
         n("observations"),
         n("summaries"),

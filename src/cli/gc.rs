@@ -25,7 +25,7 @@ pub fn run(env: &HashMap<String, String>, dry_run: bool, vacuum: bool) -> anyhow
             )
             .context("asking the worker to run gc")?;
         if ans.status != 200 {
-            eprintln!("memd: {}", ans.detail());
+            say_err!("memd: {}", ans.detail());
             return Ok(ExitCode::from(1));
         }
         ans.json().unwrap_or_default()
@@ -34,9 +34,9 @@ pub fn run(env: &HashMap<String, String>, dry_run: bool, vacuum: bool) -> anyhow
     };
     let verb = if dry_run { "would delete" } else { "deleted" };
     for (rule, n) in doc["rules"].as_object().into_iter().flatten() {
-        println!("{rule:>16}: {verb} {n}");
+        say!("{rule:>16}: {verb} {n}");
     }
-    println!(
+    say!(
         "total {} rows; database {} → {} bytes{}",
         doc["total"],
         doc["dbBytesBefore"],

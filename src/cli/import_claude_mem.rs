@@ -74,7 +74,7 @@ pub fn run(env: &HashMap<String, String>, a: ImportArgs) -> anyhow::Result<ExitC
             Ok(ExitCode::SUCCESS)
         }
         Err(msg) => {
-            eprintln!("memd: {msg}");
+            say_err!("memd: {msg}");
             Ok(ExitCode::from(1))
         }
     }
@@ -84,12 +84,17 @@ fn print_report(doc: &Value) {
     let verb = if doc["dryRun"] == json!(true) { "would import" } else { "imported" };
     for table in ["sessions", "prompts", "observations", "summaries"] {
         let t = &doc["tables"][table];
-        println!(
+        say!(
             "{table:>13}: read {}, {verb} {}, skipped {} mapped before, {} duplicate, {} filtered, {} invalid",
-            t["read"], t["imported"], t["mapped"], t["duplicate"], t["filtered"], t["invalid"]
+            t["read"],
+            t["imported"],
+            t["mapped"],
+            t["duplicate"],
+            t["filtered"],
+            t["invalid"]
         );
     }
-    println!("redactions {}, {} ms", doc["redactions"], doc["elapsedMs"]);
+    say!("redactions {}, {} ms", doc["redactions"], doc["elapsedMs"]);
 }
 
 fn via_worker(ctx: &CliContext, opts: &ImportOptions, a: &ImportArgs) -> anyhow::Result<Result<Value, String>> {

@@ -110,27 +110,32 @@ fn default_roots(home: Option<&Path>) -> Vec<PathBuf> {
 }
 
 fn print_summary(s: &ImportSummary) {
-    println!(
+    say!(
         "Imported {} sessions from {} files: {} tool calls and {} prompts new; {} tool calls and {} prompts memd already had.",
-        s.sessions, s.files, s.tool_calls_new, s.prompts_new, s.tool_calls_known, s.prompts_known
+        s.sessions,
+        s.files,
+        s.tool_calls_new,
+        s.prompts_new,
+        s.tool_calls_known,
+        s.prompts_known
     );
     if s.skipped > 0 {
-        println!(
+        say!(
             "{} events were not kept by design (skipped tools, memd's own calls, private prompts).",
             s.skipped
         );
     }
     for f in &s.unreadable {
-        println!("Could not read {f}.");
+        say!("Could not read {f}.");
     }
     if s.errors > 0 {
-        println!(
+        say!(
             "{} events were not acknowledged by the worker: run the same command again (nothing is stored twice).",
             s.errors
         );
     }
     if s.tool_calls_new > 0 {
-        println!("The observer turns the new calls into memories over the next minutes: `memd status` shows the queue.");
+        say!("The observer turns the new calls into memories over the next minutes: `memd status` shows the queue.");
     }
 }
 
@@ -161,7 +166,7 @@ pub fn run(env: &HashMap<String, String>, args: ImportSessionsArgs) -> anyhow::R
             .iter()
             .map(|s| s.count(EventKind::PostToolUse, None) + s.count(EventKind::PostToolUseFailure, None))
             .sum();
-        println!(
+        say!(
             "Would import {} sessions from {} files ({calls} tool calls); nothing sent.",
             sessions.len(),
             files.len()
@@ -180,7 +185,7 @@ pub fn run(env: &HashMap<String, String>, args: ImportSessionsArgs) -> anyhow::R
     let result = run_replay(&sessions, &opts);
     let summary = summarise(files.len(), unreadable, sessions.len(), &result.tally);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        say_json!(&summary);
     } else {
         print_summary(&summary);
     }

@@ -69,7 +69,7 @@ pub fn run(args: &InstallArgs, env: &HashMap<String, String>) -> anyhow::Result<
     };
     let nothing = lines.is_empty();
     for l in lines {
-        println!("{l}");
+        say!("{l}");
     }
     if args.dry_run || args.plugin.is_some() {
         return Ok(ExitCode::SUCCESS);
@@ -85,11 +85,11 @@ pub fn run(args: &InstallArgs, env: &HashMap<String, String>) -> anyhow::Result<
 /// observer runs and what it costs, what to do next.
 fn after_install(env: &HashMap<String, String>, nothing: bool, host: Option<crate::hook::hosts::Host>) {
     if nothing {
-        println!("memd is already installed: nothing changed.");
+        say!("memd is already installed: nothing changed.");
     }
     let ctx = super::client_context::CliContext::load(env, None);
     let (_, observer) = super::doctor_checks::observer_line(&ctx.settings);
-    println!("Observer: {observer}.");
+    say!("Observer: {observer}.");
     use crate::hook::hosts::Host;
     let (name, program) = match host {
         None | Some(Host::ClaudeCode) => ("Claude Code", "claude"),
@@ -100,9 +100,9 @@ fn after_install(env: &HashMap<String, String>, nothing: bool, host: Option<crat
         .get("PATH")
         .is_some_and(|p| std::env::split_paths(p).any(|d| d.join(program).is_file()));
     if !on_path {
-        println!("{name} (`{program}`) is not on PATH: install it, then start a session; memd is ready for it.");
+        say!("{name} (`{program}`) is not on PATH: install it, then start a session; memd is ready for it.");
     }
-    println!(
+    say!(
         "Next: restart {name} (running sessions keep their old hooks), run `memd doctor` to check, and `memd open` to watch memories arrive."
     );
 }
@@ -110,17 +110,17 @@ fn after_install(env: &HashMap<String, String>, nothing: bool, host: Option<crat
 /// After an uninstall: the worker stopped (or still running), and what stays on disk.
 fn after_uninstall(env: &HashMap<String, String>, nothing: bool) {
     if nothing {
-        println!("memd was not installed here: nothing changed.");
+        say!("memd was not installed here: nothing changed.");
     }
     let ctx = super::client_context::CliContext::load(env, None);
     if ctx.worker_running() {
         match super::stop::run(env) {
             Ok(code) if code == ExitCode::SUCCESS => {}
-            _ => println!("The worker still runs: `memd stop` stops it."),
+            _ => say!("The worker still runs: `memd stop` stops it."),
         }
     }
     let size = dir_size(&ctx.dir.root);
-    println!(
+    say!(
         "Kept: your memories in {} ({}). Delete that folder to remove them too (`rm -rf {}`).",
         ctx.dir.root.display(),
         super::status::human_bytes(size),

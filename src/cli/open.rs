@@ -81,13 +81,13 @@ pub fn run(env: &HashMap<String, String>, print: bool) -> anyhow::Result<ExitCod
         && match redirect_page(&ctx.dir.root, &url) {
             Ok(page) => launch(&page.to_string_lossy()),
             Err(e) => {
-                eprintln!("memd: cannot write the viewer link page ({e}); printing the link instead");
+                say_err!("memd: cannot write the viewer link page ({e}); printing the link instead");
                 false
             }
         };
     if !opened {
-        println!("{url}");
-        eprintln!("memd: open this link within 5 minutes; it works once.");
+        say!("{url}");
+        say_err!("memd: open this link within 5 minutes; it works once.");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -42,32 +42,32 @@ pub fn run(env: &HashMap<String, String>, a: QuarantineArgs) -> anyhow::Result<E
             .call("POST", &paths::with_id(paths::OBSERVATION_RELEASE, n), Some(&serde_json::json!({})))
             .context("releasing the observation")?;
         if ans.status != 200 {
-            eprintln!("memd: {}", ans.detail());
+            say_err!("memd: {}", ans.detail());
             return Ok(ExitCode::from(1));
         }
-        println!("Released #{n}: it is injected again.");
+        say!("Released #{n}: it is injected again.");
         return Ok(ExitCode::SUCCESS);
     }
     let ans = ctx.link().call("GET", paths::QUARANTINE, None).context("reading the quarantine")?;
     if ans.status != 200 {
-        eprintln!("memd: {}", ans.detail());
+        say_err!("memd: {}", ans.detail());
         return Ok(ExitCode::from(1));
     }
     let v = ans.json().unwrap_or_default();
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        say_json!(&v);
         return Ok(ExitCode::SUCCESS);
     }
     let items = v["items"].as_array().cloned().unwrap_or_default();
     if items.is_empty() {
-        println!("Nothing is quarantined.");
+        say!("Nothing is quarantined.");
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{} quarantined (not injected; still searchable):", v["total"].as_i64().unwrap_or(0));
+    say!("{} quarantined (not injected; still searchable):", v["total"].as_i64().unwrap_or(0));
     for i in &items {
-        println!("  {}", line(i));
+        say!("  {}", line(i));
     }
-    println!("Release one with `memd quarantine release <id>`, or remove it with `memd forget <id>`.");
+    say!("Release one with `memd quarantine release <id>`, or remove it with `memd forget <id>`.");
     Ok(ExitCode::SUCCESS)
 }
 

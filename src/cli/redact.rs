@@ -100,18 +100,18 @@ pub fn run(env: &HashMap<String, String>, paths: &[PathBuf], samples: usize, jso
     let privacy = ctx.privacy();
     let report = audit(&privacy.redactor(), paths, samples)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        say_json!(&report);
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{} files, {} strings, {} bytes", report.files, report.strings, report.bytes);
+    say!("{} files, {} strings, {} bytes", report.files, report.strings, report.bytes);
     for (d, n) in &report.per_detector {
-        println!(
+        say!(
             "{d:>18}: {n}  e.g. {}",
             report.samples.get(d).map(|s| s.join(", ")).unwrap_or_default()
         );
     }
     for (d, v, shape) in &report.benign {
-        println!("benign-shaped finding: {d} {v} looks like a {shape}");
+        say!("benign-shaped finding: {d} {v} looks like a {shape}");
     }
     Ok(if report.benign.is_empty() {
         ExitCode::SUCCESS
@@ -133,7 +133,7 @@ pub fn rescan(env: &HashMap<String, String>, dry_run: bool, json: bool) -> anyho
             )
             .context("asking the worker to rescan")?;
         if ans.status != 200 {
-            eprintln!("memd: {}", ans.detail());
+            say_err!("memd: {}", ans.detail());
             return Ok(ExitCode::from(1));
         }
         ans.json().unwrap_or_default()
@@ -141,13 +141,13 @@ pub fn rescan(env: &HashMap<String, String>, dry_run: bool, json: bool) -> anyho
         in_process(&ctx, dry_run)?
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        say_json!(&doc);
         return Ok(ExitCode::SUCCESS);
     }
     let verb = if dry_run { "would change" } else { "changed" };
-    println!("scanned {} rows, {verb} {}", doc["scanned"], doc["changed"]);
+    say!("scanned {} rows, {verb} {}", doc["scanned"], doc["changed"]);
     for (d, n) in doc["perDetector"].as_object().into_iter().flatten() {
-        println!("{d:>18}: {n}");
+        say!("{d:>18}: {n}");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -173,7 +173,7 @@ fn in_process(ctx: &CliContext, dry_run: bool) -> anyhow::Result<Value> {
             let _ = err.flush();
         };
         let report = crate::worker::rescan::run(&store, &privacy, dry_run, &progress).await;
-        eprintln!();
+        say_err!();
         let _ = store.writer.shutdown().await;
         let r = report.context("rescanning")?;
         Ok(serde_json::json!({"dryRun": r.dry_run, "scanned": r.scanned, "changed": r.changed, "perDetector": r.per_detector}))

@@ -40,7 +40,7 @@ pub fn run(env: &HashMap<String, String>, no_wait: bool) -> anyhow::Result<ExitC
         Err(_) => bail!("worker is not running (nothing answers on {})", worker.addr),
     }
     if no_wait {
-        println!("reindex started; progress in `memd status`");
+        say!("reindex started; progress in `memd status`");
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = std::io::stderr();
@@ -65,9 +65,9 @@ pub fn run(env: &HashMap<String, String>, no_wait: bool) -> anyhow::Result<ExitC
         }
     }
     if tty {
-        eprintln!();
+        say_err!();
     }
-    println!("reindex complete");
+    say!("reindex complete");
     Ok(ExitCode::SUCCESS)
 }
 

@@ -44,7 +44,7 @@ pub fn run(env: &HashMap<String, String>, args: RelatedArgs) -> anyhow::Result<E
     ];
     let v = call_json(&ctx.link(), "GET", &with_query(paths::RELATED, &q), None)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        say_json!(&v);
         return Ok(ExitCode::SUCCESS);
     }
     let text = crate::mcp::related::render(&v);
@@ -58,6 +58,6 @@ pub fn run(env: &HashMap<String, String>, args: RelatedArgs) -> anyhow::Result<E
             None => l.to_string(),
         })
         .collect();
-    println!("{}", shown.join("\n"));
+    say!("{}", shown.join("\n"));
     Ok(ExitCode::SUCCESS)
 }

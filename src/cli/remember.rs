@@ -36,20 +36,20 @@ pub fn run(env: &HashMap<String, String>, text: &str, x: Extra) -> anyhow::Resul
         .call("POST", paths::MEMORY_SAVE, Some(&body))
         .context("saving the memory")?;
     if ans.status != 200 {
-        eprintln!("memd: {}", ans.detail());
+        say_err!("memd: {}", ans.detail());
         return Ok(ExitCode::from(1));
     }
     let v = ans.json().unwrap_or_default();
     let id = v["id"].as_i64().unwrap_or(0);
     if v["reinforced"].as_bool() == Some(true) {
-        println!(
+        say!(
             "Already remembered as #{id} (seen {} times).",
             v["occurrenceCount"].as_i64().unwrap_or(2)
         );
     } else {
-        println!("Saved memory #{id} in {}.", v["project"].as_str().unwrap_or(""));
+        say!("Saved memory #{id} in {}.", v["project"].as_str().unwrap_or(""));
         if let Some(old) = v["supersedes"].as_i64() {
-            println!("#{old} is marked superseded by #{id}.");
+            say!("#{old} is marked superseded by #{id}.");
         }
     }
     Ok(ExitCode::SUCCESS)

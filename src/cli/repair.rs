@@ -35,7 +35,7 @@ pub fn backup(env: &HashMap<String, String>, to: Option<PathBuf>) -> anyhow::Res
     integrity::remove_stale_temps(&backups);
     let dest = to.unwrap_or_else(|| integrity::backup_name(&backups, now_ms()));
     let bytes = integrity::backup(&db, &dest, keep).context("backing up")?;
-    println!("backed up {} to {} ({bytes} bytes)", db.display(), dest.display());
+    say!("backed up {} to {} ({bytes} bytes)", db.display(), dest.display());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -47,7 +47,7 @@ fn stamp() -> String {
 /// Points at what earlier repairs kept aside (the only copies of anything a salvage lost).
 fn mention_damaged(db: &Path) {
     for p in replace::damaged_copies(db) {
-        println!(
+        say!(
             "  a damaged copy kept by an earlier repair: {} (delete it once you no longer need it)",
             p.display()
         );
@@ -67,7 +67,7 @@ fn build_replacement(dir: &DataDir, db: &Path, force_salvage: bool) -> anyhow::R
                 .with_context(|| format!("opening {}", backup.display()))?;
             src.backup(rusqlite::MAIN_DB, &building, None::<fn(rusqlite::backup::Progress)>)
                 .with_context(|| format!("restoring {}", backup.display()))?;
-            println!(
+            say!(
                 "restored the newest good backup {} (changes after it are only in the damaged file; `memd repair --salvage` recovers them instead)",
                 backup.display()
             );
@@ -96,13 +96,13 @@ fn build_replacement(dir: &DataDir, db: &Path, force_salvage: bool) -> anyhow::R
 fn print_report(report: &salvage::SalvageReport) {
     let copied: u64 = report.copied.values().sum();
     let lost: u64 = report.unreadable.values().sum();
-    println!(
+    say!(
         "salvaged {copied} rows ({lost} unreadable; {} rows of lost parents dropped)",
         report.orphans_dropped
     );
     for (table, n) in &report.copied {
         let bad = report.unreadable.get(table).copied().unwrap_or(0);
-        println!(
+        say!(
             "  {table}: {n} copied{}",
             if bad > 0 { format!(", {bad} unreadable") } else { String::new() }
         );
@@ -119,33 +119,33 @@ pub fn repair(env: &HashMap<String, String>, force_salvage: bool) -> anyhow::Res
     let ready = replace::ready(&db);
     let interrupted = ready.is_file() && integrity::check_file(&ready, true, Duration::ZERO) == Integrity::Ok;
     if interrupted {
-        println!("finishing an interrupted repair: {} is complete and checked", ready.display());
+        say!("finishing an interrupted repair: {} is complete and checked", ready.display());
     } else {
         if !db.is_file() {
             bail!("no database at {}", db.display());
         }
-        println!("checking {} (integrity_check) …", db.display());
+        say!("checking {} (integrity_check) …", db.display());
         match integrity::check_file(&db, true, Duration::ZERO) {
             Integrity::Ok => {
                 let _ = std::fs::remove_file(replace::building(&db));
-                println!("the database passes integrity_check: nothing to repair");
+                say!("the database passes integrity_check: nothing to repair");
                 mention_damaged(&db);
                 return Ok(ExitCode::SUCCESS);
             }
-            other => println!("found: {other:?}"),
+            other => say!("found: {other:?}"),
         }
         build_replacement(&dir, &db, force_salvage)?;
     }
     let aside = replace::swap_in(&db, &stamp())?;
     std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o600))?;
-    println!("kept the damaged file as {}", aside.display());
+    say!("kept the damaged file as {}", aside.display());
     match integrity::check_file(&db, true, Duration::ZERO) {
         Integrity::Ok => {
-            println!("the repaired database passes integrity_check");
+            say!("the repaired database passes integrity_check");
             Ok(ExitCode::SUCCESS)
         }
         other => {
-            eprintln!("memd: the repaired database still fails integrity_check: {other:?}");
+            say_err!("memd: the repaired database still fails integrity_check: {other:?}");
             Ok(ExitCode::from(1))
         }
     }

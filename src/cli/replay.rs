@@ -245,9 +245,9 @@ pub fn run(args: ReplayArgs, env: &HashMap<String, String>) -> anyhow::Result<Ex
         });
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        say_json!(&report);
     } else {
-        print!("{}", report.render());
+        say_part!("{}", report.render());
     }
     Ok(if report.passed() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

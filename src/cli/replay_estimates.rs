@@ -16,7 +16,7 @@ fn sessions(args: &ReplayArgs) -> anyhow::Result<Vec<SessionEvents>> {
     for f in session_files(&args.transcripts)? {
         match convert_file(&f) {
             Ok(s) => sessions.push(s),
-            Err(e) => eprintln!("memd: skipped {}: {e}", f.display()),
+            Err(e) => say_err!("memd: skipped {}: {e}", f.display()),
         }
     }
     sessions.sort_by_key(|s| s.events.first().map_or(0, |e| e.at_ms));
@@ -27,9 +27,9 @@ fn sessions(args: &ReplayArgs) -> anyhow::Result<Vec<SessionEvents>> {
 pub fn read_gate(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let e = crate::readgate::estimate::estimate(&sessions(args)?, args.read_gate_min_bytes);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&e)?);
+        say_json!(&e);
     } else {
-        println!(
+        say!(
             "{} sessions, {} Reads, {} of the whole file; {} of code files of {}+ bytes ({} bytes); the gate would have answered {} of them ({} bytes read) with outlines of {} bytes: at most {} bytes saved.",
             e.sessions,
             e.reads,
@@ -59,20 +59,28 @@ pub fn observer_cost(args: &ReplayArgs, settings: &Settings, data_dir: &Path) ->
     };
     let e = estimate(&sessions(args)?, &mode, &rules, &settings.skip_tools);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&e)?);
+        say_json!(&e);
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    say!(
         "{} sessions ({} with tool calls, {} calls captured): {} observation and {} summary requests.",
-        e.sessions, e.sessions_with_calls, e.captured_calls, e.observation_requests, e.summary_requests
+        e.sessions,
+        e.sessions_with_calls,
+        e.captured_calls,
+        e.observation_requests,
+        e.summary_requests
     );
-    println!(
+    say!(
         "Per session: {} requests (median; at most {}), about {} input tokens (median).",
-        e.requests_per_session_median, e.requests_per_session_max, e.input_tokens_per_session_median
+        e.requests_per_session_median,
+        e.requests_per_session_max,
+        e.input_tokens_per_session_median
     );
-    println!(
+    say!(
         "Per request: about {} input tokens (median; at most {}); {} in all. Tokens are estimated as characters / 4 (as memd counts read cost); replies are not included; requests are counted as if each took no time (an upper bound).",
-        e.input_tokens_per_request_median, e.input_tokens_per_request_max, e.input_tokens_total
+        e.input_tokens_per_request_median,
+        e.input_tokens_per_request_max,
+        e.input_tokens_total
     );
     Ok(ExitCode::SUCCESS)
 }

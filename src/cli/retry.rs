@@ -21,10 +21,10 @@ pub fn run(env: &HashMap<String, String>, session: Option<String>) -> anyhow::Re
         .call("POST", paths::PENDING_RETRY, Some(&body))
         .context("asking the worker to retry")?;
     if ans.status != 200 {
-        eprintln!("memd: {}", ans.detail());
+        say_err!("memd: {}", ans.detail());
         return Ok(ExitCode::from(1));
     }
     let v = ans.json().unwrap_or_default();
-    println!("Requeued {} rows of {} sessions.", v["requeued"], v["sessions"]);
+    say!("Requeued {} rows of {} sessions.", v["requeued"], v["sessions"]);
     Ok(ExitCode::SUCCESS)
 }

@@ -48,15 +48,14 @@ pub fn run(env: &HashMap<String, String>, a: SearchArgs) -> anyhow::Result<ExitC
     ];
     let ans = ctx.link().call("GET", &with_query(paths::SEARCH, &q), None).context("searching")?;
     if ans.status != 200 {
-        eprintln!("memd: {}", ans.detail());
+        say_err!("memd: {}", ans.detail());
         return Ok(ExitCode::from(1));
     }
-    let text = if a.json {
-        arrays_as_arrays(&ans.body)
+    if a.json {
+        println!("{}", crate::text::terminal::json(arrays_as_arrays(&ans.body).trim_end()));
     } else {
-        for_a_person(&ans.text())
-    };
-    println!("{}", text.trim_end());
+        say!("{}", for_a_person(&ans.text()).trim_end());
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -84,9 +84,9 @@ fn report(ran: &[(Vec<String>, Ran)], tool: &str) -> ExitCode {
     let mut todo = Vec::new();
     for (c, r) in ran {
         match r {
-            Ran::Ok => println!("ran: {}", shell_line(c)),
+            Ran::Ok => say!("ran: {}", shell_line(c)),
             Ran::Failed(why) => {
-                println!("failed: {} — {why}", shell_line(c));
+                say!("failed: {} — {why}", shell_line(c));
                 code = ExitCode::from(1);
                 todo.push(c);
             }
@@ -95,12 +95,12 @@ fn report(ran: &[(Vec<String>, Ran)], tool: &str) -> ExitCode {
     }
     if !todo.is_empty() {
         if ran.iter().all(|(_, r)| *r == Ran::NotFound) {
-            println!("{tool} is not on PATH; run these yourself:");
+            say!("{tool} is not on PATH; run these yourself:");
         } else {
-            println!("still to run:");
+            say!("still to run:");
         }
         for c in todo {
-            println!("  {}", shell_line(c));
+            say!("  {}", shell_line(c));
         }
     }
     code
@@ -109,7 +109,7 @@ fn report(ran: &[(Vec<String>, Ran)], tool: &str) -> ExitCode {
 fn install_cmd(ctx: &Ctx, dry_run: bool, socket: bool) -> anyhow::Result<ExitCode> {
     let platform = Platform::native();
     if socket && platform == Platform::Launchd {
-        println!("note: --socket is for systemd; the launchd agent is kept alive instead");
+        say!("note: --socket is for systemd; the launchd agent is kept alive instead");
     }
     let binary = std::env::current_exe()
         .and_then(std::fs::canonicalize)
@@ -123,10 +123,10 @@ fn install_cmd(ctx: &Ctx, dry_run: bool, socket: bool) -> anyhow::Result<ExitCod
     let plan = install::install_plan(platform, &ctx.places, &params);
     if dry_run {
         for (path, text) in &plan.files {
-            println!("would write {}:\n{text}", path.display());
+            say!("would write {}:\n{text}", path.display());
         }
         for c in &plan.commands {
-            println!("would run: {}", shell_line(c));
+            say!("would run: {}", shell_line(c));
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -134,7 +134,7 @@ fn install_cmd(ctx: &Ctx, dry_run: bool, socket: bool) -> anyhow::Result<ExitCod
         .get(paths::HEALTH, Duration::from_millis(500))
         .is_ok()
     {
-        println!(
+        say!(
             "note: a worker already runs on port {}; the service's worker starts once it stops (memd takes one lock per data dir)",
             ctx.settings.port
         );
@@ -142,7 +142,7 @@ fn install_cmd(ctx: &Ctx, dry_run: bool, socket: bool) -> anyhow::Result<ExitCod
     ctx.dir.ensure_root()?;
     install::write_files(&plan, params.socket, &ctx.dir.root)?;
     for (path, _) in &plan.files {
-        println!("wrote {}", path.display());
+        say!("wrote {}", path.display());
     }
     Ok(report(
         &install::run_commands(&plan.commands, ctx.path_env.as_deref()),
@@ -152,16 +152,16 @@ fn install_cmd(ctx: &Ctx, dry_run: bool, socket: bool) -> anyhow::Result<ExitCod
 
 fn uninstall_cmd(ctx: &Ctx, dry_run: bool) -> anyhow::Result<ExitCode> {
     let Some(m) = install::read_manifest(&ctx.dir.root)? else {
-        println!("no memd service is installed for {}", ctx.dir.root.display());
+        say!("no memd service is installed for {}", ctx.dir.root.display());
         return Ok(ExitCode::SUCCESS);
     };
     let commands = install::uninstall_commands(&m, &ctx.places);
     if dry_run {
         for c in &commands {
-            println!("would run: {}", shell_line(c));
+            say!("would run: {}", shell_line(c));
         }
         for (path, _) in &m.files {
-            println!("would remove {}", path.display());
+            say!("would remove {}", path.display());
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -172,9 +172,9 @@ fn uninstall_cmd(ctx: &Ctx, dry_run: bool) -> anyhow::Result<ExitCode> {
     let kept = install::remove_files(&m, &ctx.dir.root)?;
     for (path, _) in &m.files {
         if kept.contains(path) {
-            println!("kept {} (changed since memd wrote it)", path.display());
+            say!("kept {} (changed since memd wrote it)", path.display());
         } else {
-            println!("removed {}", path.display());
+            say!("removed {}", path.display());
         }
     }
     if m.platform == Platform::Systemd {
@@ -190,10 +190,10 @@ fn uninstall_cmd(ctx: &Ctx, dry_run: bool) -> anyhow::Result<ExitCode> {
 fn status_cmd(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     match install::read_manifest(&ctx.dir.root)? {
         Some(m) => {
-            println!("installed ({:?}{}):", m.platform, if m.socket { ", socket-activated" } else { "" });
+            say!("installed ({:?}{}):", m.platform, if m.socket { ", socket-activated" } else { "" });
             for (path, _) in &m.files {
                 let state = if path.is_file() { "" } else { " (missing)" };
-                println!("  {}{state}", path.display());
+                say!("  {}{state}", path.display());
             }
             let c = install::status_command(m.platform, &ctx.places);
             if let Some(tool) = install::find_on_path(ctx.path_env.as_deref(), &c[0]) {
@@ -201,10 +201,10 @@ fn status_cmd(ctx: &Ctx) -> anyhow::Result<ExitCode> {
                 let text = out
                     .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
                     .unwrap_or_default();
-                println!("{}: {}", shell_line(&c), text.lines().next().unwrap_or("(no answer)"));
+                say!("{}: {}", shell_line(&c), text.lines().next().unwrap_or("(no answer)"));
             }
         }
-        None => println!("not installed as a service (the hooks start the worker on demand)"),
+        None => say!("not installed as a service (the hooks start the worker on demand)"),
     }
     let worker = Worker::locate(&ctx.dir, ctx.settings.port);
     match worker.get(paths::STATUS, Duration::from_secs(3)) {
@@ -214,14 +214,14 @@ fn status_cmd(ctx: &Ctx) -> anyhow::Result<ExitCode> {
                 .as_str()
                 .unwrap_or("on_demand")
                 .replace('_', " ");
-            println!(
+            say!(
                 "worker: running (pid {}, port {}), started {}",
                 doc["pid"],
                 doc["port"],
                 started_by(&manager)
             );
         }
-        _ => println!("worker: not running"),
+        _ => say!("worker: not running"),
     }
     Ok(ExitCode::SUCCESS)
 }

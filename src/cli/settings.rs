@@ -9,7 +9,7 @@ use crate::config::{KEYS, Kind, RawSettings, data_dir_from_env, keys};
 
 pub fn run(env: &HashMap<String, String>, markdown: bool) -> anyhow::Result<ExitCode> {
     if markdown {
-        print!("{}", keys::markdown_table());
+        say_part!("{}", keys::markdown_table());
         return Ok(ExitCode::SUCCESS);
     }
     let dir = data_dir_from_env(env);
@@ -21,10 +21,10 @@ pub fn run(env: &HashMap<String, String>, markdown: bool) -> anyhow::Result<Exit
             (_, Some(v)) => v.to_string(),
             (_, None) => format!("{} (default)", k.default),
         };
-        println!("{} = {shown}", k.name);
+        say!("{} = {shown}", k.name);
     }
     for w in warnings {
-        eprintln!("warning: {w}");
+        say_err!("warning: {w}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -117,9 +117,9 @@ pub fn run(env: &HashMap<String, String>, ids: &[String]) -> anyhow::Result<Exit
     };
     let missing: Vec<String> = wanted.iter().filter(|r| !found(r)).map(|r| r.kind.label(r.id)).collect();
     let shown: Vec<String> = rows.iter().map(render).collect();
-    println!("{}", shown.join("\n\n"));
+    say!("{}", shown.join("\n\n"));
     if !missing.is_empty() {
-        eprintln!("memd: not found: {}", missing.join(", "));
+        say_err!("memd: not found: {}", missing.join(", "));
     }
     Ok(if shown.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

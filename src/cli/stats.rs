@@ -148,9 +148,9 @@ pub fn run(env: &HashMap<String, String>, args: StatsArgs) -> anyhow::Result<Exi
     let path = with_query(paths::CHARTS, &[("days", args.days.to_string())]);
     let doc = call_json(&ctx.link(), "GET", &path, None)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        say_json!(&doc);
     } else {
-        print!("{}", render(&doc));
+        say_part!("{}", render(&doc));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -34,13 +34,13 @@ pub fn run(env: &HashMap<String, String>, json: bool) -> anyhow::Result<ExitCode
     };
     if json {
         let doc: serde_json::Value = answer.json().unwrap_or_default();
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        say_json!(&doc);
     } else {
         let doc: StatusDoc = serde_json::from_slice(&answer.body).context("reading the status document")?;
-        print!("{}", summary(&doc));
-        println!();
-        print!("{}", render(&doc));
-        println!("viewer: `memd open` (a one-time link in your browser)");
+        say_part!("{}", summary(&doc));
+        say!();
+        say_part!("{}", render(&doc));
+        say!("viewer: `memd open` (a one-time link in your browser)");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -51,9 +51,12 @@ fn unavailable(json: bool, state: &str, why: &str, dir: &DataDir) -> ExitCode {
     if json {
         let spooled = crate::ingest::spool::candidates(&dir.spool()).len();
         let doc = serde_json::json!({"worker": state, "detail": why, "data_dir": dir.root, "spooled": spooled});
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        println!(
+            "{}",
+            crate::text::terminal::json(&serde_json::to_string_pretty(&doc).unwrap_or_default())
+        );
     } else {
-        eprintln!("memd: {why}");
+        say_err!("memd: {why}");
     }
     ExitCode::from(1)
 }

@@ -15,7 +15,7 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     let mut ctx = CliContext::load(env, None);
     ctx.autostart = false;
     if !ctx.worker_running() {
-        println!("memd is not running");
+        say!("memd is not running");
         return Ok(ExitCode::SUCCESS);
     }
     let ans = ctx
@@ -28,12 +28,12 @@ pub fn run(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     let deadline = Instant::now() + crate::worker::running::SHUTDOWN_BUDGET + Duration::from_secs(5);
     while Instant::now() < deadline {
         if !ctx.worker_running() && !ctx.dir.pid_file().exists() {
-            println!("memd stopped");
+            say!("memd stopped");
             return Ok(ExitCode::SUCCESS);
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    eprintln!("memd: the worker is still shutting down; `memd status` shows when it is gone");
+    say_err!("memd: the worker is still shutting down; `memd status` shows when it is gone");
     Ok(ExitCode::from(1))
 }
 
@@ -51,6 +51,6 @@ pub fn restart(env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
         anyhow::bail!("the new worker is not ready: {} {}", ans.status, ans.detail());
     }
     let pid = crate::data_dir::read_pid_file(&ctx.dir.pid_file()).map(|p| p.pid.to_string());
-    println!("memd started (pid {})", pid.unwrap_or_else(|| "unknown".into()));
+    say!("memd started (pid {})", pid.unwrap_or_else(|| "unknown".into()));
     Ok(ExitCode::SUCCESS)
 }

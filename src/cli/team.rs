@@ -97,34 +97,34 @@ pub fn run(env: &HashMap<String, String>, args: TeamArgs) -> anyhow::Result<Exit
                 crate::team::server::init(&client).await
             })?;
             match before == after {
-                true => println!("The team schema is at version {after}; nothing to do."),
-                false => println!(
-                    "Team schema version {before} → {after}: table memd.rows, row-level security, roles memd_member and memd_admin."
-                ),
+                true => say!("The team schema is at version {after}; nothing to do."),
+                false => {
+                    say!("Team schema version {before} → {after}: table memd.rows, row-level security, roles memd_member and memd_admin.")
+                }
             }
-            println!(
+            say!(
                 "Make a developer a member: GRANT memd_member TO <role>; (an admin who may forget anyone's rows: GRANT memd_admin TO <role>;)"
             );
         }
         TeamCommand::Status { json } => {
             let v = call(&CliContext::load(env, None), "GET", paths::TEAM)?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&v)?);
+                say_json!(&v);
             } else {
                 let (s, l) = (&v["status"], &v["local"]);
-                println!(
+                say!(
                     "team sync: {} as {}",
                     s["state"].as_str().unwrap_or("?"),
                     s["origin"].as_str().unwrap_or("?")
                 );
-                println!(
+                say!(
                     "shared projects: {}",
                     s["projects"]
                         .as_array()
                         .map(|p| p.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "))
                         .unwrap_or_default()
                 );
-                println!(
+                say!(
                     "pushed {} · pulled {} · queue {} · lag {} · last pull {}",
                     l["pushed"],
                     l["pulled"],
@@ -133,21 +133,21 @@ pub fn run(env: &HashMap<String, String>, args: TeamArgs) -> anyhow::Result<Exit
                     s["last_pull_at"].as_str().unwrap_or("never")
                 );
                 if let Some(e) = s["last_error"].as_str() {
-                    println!("last error: {e}");
+                    say!("last error: {e}");
                 }
                 print_team_work(&v["work"]);
             }
         }
         TeamCommand::Share { project } => {
             let now = edit_projects(env, &project, true)?;
-            println!(
+            say!(
                 "Sharing {}. The worker applies it at its next start (memd restart).",
                 now.join(", ")
             );
         }
         TeamCommand::Unshare { project } => {
             let now = edit_projects(env, &project, false)?;
-            println!(
+            say!(
                 "Shared now: {}. What {project} shared stays on the server. memd restart applies it.",
                 if now.is_empty() { "none".to_string() } else { now.join(", ") }
             );
@@ -157,9 +157,12 @@ pub fn run(env: &HashMap<String, String>, args: TeamArgs) -> anyhow::Result<Exit
                 anyhow::bail!("memd team sync needs --now (the worker syncs by itself every MEMD_TEAM_SYNC_MS)");
             }
             let v = call(&CliContext::load(env, None), "POST", paths::TEAM_SYNC)?;
-            println!(
+            say!(
                 "pushed {} · pulled {} · removed {} · lag {}",
-                v["pushed"], v["pulled"], v["removed"], v["lag"]
+                v["pushed"],
+                v["pulled"],
+                v["removed"],
+                v["lag"]
             );
         }
     }
@@ -183,7 +186,7 @@ fn print_team_work(work: &Value) {
                 )
             })
             .collect();
-        println!(
+        say!(
             "{} on {}{}: {}",
             w["origin"].as_str().unwrap_or("?"),
             w["project"].as_str().unwrap_or("?"),
@@ -195,7 +198,7 @@ fn print_team_work(work: &Value) {
             w["task"].as_str().unwrap_or("no task")
         );
         for item in open {
-            println!("  {item}");
+            say!("  {item}");
         }
     }
 }

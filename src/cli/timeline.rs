@@ -52,10 +52,10 @@ pub fn run(env: &HashMap<String, String>, a: TimelineArgs) -> anyhow::Result<Exi
         .call("GET", &with_query(paths::TIMELINE, &q), None)
         .context("asking the worker")?;
     if ans.status != 200 {
-        eprintln!("memd: {}", ans.detail());
+        say_err!("memd: {}", ans.detail());
         return Ok(ExitCode::from(1));
     }
-    println!("{}", for_a_person(ans.text().trim_end()));
+    say!("{}", for_a_person(ans.text().trim_end()));
     Ok(ExitCode::SUCCESS)
 }
 

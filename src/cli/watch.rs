@@ -58,13 +58,16 @@ pub fn run(env: &HashMap<String, String>, args: WatchArgs) -> anyhow::Result<Exi
         let outcome = scan(&roots, &mut state, &state_path, rules, &mut |call| send_http(&target, call));
         match &outcome {
             Ok(p) if p.delivered + p.duplicates + p.skipped > 0 => {
-                eprintln!(
+                say_err!(
                     "memd watch: {} files read, {} delivered, {} already there, {} skipped",
-                    p.files_read, p.delivered, p.duplicates, p.skipped
+                    p.files_read,
+                    p.delivered,
+                    p.duplicates,
+                    p.skipped
                 );
             }
             Ok(_) => {}
-            Err(e) => eprintln!("memd watch: {e}"),
+            Err(e) => say_err!("memd watch: {e}"),
         }
         if args.once {
             return Ok(if outcome.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(1) });

@@ -126,16 +126,16 @@ pub fn run(env: &HashMap<String, String>, args: WorkArgs) -> anyhow::Result<Exit
 fn show(t: &Target, as_json: bool) -> anyhow::Result<ExitCode> {
     let v = t.get()?;
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        say_json!(&v);
         return Ok(ExitCode::SUCCESS);
     }
     match v["section"].as_str() {
-        Some(section) => println!("{section}"),
-        None if v["state"].is_null() => println!(
+        Some(section) => say!("{section}"),
+        None if v["state"].is_null() => say!(
             "No work state for {} yet. Add an item with `memd work add <key> <text>`.",
             crate::retrieval::sink::inline(&t.project)
         ),
-        None => println!("The work state of {} is empty.", crate::retrieval::sink::inline(&t.project)),
+        None => say!("The work state of {} is empty.", crate::retrieval::sink::inline(&t.project)),
     }
     Ok(ExitCode::SUCCESS)
 }
