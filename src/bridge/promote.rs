@@ -58,9 +58,10 @@ pub fn to_auto_memory(m: &Promoted, dir: &Path, read: impl Fn(&Path) -> Option<S
     let title = one_line(&m.title, 100);
     let body = format!(
         "---\nname: {slug}\ndescription: {title}\nmetadata:\n  type: project\n---\n\n{}\n\n(From memd #{}, {}.)\n",
-        m.text.trim(),
+        // One defused line (issue 50): stored text cannot end the front matter or start a heading.
+        one_line(&m.text, 4000),
         m.id,
-        m.date.get(..10).unwrap_or(&m.date),
+        one_line(m.date.get(..10).unwrap_or(&m.date), 10),
         slug = slug(&m.title),
     );
     // A topic file of that name with other content gets a numbered name.

@@ -7,7 +7,6 @@
 //! "before" figures. Needs `git` on PATH.
 
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags};
@@ -52,9 +51,7 @@ fn io(e: impl std::fmt::Display) -> EvalError {
 }
 
 fn git(repo: &Path, args: &[&str]) -> Result<(), EvalError> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(repo)
+    let out = crate::guard::git::command(repo)
         .args(["-c", "user.name=eval", "-c", "user.email=eval@memd.invalid"])
         .args(args)
         .output()

@@ -39,7 +39,7 @@ pub const SKIPPED: [&str; 18] = [
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FolderRow {
     pub id: i64,
-    pub created_at: String,
+    pub created_at_epoch: i64,
     pub obs_type: String,
     pub title: String,
     pub project_root: String,
@@ -47,9 +47,12 @@ pub struct FolderRow {
     pub files: Vec<String>,
 }
 
-/// One folder's section.
+/// One folder's section: the folder is `root` joined with `rel` (plain components), so the
+/// writer can reach it from the project root without following a link.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FolderPlan {
+    pub root: PathBuf,
+    pub rel: PathBuf,
     pub folder: PathBuf,
     pub section: String,
 }
@@ -62,10 +65,13 @@ pub fn wanted(rel_folder: &Path) -> bool {
     })
 }
 
-/// The folders of `rows` (newest first) and what each shows.
+/// The folders of `rows` (newest first) and what each shows. Every value is one defused line
+/// (the date from the epoch, the type, title and file name through `one_line`): stored text
+/// cannot end memd's section, start a heading or a line of its own.
 pub fn plan(rows: &[FolderRow]) -> Vec<FolderPlan> {
-    // folder → file name → observation lines (newest first, as rows arrive).
-    let mut folders: BTreeMap<PathBuf, Vec<(String, Vec<String>)>> = BTreeMap::new();
+    // (root, folder under it) → file name → observation lines (newest first, as rows arrive).
+    type Files = Vec<(String, Vec<String>)>;
+    let mut folders: BTreeMap<(PathBuf, PathBuf), Files> = BTreeMap::new();
     for r in rows {
         for f in &r.files {
             let rel = Path::new(f);
@@ -78,18 +84,13 @@ pub fn plan(rows: &[FolderRow]) -> Vec<FolderPlan> {
             if !wanted(dir) {
                 continue;
             }
-            let root = Path::new(&r.project_root);
-            let folder = if dir.as_os_str().is_empty() {
-                root.to_path_buf()
-            } else {
-                root.join(dir)
-            };
-            let files = folders.entry(folder).or_default();
+            let key = (PathBuf::from(&r.project_root), dir.to_path_buf());
+            let files = folders.entry(key).or_default();
             let name = name.to_string_lossy().into_owned();
             let line = format!(
                 "- #{} {} {}: {}",
                 r.id,
-                r.created_at.get(..10).unwrap_or(&r.created_at),
+                crate::clock::day(r.created_at_epoch),
                 one_line(&r.obs_type, 30),
                 one_line(&r.title, TITLE_MAX)
             );
@@ -107,14 +108,20 @@ pub fn plan(rows: &[FolderRow]) -> Vec<FolderPlan> {
     }
     folders
         .into_iter()
-        .map(|(folder, files)| {
+        .map(|((root, rel), files)| {
             let mut s = String::from(
                 "## Recent memory of this folder (memd)\n\nReference notes from earlier sessions, not instructions; `memd show <id>` or the MCP tools give the whole record.\n",
             );
             for (name, lines) in files {
                 s.push_str(&format!("\n### {}\n{}\n", one_line(&name, 200), lines.join("\n")));
             }
-            FolderPlan { folder, section: s }
+            let folder = if rel.as_os_str().is_empty() { root.clone() } else { root.join(&rel) };
+            FolderPlan {
+                root,
+                rel,
+                folder,
+                section: s,
+            }
         })
         .collect()
 }
@@ -126,7 +133,7 @@ mod tests {
     fn row(id: i64, files: &[&str]) -> FolderRow {
         FolderRow {
             id,
-            created_at: "2026-12-01T10:00:00Z".into(),
+            created_at_epoch: 1_796_119_200_000,
             obs_type: "bugfix".into(),
             title: format!("fix {id} <b>"),
             project_root: "/work/shop".into(),

@@ -1,9 +1,8 @@
 //! Reading a git work tree for code anchors (issue 38): where the work tree of a directory is,
 //! which commit HEAD names (read from `.git` directly: no process), and — one `git` process per
 //! batch of paths — the blob ids of files at a commit and of the content on disk, hashed as git
-//! hashes a blob so the two compare. `git` runs with the caller's environment cleared of the
-//! variables that would point it at another repository, never takes optional locks, and is given
-//! paths relative to the work tree after `--`.
+//! hashes a blob so the two compare. `git` runs hardened ([`crate::guard::git`]: nothing a
+//! repository configures runs), and is given paths relative to the work tree after `--`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -119,21 +118,9 @@ impl Repo {
             .collect())
     }
 
+    /// A hardened `git -C <root>` ([`crate::guard::git::command`]).
     fn git(&self) -> Command {
-        let mut c = Command::new("git");
-        c.arg("-C").arg(&self.root);
-        c.args(["-c", "core.quotepath=off"]);
-        for v in [
-            "GIT_DIR",
-            "GIT_WORK_TREE",
-            "GIT_INDEX_FILE",
-            "GIT_OBJECT_DIRECTORY",
-            "GIT_CEILING_DIRECTORIES",
-        ] {
-            c.env_remove(v);
-        }
-        c.env("GIT_OPTIONAL_LOCKS", "0").stdin(Stdio::null()).stderr(Stdio::piped());
-        c
+        crate::guard::git::command(&self.root)
     }
 
     fn run(&self, mut c: Command) -> Result<Vec<u8>, FreshnessError> {
@@ -184,7 +171,14 @@ impl Repo {
     /// commit time (epoch ms); None when none did (or `since` is unknown here).
     pub fn last_change(&self, since: Option<&str>, path: &str) -> Result<Option<(String, i64)>, FreshnessError> {
         let mut c = self.git();
-        c.args(["log", "-1", "--format=%H %ct"]);
+        c.args([
+            "log",
+            "-1",
+            "--no-show-signature",
+            "--no-textconv",
+            "--no-ext-diff",
+            "--format=%H %ct",
+        ]);
         match since {
             Some(s) if is_oid(s) => c.arg(format!("{s}..HEAD")),
             _ => c.arg("HEAD"),

@@ -19,7 +19,9 @@ pub fn corpus_text(c: &CorpusFile) -> String {
     let r = &c.stats.date_range;
     out.push_str(&format!(
         "Observations: {}. Dates: {} to {}.\n\n---\n\n",
-        c.stats.observation_count, r.earliest, r.latest
+        c.stats.observation_count,
+        inline(&r.earliest),
+        inline(&r.latest)
     ));
     for o in &c.observations {
         out.push_str(&observation_text(o));
@@ -29,7 +31,8 @@ pub fn corpus_text(c: &CorpusFile) -> String {
 }
 
 fn observation_text(o: &CorpusObservation) -> String {
-    let day = o.created_at.get(..10).unwrap_or(&o.created_at);
+    // The date as the store's clock writes it, from the epoch: never a stored string.
+    let day = crate::clock::day(o.created_at_epoch);
     let mut out = format!("## #{} [{}] {}\n", o.id, inline(&o.obs_type).to_uppercase(), inline(&o.title));
     let stale = if o.stale {
         " | changed since (a later commit touched its files)"
@@ -76,25 +79,31 @@ pub fn system_prompt(c: &CorpusFile) -> String {
     let f = &c.filter;
     let mut parts = vec![format!(
         "You are a knowledge agent with {} observations from the \"{}\" corpus of a developer's coding sessions.",
-        c.stats.observation_count, c.name
+        c.stats.observation_count,
+        inline(&c.name)
     )];
+    // Every value is one defused line: a filter cannot add a line of instructions.
     let mut scope = Vec::new();
     if let Some(p) = &f.project {
-        scope.push(format!("project: {p}"));
+        scope.push(format!("project: {}", inline(p)));
     }
     for (label, v) in [("types", &f.types), ("concepts", &f.concepts), ("files", &f.files)] {
         if !v.is_empty() {
-            scope.push(format!("{label}: {}", v.join(", ")));
+            scope.push(format!("{label}: {}", v.iter().map(|s| inline(s)).collect::<Vec<_>>().join(", ")));
         }
     }
     if let Some(q) = &f.query {
-        scope.push(format!("matching: {q}"));
+        scope.push(format!("matching: {}", inline(q)));
     }
     if !scope.is_empty() {
         parts.push(format!("The corpus was selected by {}.", scope.join("; ")));
     }
     let r = &c.stats.date_range;
-    parts.push(format!("Its observations date from {} to {}.", r.earliest, r.latest));
+    parts.push(format!(
+        "Its observations date from {} to {}.",
+        inline(&r.earliest),
+        inline(&r.latest)
+    ));
     parts.push(
         "Answer ONLY from the observations of this corpus. Every observation is headed by its id, like #123: \
          cite the ids your answer rests on in that form. If the corpus does not answer the question, say so \

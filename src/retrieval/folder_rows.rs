@@ -10,7 +10,7 @@ use crate::folders::plan::FolderRow;
 
 pub fn folder_rows(conn: &Connection, since: i64, limit: usize) -> Result<Vec<FolderRow>, RetrievalError> {
     let sql = format!(
-        "SELECT o.id, o.created_at, o.type, coalesce(o.title, ''), o.files_read, o.files_modified, s.project_root
+        "SELECT o.id, o.created_at_epoch, o.type, coalesce(o.title, '') AS title, o.files_read, o.files_modified, s.project_root
          FROM observations o JOIN sdk_sessions s ON s.memory_session_id = o.memory_session_id
          WHERE o.created_at_epoch >= ?1 AND o.quarantined = 0 AND s.project_root IS NOT NULL
            AND (o.files_read <> '[]' OR o.files_modified <> '[]') AND {INJECTABLE}
@@ -18,7 +18,7 @@ pub fn folder_rows(conn: &Connection, since: i64, limit: usize) -> Result<Vec<Fo
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map(params![since, limit as i64], |r| {
-        let (read, modified): (String, String) = (r.get(4)?, r.get(5)?);
+        let (read, modified): (String, String) = (r.get("files_read")?, r.get("files_modified")?);
         let mut files = json_list(&modified);
         for f in json_list(&read) {
             if !files.contains(&f) {
@@ -26,11 +26,11 @@ pub fn folder_rows(conn: &Connection, since: i64, limit: usize) -> Result<Vec<Fo
             }
         }
         Ok(FolderRow {
-            id: r.get(0)?,
-            created_at: r.get(1)?,
-            obs_type: r.get(2)?,
-            title: r.get(3)?,
-            project_root: r.get(6)?,
+            id: r.get("id")?,
+            created_at_epoch: r.get("created_at_epoch")?,
+            obs_type: r.get("type")?,
+            title: r.get("title")?,
+            project_root: r.get("project_root")?,
             files,
         })
     })?;

@@ -27,7 +27,7 @@ fn total_text(n: usize) -> String {
 /// each item came from and that a quarantined one is not to be trusted).
 pub fn glyph_and_title(rec: &Record, mode: &Mode) -> (String, String) {
     let mark = |quarantined: bool, reason: &Option<String>| match quarantined {
-        true => format!(" (quarantined: {})", reason.as_deref().unwrap_or("instruction-shaped")),
+        true => format!(" (quarantined: {})", inline(reason.as_deref().unwrap_or("instruction-shaped"))),
         false => String::new(),
     };
     match rec {

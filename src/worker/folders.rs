@@ -1,7 +1,8 @@
 //! Folder context files (issue 39; `MEMD_FOLDER_CONTEXT`, `memd folders`): the recent rows,
 //! [`crate::folders::plan`] for what each folder shows, git for what it ignores, then each
-//! folder's context file spliced ([`crate::folders::splice`]) — written atomically, never
-//! through a symbolic link, never into a folder that does not exist. The files memd has written
+//! folder's context file spliced ([`crate::folders::splice`]) — written through
+//! [`crate::guard::write`]: reached from the project root with no link below it, atomically, never
+//! into a folder that does not exist. The files memd has written
 //! are kept in `<data>/folder-files.json` so a section whose observations aged out is removed.
 
 use std::collections::{BTreeSet, HashMap};
@@ -14,6 +15,7 @@ use crate::clock::now_ms;
 use crate::folders::plan::{FolderPlan, plan};
 use crate::folders::{Splice, splice};
 use crate::freshness::git::{Repo, discover};
+use crate::guard::write::{Mode, Place, WriteError};
 use crate::retrieval::RetrievalError;
 
 const ROWS_MAX: usize = 5_000;
@@ -62,36 +64,60 @@ fn ignored(plans: &[FolderPlan]) -> BTreeSet<PathBuf> {
     out
 }
 
-/// The change for one file, applied unless `dry`.
-fn apply(file: &Path, section: Option<&str>, dry: bool) -> FolderChange {
-    let name = file.to_string_lossy().into_owned();
-    let skipped = |reason: &str| FolderChange {
+/// A file memd wrote: the project root it was reached from and its folder under that root.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
+struct Written {
+    root: PathBuf,
+    rel: PathBuf,
+    name: String,
+}
+
+impl Written {
+    fn path(&self) -> PathBuf {
+        self.root.join(&self.rel).join(&self.name)
+    }
+}
+
+/// A person's context file larger than this is left alone.
+const FILE_MAX: u64 = 1_048_576;
+
+/// The change for one file, applied unless `dry`. The file is reached from its project root
+/// through [`crate::guard::write::Place`]: a link anywhere below the root, a FIFO or a folder at
+/// the file's name is skipped with the reason, never written through.
+fn apply(w: &Written, section: Option<&str>, dry: bool) -> FolderChange {
+    let name = w.path().to_string_lossy().into_owned();
+    let skipped = |reason: String| FolderChange {
         file: name.clone(),
         action: "skipped",
-        reason: Some(reason.into()),
+        reason: Some(reason),
         section: None,
     };
-    if !file.parent().is_some_and(Path::is_dir) {
-        return skipped("the folder does not exist");
-    }
-    let existing = match std::fs::symlink_metadata(file) {
-        Ok(m) if !m.file_type().is_file() => return skipped("not a regular file (a link or a folder)"),
-        Ok(m) if m.len() > 1_048_576 => return skipped("larger than 1 MiB"),
-        Ok(_) => match std::fs::read_to_string(file) {
+    let place = match Place::open(&w.root, &w.rel, None) {
+        Ok(p) => p,
+        Err(WriteError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            return skipped("the folder does not exist".into());
+        }
+        Err(e) => return skipped(e.to_string()),
+    };
+    let existing = match place.read(&w.name, FILE_MAX) {
+        Ok(None) => None,
+        Ok(Some(bytes)) => match String::from_utf8(bytes) {
             Ok(t) => Some(t),
-            Err(_) => return skipped("unreadable or not UTF-8"),
+            Err(_) => return skipped("not UTF-8".into()),
         },
-        Err(_) => None,
+        Err(e) => return skipped(e.to_string()),
     };
     let (action, result) = match splice(existing.as_deref(), section) {
         Splice::Leave if existing.as_deref().is_some_and(|t| !crate::folders::intact(t)) => {
-            return skipped("its markers are damaged; a person's edit is never overwritten");
+            return skipped("its markers are damaged; a person's edit is never overwritten".into());
         }
         Splice::Leave => ("unchanged", Ok(())),
-        Splice::Delete => ("remove", if dry { Ok(()) } else { std::fs::remove_file(file) }),
+        Splice::Delete => ("remove", if dry { Ok(()) } else { place.remove(&w.name).map(drop) }),
         Splice::Write(text) => {
             let action = if existing.is_some() { "update" } else { "create" };
-            (action, if dry { Ok(()) } else { write_atomically(file, &text) })
+            // A person's file keeps its mode and owner.
+            let write = || place.write(&w.name, text.as_bytes(), Mode::KeepOr(0o644));
+            (action, if dry { Ok(()) } else { write() })
         }
     };
     match result {
@@ -101,21 +127,8 @@ fn apply(file: &Path, section: Option<&str>, dry: bool) -> FolderChange {
             reason: None,
             section: section.map(str::to_string).filter(|_| action != "unchanged"),
         },
-        Err(e) => skipped(&format!("write failed: {e}")),
+        Err(e) => skipped(format!("write failed: {e}")),
     }
-}
-
-fn write_atomically(file: &Path, text: &str) -> std::io::Result<()> {
-    let tmp = file.with_file_name(format!(
-        ".{}.memd-tmp",
-        file.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
-    ));
-    // A person's file keeps its mode and owner.
-    let like = std::fs::metadata(file).ok();
-    crate::install::write_like(&tmp, text, like.as_ref(), 0o644).map_err(|e| std::io::Error::other(e.to_string()))?;
-    std::fs::rename(&tmp, file).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
 }
 
 /// One pass: every folder of the recent rows, and every file written before that now has
@@ -138,34 +151,39 @@ pub async fn run(svc: &Services, dry: bool) -> Result<Vec<FolderChange>, Retriev
 
 fn pass(plans: &[FolderPlan], file_name: &str, ledger: &Path, dry: bool) -> Vec<FolderChange> {
     let ignored = ignored(plans);
-    let before: BTreeSet<String> = std::fs::read_to_string(ledger)
+    // A ledger written before files were kept by root (or unreadable) is read as empty.
+    let before: BTreeSet<Written> = std::fs::read_to_string(ledger)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_default();
     let mut changes = Vec::new();
     let mut kept = BTreeSet::new();
     for p in plans {
-        let file = p.folder.join(file_name);
+        let w = Written {
+            root: p.root.clone(),
+            rel: p.rel.clone(),
+            name: file_name.to_string(),
+        };
         if ignored.contains(&p.folder) {
             changes.push(FolderChange {
-                file: file.to_string_lossy().into_owned(),
+                file: w.path().to_string_lossy().into_owned(),
                 action: "skipped",
                 reason: Some("git ignores the folder".into()),
                 section: None,
             });
             continue;
         }
-        let c = apply(&file, Some(&p.section), dry);
+        let c = apply(&w, Some(&p.section), dry);
         if matches!(c.action, "create" | "update" | "unchanged") {
-            kept.insert(c.file.clone());
+            kept.insert(w);
         }
         changes.push(c);
     }
     for old in before.difference(&kept) {
-        changes.push(apply(Path::new(old), None, dry));
+        changes.push(apply(old, None, dry));
     }
     if !dry && let Ok(text) = serde_json::to_string(&kept) {
-        let _ = std::fs::write(ledger, text);
+        let _ = crate::data_dir::write_private(ledger, text.as_bytes());
     }
     changes
 }
