@@ -85,9 +85,102 @@ pub fn day(ms: i64) -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
+/// Days since 1970-01-01 of a civil date (the inverse of [`civil_from_days`]).
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y2 = if m <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// A time as people and files write it → epoch ms: RFC 3339 (`2026-08-19T22:25:03.123Z`, an
+/// offset such as `+02:00`, a space for the `T`, no zone meaning UTC, seconds and fraction
+/// optional), a plain date `YYYY-MM-DD`, or epoch milliseconds. None for anything else.
+pub fn parse_time(s: &str) -> Option<i64> {
+    let s = s.trim();
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+        return s.parse().ok();
+    }
+    if !s.is_ascii() {
+        return None;
+    }
+    let num = |a: usize, b: usize| {
+        s.get(a..b)
+            .filter(|x| x.bytes().all(|c| c.is_ascii_digit()))
+            .and_then(|x| x.parse::<i64>().ok())
+    };
+    let (y, m, d) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
+    if s.get(4..5) != Some("-") || s.get(7..8) != Some("-") || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let mut ms = days_from_civil(y, m, d) * 86_400_000;
+    let rest = &s[10..];
+    if rest.is_empty() {
+        return Some(ms);
+    }
+    let rest = rest.strip_prefix(['T', 't', ' '])?;
+    let (clock, zone) = match rest.find(['Z', 'z', '+', '-']) {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    let mut parts = clock.splitn(3, ':');
+    let h: i64 = parts.next()?.parse().ok()?;
+    let min: i64 = parts.next()?.parse().ok()?;
+    let (sec, frac) = match parts.next() {
+        Some(sf) => match sf.split_once('.') {
+            Some((sec, frac)) => (sec.parse::<i64>().ok()?, frac),
+            None => (sf.parse::<i64>().ok()?, ""),
+        },
+        None => (0, ""),
+    };
+    if h > 23 || min > 59 || sec > 60 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let milli = format!("{:0<3}", &frac[..frac.len().min(3)]).parse::<i64>().ok()?;
+    ms += ((h * 60 + min) * 60 + sec) * 1000 + milli;
+    let offset = match zone {
+        "" | "Z" | "z" => 0,
+        z => {
+            let sign = if z.starts_with('-') { -1 } else { 1 };
+            let (oh, om) = z[1..].split_once(':').unwrap_or((z.get(1..3)?, z.get(3..).unwrap_or("0")));
+            let (oh, om): (i64, i64) = (oh.parse().ok()?, om.parse().ok()?);
+            if oh > 23 || om > 59 {
+                return None;
+            }
+            sign * (oh * 60 + om) * 60_000
+        }
+    };
+    Some(ms - offset)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_parse_as_rfc_3339_a_date_or_epoch_ms() {
+        for ms in [0, 1_790_870_711_000, 951_782_400_123] {
+            assert_eq!(parse_time(&iso(ms)), Some(ms));
+        }
+        assert_eq!(parse_time("2026-10-01 16:05:11"), Some(1_790_870_711_000));
+        assert_eq!(parse_time("2026-10-01T18:05:11+02:00"), Some(1_790_870_711_000));
+        assert_eq!(parse_time("2026-10-01T11:05:11.5-05:00"), Some(1_790_870_711_500));
+        assert_eq!(parse_time("2026-10-01"), Some(1_790_812_800_000));
+        assert_eq!(parse_time("1790870711000"), Some(1_790_870_711_000));
+        for bad in [
+            "garbage",
+            "",
+            "2026-13-01",
+            "2026-10-01T25:00",
+            "2026-10-01T10:00:00.１２",
+            "2026-10-01\n# IMPORTANT",
+        ] {
+            assert_eq!(parse_time(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn formats_known_instants() {

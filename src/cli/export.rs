@@ -11,11 +11,14 @@ use anyhow::Context;
 use serde_json::{Value, json};
 
 use super::client_context::{CliContext, call_json};
+use crate::export::admit::admit;
 use crate::export::index::{IndexEntry, render};
 use crate::export::{Format, OBSERVATIONS_DIR, file_name, from_json, from_markdown, to_json, to_markdown};
+use crate::guard::write::{Mode, Place};
 use crate::mcp::link::with_query;
 use crate::protocol::paths;
 use crate::store::export_rows::ExportedObservation;
+use crate::text::terminal;
 
 /// A chunk sent to the worker stays under this many bytes of JSON (the body limit is 5 MiB).
 const CHUNK_BYTES: usize = 3 * 1024 * 1024;
@@ -48,8 +51,18 @@ fn since_ms(s: &str) -> anyhow::Result<i64> {
 pub fn export(env: &HashMap<String, String>, a: ExportArgs) -> anyhow::Result<ExitCode> {
     let link = CliContext::load(env, None).link();
     let since = a.since.as_deref().map(since_ms).transpose()?;
-    let dir = a.out.join(OBSERVATIONS_DIR);
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    // Every memory is private: folders 0700, files 0600, nothing written through a link.
+    if !a.out.exists() {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&a.out)
+            .with_context(|| format!("creating {}", a.out.display()))?;
+    }
+    let top = Place::open(&a.out, Path::new(""), None)?;
+    let dir = Place::open(&a.out, Path::new(OBSERVATIONS_DIR), Some(0o700))?;
+    dir.restrict(0o700)?;
     let mut entries = Vec::new();
     let mut after = 0;
     loop {
@@ -64,7 +77,7 @@ pub fn export(env: &HashMap<String, String>, a: ExportArgs) -> anyhow::Result<Ex
                 Format::Md => to_markdown(e),
                 Format::Json => to_json(e),
             };
-            std::fs::write(dir.join(&name), text).with_context(|| format!("writing {name}"))?;
+            dir.write(&name, text.as_bytes(), Mode::Exactly(0o600))?;
             entries.push(IndexEntry::of(e, name));
         }
         match page["next"].as_i64() {
@@ -73,8 +86,8 @@ pub fn export(env: &HashMap<String, String>, a: ExportArgs) -> anyhow::Result<Ex
         }
     }
     let (name, text) = render(&entries, a.format);
-    std::fs::write(a.out.join(&name), text).with_context(|| format!("writing {name}"))?;
-    println!(
+    top.write(&name, text.as_bytes(), Mode::Exactly(0o600))?;
+    say!(
         "Exported {} observations to {} ({name} lists them).",
         entries.len(),
         a.out.display()
@@ -82,9 +95,10 @@ pub fn export(env: &HashMap<String, String>, a: ExportArgs) -> anyhow::Result<Ex
     Ok(ExitCode::SUCCESS)
 }
 
-/// Every exported record under `dir` (its `observations/` folder, else the folder itself), by id;
-/// files that do not read are named on stderr and counted.
-fn read_tree(dir: &Path) -> anyhow::Result<(Vec<ExportedObservation>, usize)> {
+/// Every exported record under `dir` (its `observations/` folder, else the folder itself), by id,
+/// each with its file; files that do not read are returned with the reason.
+#[allow(clippy::type_complexity)]
+fn read_tree(dir: &Path) -> anyhow::Result<(Vec<(PathBuf, ExportedObservation)>, Vec<(PathBuf, String)>)> {
     let sub = dir.join(OBSERVATIONS_DIR);
     let root = if sub.is_dir() { sub } else { dir.to_path_buf() };
     let mut files: Vec<PathBuf> = std::fs::read_dir(&root)
@@ -94,22 +108,25 @@ fn read_tree(dir: &Path) -> anyhow::Result<(Vec<ExportedObservation>, usize)> {
         .filter(|p| !matches!(p.file_name().and_then(|n| n.to_str()), Some("index.md" | "index.json")))
         .collect();
     files.sort();
-    let (mut records, mut bad) = (Vec::new(), 0);
+    let (mut records, mut bad) = (Vec::new(), Vec::new());
     for path in files {
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => {
+                bad.push((path, format!("unreadable: {e}")));
+                continue;
+            }
+        };
         let read = match path.extension().and_then(|e| e.to_str()) {
             Some("json") => from_json(&text),
             _ => from_markdown(&text),
         };
         match read {
-            Ok(e) => records.push(e),
-            Err(err) => {
-                bad += 1;
-                eprintln!("memd: skipped {}: {err}", path.display());
-            }
+            Ok(e) => records.push((path, e)),
+            Err(err) => bad.push((path, err.to_string())),
         }
     }
-    records.sort_by_key(|e| e.id);
+    records.sort_by_key(|(_, e)| e.id);
     Ok((records, bad))
 }
 
@@ -130,9 +147,30 @@ fn chunks(records: &[ExportedObservation]) -> Vec<&[ExportedObservation]> {
     out
 }
 
+/// `memd import-md DIR`: every record admitted on the store's terms ([`admit`]); a record that
+/// is not (or is too large for one request, or the worker refuses) is skipped and named with its
+/// file and reason, and the rest are imported.
 pub fn import_md(env: &HashMap<String, String>, dir: &Path) -> anyhow::Result<ExitCode> {
     let link = CliContext::load(env, None).link();
-    let (records, bad) = read_tree(dir)?;
+    let (read, mut skipped) = read_tree(dir)?;
+    let now = crate::clock::now_ms();
+    let mut records = Vec::with_capacity(read.len());
+    let mut file_of: HashMap<i64, PathBuf> = HashMap::new();
+    for (path, e) in read {
+        match admit(e.clone(), now) {
+            Err(why) => skipped.push((path, why)),
+            Ok(_) if serde_json::to_string(&e).map_or(0, |t| t.len()) > CHUNK_BYTES => {
+                skipped.push((path, format!("larger than {} MiB, the most one request carries", CHUNK_BYTES >> 20)));
+            }
+            Ok(a) => {
+                for w in &a.warnings {
+                    say_err!("memd: {}: {w}", terminal::line(&path.display().to_string()));
+                }
+                file_of.insert(e.id, path);
+                records.push(e);
+            }
+        }
+    }
     let mut ids: HashMap<i64, i64> = HashMap::new();
     let mut counts: HashMap<String, usize> = HashMap::new();
     for chunk in chunks(&records) {
@@ -141,6 +179,11 @@ pub fn import_md(env: &HashMap<String, String>, dir: &Path) -> anyhow::Result<Ex
             let what = o["outcome"].as_str().unwrap_or("refused").to_string();
             if let (Some(from), Some(id)) = (o["from"].as_i64(), o["id"].as_i64()) {
                 ids.insert(from, id);
+            }
+            if let (Some(from), Some(why)) = (o["from"].as_i64(), o["refused"].as_str()) {
+                let file = file_of.get(&from).cloned().unwrap_or_else(|| PathBuf::from(format!("#{from}")));
+                skipped.push((file, why.to_string()));
+                continue;
             }
             *counts.entry(what).or_default() += 1;
         }
@@ -155,20 +198,23 @@ pub fn import_md(env: &HashMap<String, String>, dir: &Path) -> anyhow::Result<Ex
     if !links.is_empty() {
         call_json(&link, "POST", paths::IMPORT_LINKS, Some(&json!({"links": links})))?;
     }
+    skipped.sort();
+    for (path, why) in &skipped {
+        say_err!(
+            "memd: skipped {}: {}",
+            terminal::line(&path.display().to_string()),
+            terminal::line(why)
+        );
+    }
     let n = |k: &str| counts.get(k).copied().unwrap_or(0);
-    println!(
-        "Imported {} observations ({} under their own id, {} under a new id); {} already here, {} forgotten here before, {} refused, {} unreadable files.",
+    say!(
+        "Imported {} observations ({} under their own id, {} under a new id); {} already here, {} forgotten here before, {} skipped.",
         n("kept") + n("remapped"),
         n("kept"),
         n("remapped"),
         n("duplicate"),
         n("forgotten"),
-        n("refused"),
-        bad
+        skipped.len(),
     );
-    Ok(if bad > 0 || n("refused") > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(if skipped.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::store::export_rows::ExportedObservation;
 
+pub mod admit;
 pub mod index;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

@@ -166,30 +166,9 @@ fn epoch(r: &SourceRow, prefix: &str) -> Option<i64> {
         .or_else(|| r.text(prefix).as_deref().and_then(parse_iso))
 }
 
-/// `YYYY-MM-DD[T| ]HH:MM[:SS[.fff]][Z]` (UTC) → epoch ms.
+/// `YYYY-MM-DD[T| ]HH:MM[:SS[.fff]][Z|±HH:MM]` → epoch ms ([`crate::clock::parse_time`]).
 pub fn parse_iso(s: &str) -> Option<i64> {
-    let s = s.trim().trim_end_matches('Z');
-    let num = |a: usize, b: usize| s.get(a..b).and_then(|x| x.parse::<i64>().ok());
-    let (y, m, d) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return None;
-    }
-    let (h, min) = if s.len() >= 16 { (num(11, 13)?, num(14, 16)?) } else { (0, 0) };
-    let sec = if s.len() >= 19 { num(17, 19)? } else { 0 };
-    let ms = s
-        .get(20..)
-        .filter(|f| !f.is_empty())
-        .map(|f| format!("{:0<3}", &f[..f.len().min(3)]).parse::<i64>().unwrap_or(0))
-        .unwrap_or(0);
-    // Days from civil (Howard Hinnant).
-    let y2 = if m <= 2 { y - 1 } else { y };
-    let era = y2.div_euclid(400);
-    let yoe = y2 - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(((days * 24 + h) * 60 + min) * 60_000 + sec * 1000 + ms)
+    crate::clock::parse_time(s).filter(|_| !s.trim().bytes().all(|b| b.is_ascii_digit()))
 }
 
 #[cfg(test)]

@@ -130,8 +130,55 @@ fn id_taken(conn: &Connection, id: i64) -> Result<bool, rusqlite::Error> {
     )
 }
 
-/// Imports one record (its `superseded_by` is left for [`link`]).
-pub fn import_one(conn: &Connection, e: &ExportedObservation) -> Result<Imported, StoreError> {
+/// The highest id the store holds or has held (observations and the tombstones of forgotten ones).
+fn highest_id(conn: &Connection) -> Result<i64, rusqlite::Error> {
+    conn.query_row(
+        "SELECT max(coalesce((SELECT max(id) FROM observations), 0), coalesce((SELECT max(observation_id) FROM tombstones), 0))",
+        [],
+        |r| r.get(0),
+    )
+}
+
+/// Imports a chunk of records, each on its own (a savepoint each): one that fails is refused
+/// with the reason and the rest are stored. An id is kept only when free and not above the
+/// store's highest id plus the chunk's size, so no import can push the id sequence to its end.
+pub fn import_all(conn: &Connection, rows: &[ExportedObservation]) -> Result<Vec<Result<Imported, String>>, StoreError> {
+    let ceiling = highest_id(conn)?.saturating_add(rows.len() as i64);
+    let mut out = Vec::with_capacity(rows.len());
+    for e in rows {
+        conn.execute_batch("SAVEPOINT import_one")?;
+        match import_one(conn, e, ceiling) {
+            Ok(o) => {
+                conn.execute_batch("RELEASE import_one")?;
+                out.push(Ok(o));
+            }
+            Err(err) => {
+                conn.execute_batch("ROLLBACK TO import_one; RELEASE import_one")?;
+                out.push(Err(err.to_string()));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Ids at or above this are no store's own: an `observations` sequence there was pushed by an
+/// import before ids were bounded, and every later insert would fail ("database or disk is full").
+const SEQUENCE_POISONED: i64 = 1 << 62;
+
+/// Sets a poisoned id sequence back to the highest id the store holds or has held (run at every
+/// open); true when it did.
+pub fn repair_sequence(conn: &Connection) -> Result<bool, rusqlite::Error> {
+    let top = highest_id(conn)?;
+    let n = conn.execute(
+        "UPDATE sqlite_sequence SET seq = ?1 WHERE name = 'observations' AND seq >= ?2",
+        params![top.min(SEQUENCE_POISONED - 1), SEQUENCE_POISONED],
+    )?;
+    Ok(n > 0)
+}
+
+/// Imports one record (its `superseded_by` is left for [`link`]); its id is kept when free and
+/// not above `ceiling`.
+pub fn import_one(conn: &Connection, e: &ExportedObservation, ceiling: i64) -> Result<Imported, StoreError> {
     let r = &e.record;
     let forgotten: Option<i64> = conn
         .query_row(
@@ -157,7 +204,7 @@ pub fn import_one(conn: &Connection, e: &ExportedObservation) -> Result<Imported
     let mut rec = r.clone();
     rec.superseded_by = None;
     let quarantined_before = rec.quarantined;
-    let kept = match e.id > 0 && !id_taken(conn, e.id)? {
+    let kept = match e.id > 0 && e.id <= ceiling && !id_taken(conn, e.id)? {
         true => rec.insert_with_id(conn, e.id)?,
         false => None,
     };
@@ -223,11 +270,11 @@ mod tests {
         assert_eq!(export_page(&src, None, None, a, 1).unwrap()[0].id, b, "paged by id");
 
         let dst = crate::store::test_conn();
-        let outcomes: Vec<Imported> = out.iter().map(|e| import_one(&dst, e).unwrap()).collect();
+        let outcomes: Vec<Imported> = out.iter().map(|e| import_one(&dst, e, i64::MAX).unwrap()).collect();
         assert!(outcomes.iter().all(|o| matches!(o, Imported::Kept(_))), "{outcomes:?}");
         link(&dst, &[(a, b, Some("replaced".into()))]).unwrap();
         assert_eq!(all(&dst), out, "ids, every field and the sessions are the same");
-        let again: Vec<Imported> = out.iter().map(|e| import_one(&dst, e).unwrap()).collect();
+        let again: Vec<Imported> = out.iter().map(|e| import_one(&dst, e, i64::MAX).unwrap()).collect();
         assert!(again.iter().all(|o| matches!(o, Imported::Duplicate(_))), "{again:?}");
         assert_eq!(all(&dst).len(), 3);
     }
@@ -241,7 +288,7 @@ mod tests {
         let dst = crate::store::test_conn();
         let other = save(&dst, "elsewhere", "something else entirely", 500);
         assert_eq!(other, out[0].id, "the first id is taken here");
-        assert_eq!(import_one(&dst, &out[0]).unwrap(), Imported::Remapped(other + 1));
+        assert_eq!(import_one(&dst, &out[0], i64::MAX).unwrap(), Imported::Remapped(other + 1));
         crate::store::forget::forget_one(
             &src,
             crate::store::forget::RecordRef {
@@ -262,6 +309,6 @@ mod tests {
             [&tomb.0, &tomb.1],
         )
         .unwrap();
-        assert_eq!(import_one(&dst, &out[1]).unwrap(), Imported::Forgotten);
+        assert_eq!(import_one(&dst, &out[1], i64::MAX).unwrap(), Imported::Forgotten);
     }
 }

@@ -211,6 +211,11 @@ fn catch_up(conn: &mut rusqlite::Connection) {
     if let Err(e) = quarantine::finish_screen(conn) {
         tracing::warn!(error = %e, "quarantine screen of older rows stopped; it resumes at the next start");
     }
+    match export_rows::repair_sequence(conn) {
+        Ok(true) => tracing::warn!("the observation id sequence had been pushed to its end by an import; set back"),
+        Ok(false) => {}
+        Err(e) => tracing::warn!(error = %e, "checking the observation id sequence failed"),
+    }
 }
 
 /// A random 128-bit id as a UUID-shaped string (v4 layout).

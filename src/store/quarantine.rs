@@ -54,6 +54,23 @@ impl Provenance {
         }
     }
 
+    /// How far content of this source is trusted: the user most, then the agent, an LLM's summary,
+    /// an import, and text captured from a tool's output least.
+    pub fn trust(self) -> u8 {
+        match self {
+            Self::User => 4,
+            Self::Agent => 3,
+            Self::Observer => 2,
+            Self::Import => 1,
+            Self::ToolOutput => 0,
+        }
+    }
+
+    /// The less trusted of two sources (a record is as trusted as its least trusted source).
+    pub fn min(self, other: Self) -> Self {
+        if other.trust() < self.trust() { other } else { self }
+    }
+
     /// The compact label injected beside an item.
     pub fn label(self) -> &'static str {
         match self {

@@ -4,6 +4,7 @@
 //! then the supersession links with the ids the import gave.
 
 use super::Services;
+use crate::export::admit::admit;
 use crate::store::StoreError;
 use crate::store::export_rows::{ExportedObservation, Imported};
 use crate::store::observation_record::json_array;
@@ -23,6 +24,8 @@ pub struct ImportedAs {
 }
 
 /// The record's text as the privacy pipeline leaves it; None when a `<private>` region covers it.
+/// Every text a person or an agent is shown is cleaned: title, subtitle, narrative, facts,
+/// concepts and the file lists.
 fn cleaned(svc: &Services, mut e: ExportedObservation) -> Option<ExportedObservation> {
     let privacy = &svc.ingest.pipeline.privacy;
     let r = &mut e.record;
@@ -35,32 +38,50 @@ fn cleaned(svc: &Services, mut e: ExportedObservation) -> Option<ExportedObserva
             *field = Some(c.text);
         }
     }
-    let facts: Vec<String> = serde_json::from_str(&r.facts).unwrap_or_default();
-    r.facts = json_array(&facts.iter().map(|f| privacy.clean_text(f).text).collect::<Vec<_>>());
+    for list in [&mut r.facts, &mut r.concepts, &mut r.files_read, &mut r.files_modified] {
+        let items: Vec<String> = serde_json::from_str(list).unwrap_or_default();
+        let mut out = Vec::with_capacity(items.len());
+        for item in &items {
+            let c = privacy.clean_text(item);
+            if c.private {
+                return None;
+            }
+            out.push(c.text);
+        }
+        *list = json_array(&out);
+    }
     Some(e)
 }
 
-/// Imports one chunk of records; each answers what became of it.
+/// Imports one chunk of records; each answers what became of it. Each is admitted on the store's
+/// terms first ([`crate::export::admit`]: whatever the file says, its trust is at most an
+/// import's), cleaned, then stored on its own: one bad record is refused with its reason.
 pub async fn import(svc: &Services, rows: Vec<ExportedObservation>) -> Result<Vec<ImportedAs>, StoreError> {
+    let now = crate::clock::now_ms();
     let mut out = Vec::with_capacity(rows.len());
     let mut keep = Vec::with_capacity(rows.len());
+    let refused = |from, why: String| ImportedAs {
+        from,
+        outcome: None,
+        refused: Some(why),
+    };
     for e in rows {
         let from = e.id;
-        match cleaned(svc, e) {
-            Some(e) => keep.push(e),
-            None => out.push(ImportedAs {
-                from,
-                outcome: None,
-                refused: Some("private content".into()),
-            }),
+        match admit(e, now).map(|a| cleaned(svc, a.record)) {
+            Ok(Some(e)) => keep.push(e),
+            Ok(None) => out.push(refused(from, "private content".into())),
+            Err(why) => out.push(refused(from, why)),
         }
     }
     let froms: Vec<i64> = keep.iter().map(|e| e.id).collect();
     let done = svc.storage.import_observations(keep).await?;
-    out.extend(froms.into_iter().zip(done).map(|(from, o)| ImportedAs {
-        from,
-        outcome: Some(o),
-        refused: None,
+    out.extend(froms.into_iter().zip(done).map(|(from, o)| match o {
+        Ok(o) => ImportedAs {
+            from,
+            outcome: Some(o),
+            refused: None,
+        },
+        Err(why) => refused(from, why),
     }));
     let kept = out.iter().filter(|o| o.outcome.is_some()).count();
     tracing::info!(records = out.len(), kept, "observations imported");
