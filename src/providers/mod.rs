@@ -241,7 +241,26 @@ fn claude_binary(s: &ProviderSettings, path_env: Option<&str>) -> Option<PathBuf
     std::env::split_paths(path_env?).map(|d| d.join("claude")).find(|p| p.is_file())
 }
 
-/// The shared HTTP client (rustls with the ring provider, installed once).
+/// Redirects are followed only within the origin of the first request (scheme, host and port),
+/// at most 5: an alert body, a prompt or a key is never re-sent to another host (issue 50).
+pub fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if attempt.previous().len() > 5 {
+            attempt.error("too many redirects")
+        } else if same {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    })
+}
+
+/// The shared HTTP client (rustls with the ring provider, installed once); redirects stay within
+/// the first request's origin ([`same_origin_redirects`]).
 pub fn http_client(timeout: Duration) -> reqwest::Client {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
@@ -250,6 +269,7 @@ pub fn http_client(timeout: Duration) -> reqwest::Client {
     reqwest::Client::builder()
         .timeout(timeout)
         .connect_timeout(timeout.min(Duration::from_secs(10)))
+        .redirect(same_origin_redirects())
         .build()
         .unwrap_or_else(|_| reqwest::Client::new())
 }
