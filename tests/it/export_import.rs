@@ -1,7 +1,8 @@
 //! `memd export` and `memd import-md` (issue 39) between two real workers: observations from the
 //! extractive observer and saved memories (one superseding another), exported as Markdown and as
-//! JSON, imported into an empty data dir — the same observations (ids, every field, provenance,
-//! links); a second import adds nothing; a broken file is named and skipped, the rest imported.
+//! JSON, imported into an empty data dir — the same observations (ids, every field but the trust an
+//! import sets on its own terms, links); a second import adds nothing; a broken file is named and
+//! skipped, the rest imported.
 
 use std::time::Duration;
 
@@ -23,6 +24,15 @@ fn memd(w: &TestWorker, args: &[&str]) -> (bool, String, String) {
 fn everything(w: &TestWorker) -> Vec<Value> {
     let v = w.get("/api/export?limit=500").json().unwrap();
     v["items"].as_array().unwrap().clone()
+}
+
+/// A row without the fields an import sets on its own terms (origin, provenance, imported_from).
+fn without_trust(o: &Value) -> Value {
+    let mut o = o.clone();
+    for k in ["origin", "provenance", "imported_from"] {
+        o.as_object_mut().unwrap().remove(k);
+    }
+    o
 }
 
 fn seeded() -> TestWorker {
@@ -92,10 +102,18 @@ fn an_export_imported_into_an_empty_data_dir_is_the_same_and_a_second_import_add
             stdout.contains(&format!("Imported {n} observations ({n} under their own id", n = before.len())),
             "{stdout}"
         );
+        let after = everything(&dst);
+        for o in &after {
+            // An import's trust is at most an import's (issue 50), whatever the file says.
+            assert_eq!(o["origin"], "import", "{o}");
+            assert_eq!(o["imported_from"], "import-md", "{o}");
+            let p = o["provenance"].as_str().unwrap();
+            assert!(p == "import" || p == "tool_output", "{o}");
+        }
         assert_eq!(
-            everything(&dst),
-            before,
-            "{format}: ids, every field, provenance, links and sessions"
+            after.iter().map(without_trust).collect::<Vec<_>>(),
+            before.iter().map(without_trust).collect::<Vec<_>>(),
+            "{format}: ids, every other field, links and sessions"
         );
         let (ok, stdout, _) = memd(&dst, &["import-md", dir]);
         assert!(ok);

@@ -16,6 +16,8 @@
 //! | `worker_memory` | RSS falls back after 4,000 sessions are reaped |
 //! | `worker_integrity` | a damaged database: read-only, reported, repaired; backups |
 //! | `schema_upgrade` | a database of each older schema version opens with every row; a worker killed while migrating |
+//! | `hostile_input` | import files that claim trust, a huge id, a forged date, a bad record among good ones; private exports and a planted link; promote of a quarantined record; an alert redirected elsewhere; escapes in every printing command |
+//! | `hostile_repo` | a repository whose git config names a program for every setting that runs one, a nested repo, an include, a `.git` file, planted links and FIFOs: a whole session runs none of them and writes nothing outside or through a link |
 //! | `data_dir_links` | symbolic links where memd writes (logs, spool, backups, token) are refused, never followed |
 //! | `crash_safe` | maintenance commands killed at several points: never a partial store, a rerun reaches the exact state |
 //! | `service_manager` | unit files (`systemd-analyze verify`), the plist, sd_notify, socket activation, SIGHUP |
@@ -68,6 +70,8 @@ mod hook_install;
 mod hook_replay;
 mod hook_signal;
 mod hook_spool;
+mod hostile_input;
+mod hostile_repo;
 mod import_claude_mem;
 mod mcp_stdio;
 mod memory_api;

@@ -309,6 +309,22 @@ impl Drop for TestWorker {
 }
 
 /// Every file under `dir`, recursively.
+/// Runs `cmd` to its end, or kills it after `deadline` (None).
+pub fn output_within(mut cmd: Command, deadline: Duration) -> Option<std::process::Output> {
+    let mut child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    if !wait_until(deadline, || matches!(child.try_wait(), Ok(Some(_)))) {
+        let _ = child.kill();
+        let _ = child.wait();
+        return None;
+    }
+    child.wait_with_output().ok()
+}
+
 pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
