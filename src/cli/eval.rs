@@ -19,6 +19,7 @@ use crate::config::{Settings, data_dir_from_env};
 use crate::data_dir::{DataDir, read_pid_file};
 use crate::eval::dataset::{Dataset, load, write_lines};
 use crate::eval::generate::generate;
+use crate::eval::poisoning::{PoisoningReport, Recorded, corpus, markdown as poisoning_markdown, score};
 use crate::eval::report::{PathReport, Report, by_category, markdown};
 use crate::eval::run::{Row, SearchMode, ask, replayed_rows, save_memories, wait_embedded};
 use crate::replay::convert::convert_file;
@@ -53,6 +54,10 @@ pub struct EvalArgs {
     /// Where `--generate` writes.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Measure the instruction screen instead: the built-in attack corpus per class (tune and
+    /// report halves) and the share of the dataset's recorded sessions' observations it quarantines.
+    #[arg(long)]
+    pub poisoning: bool,
 }
 
 /// A `memd serve` child on a temporary data directory, stopped on drop (or, with `--data-dir`,
@@ -289,10 +294,63 @@ fn write_dataset(inputs: &[PathBuf], out: &Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The recorded sessions replayed through the extractive observer in a fresh worker: how many of
+/// their observations the screen quarantined, and why.
+fn recorded_quarantine(d: &Dataset, env: &HashMap<String, String>) -> anyhow::Result<Recorded> {
+    let w = start_worker(None, env, None)?;
+    let opts = RunOptions::to_local_worker(w.worker.addr, w.worker.token.clone(), Some(w.dir.clone()));
+    run_replay(&d.sessions, &opts);
+    let status = || {
+        w.worker
+            .get(paths::STATUS, Duration::from_secs(10))
+            .ok()?
+            .json()
+            .and_then(|v| serde_json::from_value(v).ok())
+    };
+    if !wait_drained(Duration::from_secs(600), status).drained {
+        bail!("the observer queue did not drain");
+    }
+    let conn = rusqlite::Connection::open_with_flags(w.dir.join("memd.db"), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let mut rec = Recorded {
+        observations: conn.query_row("SELECT count(*) FROM observations", [], |r| r.get(0))?,
+        ..Recorded::default()
+    };
+    let mut st = conn.prepare("SELECT coalesce(quarantine_reason, '?'), count(*) FROM observations WHERE quarantined = 1 GROUP BY 1")?;
+    for row in st.query_map([], |r| {
+        Ok((
+            r.get::<_, String>("coalesce(quarantine_reason, '?')")?,
+            r.get::<_, i64>("count(*)")?,
+        ))
+    })? {
+        let (reason, n) = row?;
+        rec.quarantined += n;
+        rec.reasons.insert(reason, n);
+    }
+    Ok(rec)
+}
+
+fn poisoning(args: &EvalArgs, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
+    let classes = score(&corpus(), |t| crate::pipeline::instruction::screen(t).is_some());
+    let recorded = match load(&args.dataset) {
+        Ok(d) if !d.sessions.is_empty() => Some(recorded_quarantine(&d, env)?),
+        _ => None,
+    };
+    let report = PoisoningReport { classes, recorded };
+    if args.json {
+        say_json!(&report);
+    } else {
+        say_part!("{}", poisoning_markdown(&report));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn run(args: EvalArgs, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     if !args.generate.is_empty() {
         let out = args.out.clone().context("--generate needs --out DIR")?;
         return write_dataset(&args.generate, &out);
+    }
+    if args.poisoning {
+        return poisoning(&args, env);
     }
     let d = load(&args.dataset).with_context(|| format!("load {}", args.dataset.display()))?;
     let model = model_dir(&args, env);

@@ -6,6 +6,7 @@
 pub mod dataset;
 pub mod generate;
 pub mod metrics;
+pub mod poisoning;
 pub mod report;
 pub mod run;
 pub mod true_now;

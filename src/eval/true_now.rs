@@ -147,7 +147,10 @@ pub fn run(w: &Worker, db: &Path, root: &Path, freshness: bool) -> Result<TrueNo
     for (name, file) in NAMES {
         let project = format!("truenow-{file}");
         let index = w
-            .get(&format!("{}?projects={project}", paths::CONTEXT_INJECT), Duration::from_secs(30))
+            .get(
+                &format!("{}?projects={project}&fence=false", paths::CONTEXT_INJECT),
+                Duration::from_secs(30),
+            )
             .map_err(io)?
             .text();
         let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(io)?;

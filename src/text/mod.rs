@@ -1,6 +1,7 @@
 //! Text helpers every layer shares: which characters are hidden from a reader ([`is_hidden`]), and
 //! stored or remote text made safe for a terminal ([`terminal`]).
 
+pub mod fold;
 pub mod terminal;
 
 /// Characters that change how text is shown or read without being seen: C0 and C1 controls (the
@@ -28,6 +29,20 @@ pub fn is_hidden(c: char) -> bool {
             | '\u{E0000}'..='\u{E0FFF}')
 }
 
+/// `s` as one line: hidden characters removed, every whitespace run one space, trimmed — what a
+/// stored title or name is (issue 51).
+pub fn one_line(s: &str) -> String {
+    let visible: String = s.chars().filter(|c| c.is_whitespace() || !is_hidden(*c)).collect();
+    let mut out = String::with_capacity(visible.len());
+    for word in visible.split(char::is_whitespace).filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -51,5 +66,10 @@ mod tests {
         for c in ['a', 'é', '中', '→', ' ', '‹'] {
             assert!(!is_hidden(c), "{c}");
         }
+    }
+
+    #[test]
+    fn one_line_folds_breaks_and_drops_what_is_hidden() {
+        assert_eq!(one_line("  a\nb\u{1b}[2J\u{2028}c\u{E0041}  "), "a b[2J c");
     }
 }
