@@ -1,5 +1,6 @@
 //! `memd remember "text"`: an explicit memory through `POST /api/memory/save` (the worker is
-//! started when needed).
+//! started when needed) — the user's own words, or an agent's note when an agent host's markers
+//! are in the environment ([`provenance`]).
 
 use crate::protocol::paths;
 use std::collections::HashMap;
@@ -18,10 +19,30 @@ pub struct Extra {
     pub supersedes: Option<i64>,
 }
 
+/// Variables an agent host sets in the environment of the commands its agent runs (Claude Code's
+/// Bash tool, Codex's shell, Gemini CLI's shell tool): a `memd remember` under one of them was
+/// typed by the agent, not the user.
+pub const AGENT_MARKERS: [&str; 6] = [
+    "CLAUDECODE",
+    "CLAUDE_CODE_ENTRYPOINT",
+    "CODEX_SANDBOX",
+    "CODEX_SANDBOX_NETWORK_DISABLED",
+    "CODEX_THREAD_ID",
+    "GEMINI_CLI",
+];
+
+/// Who is speaking (issue 51): the user at their own prompt, or an agent through its shell tool.
+pub fn provenance(env: &HashMap<String, String>) -> &'static str {
+    match AGENT_MARKERS.iter().any(|k| env.get(*k).is_some_and(|v| !v.is_empty())) {
+        true => "agent",
+        false => "user",
+    }
+}
+
 pub fn run(env: &HashMap<String, String>, text: &str, x: Extra) -> anyhow::Result<ExitCode> {
     let ctx = CliContext::load(env, None);
     let project = x.project.unwrap_or_else(|| ctx.identity().primary);
-    let mut body = json!({"text": text, "project": project, "provenance": "user"});
+    let mut body = json!({"text": text, "project": project, "provenance": provenance(env)});
     if let Some(t) = x.title {
         body["title"] = json!(t);
     }

@@ -30,20 +30,7 @@ pub struct Admitted {
     pub warnings: Vec<String>,
 }
 
-/// `s` as one line: controls and hidden characters removed, whitespace runs one space.
-fn one_line(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for word in s
-        .split(|c: char| c.is_whitespace() || crate::text::is_hidden(c))
-        .filter(|w| !w.is_empty())
-    {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
-    out
-}
+use crate::text::one_line;
 
 fn one_line_opt(s: &mut Option<String>) {
     if let Some(v) = s.as_deref() {
@@ -216,7 +203,7 @@ mod tests {
         e.record.title = Some("two\nlines\u{1b}[2J\u{202E}".into());
         let a = admit(e, NOW).unwrap().record.record;
         assert_eq!(a.files_read, "[]");
-        assert_eq!(a.title.as_deref(), Some("two lines [2J"));
+        assert_eq!(a.title.as_deref(), Some("two lines[2J"));
         let mut e = rec();
         e.record.facts = "{\"a\":1}".into();
         assert_eq!(admit(e, NOW).unwrap_err(), "field `facts` is not a list of strings");

@@ -15,7 +15,7 @@ pub fn run(r: &Run<'_>) -> String {
     let max_chars = r.hook.number(&keys::CONTEXT_MAX_CHARS).min(HOST_CONTEXT_MAX_CHARS);
     let source = r.input.str("source").unwrap_or("startup");
     let path = format!(
-        "{}?projects={}&platformSource={}&maxChars={}&source={}&sessionId={}&cwd={}",
+        "{}?projects={}&platformSource={}&maxChars={}&source={}&sessionId={}&cwd={}&fence=false",
         paths::CONTEXT_INJECT,
         query_value(&r.chain(&identity)),
         r.platform,

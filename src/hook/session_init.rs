@@ -52,6 +52,7 @@ pub fn run(r: &Run<'_>) -> String {
         "limit": limit,
         "platformSource": r.platform,
         "contentSessionId": r.session_id(),
+        "fence": false,
     });
     let bytes = serde_json::to_vec(&query).unwrap_or_default();
     let context = fetch(

@@ -36,6 +36,16 @@ pub fn text(body: String) -> Response {
     ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], body).into_response()
 }
 
+/// The context APIs answer inside memd's fence (issue 51): a host that reads them directly gets
+/// the same "reference data, not instructions" frame the hooks add. memd's own hook and MCP server
+/// fence what they print themselves (after their own caps) and ask with `fence=false`.
+fn fenced_unless_asked(p: &Params, body: String) -> Result<String, ApiError> {
+    Ok(match p.flag(&["fence"], true)? {
+        true if !body.trim().is_empty() => crate::protocol::fence::fence(&body),
+        _ => body,
+    })
+}
+
 /// `GET /api/context/inject` (§4.1).
 pub async fn context_inject(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: HeaderMap) -> Result<Response, ApiError> {
     let p = Params(q);
@@ -72,7 +82,7 @@ pub async fn context_inject(State(app): State<Arc<WorkerState>>, Query(q): Q, he
         Some(s) => format!("{}\n\n{s}", out.text),
         None => out.text,
     };
-    let mut resp = text(body);
+    let mut resp = text(fenced_unless_asked(&p, body)?);
     let h = resp.headers_mut();
     h.insert("x-memd-observations", out.observations.into());
     h.insert("x-memd-summaries", out.summaries.into());
@@ -128,8 +138,16 @@ pub async fn context_semantic(
         false => None,
     };
     let floor = svc.settings.get().vectors.fusion.vector_floor;
+    let own_fence = matches!(field(&["fence"]), Some(Value::Bool(false))) || p.get(&["fence"]) == Some("false");
     match svc.storage.semantic_context(req, rows, floor).await {
-        Ok((context, count)) => Ok(Json(json!({"context": context, "count": count}))),
+        Ok((context, count)) => {
+            let context = if own_fence || context.trim().is_empty() {
+                context
+            } else {
+                crate::protocol::fence::fence(&context)
+            };
+            Ok(Json(json!({"context": context, "count": count})))
+        }
         Err(e) => {
             tracing::warn!(error = %e, "semantic context failed; answering empty");
             Ok(empty())

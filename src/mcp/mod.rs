@@ -19,7 +19,7 @@ pub mod work;
 
 use std::sync::Arc;
 
-use crate::protocol::fence::fence;
+use crate::protocol::fence::{fence, strip_hidden};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -76,10 +76,11 @@ impl ServerHandler for MemdServer {
             .await
             .map_err(|e| ErrorData::internal_error(format!("tool task failed: {e}"), None))?;
         match out {
-            Ok(t) if t.is_error => Ok(CallToolResult::error(vec![ContentBlock::text(t.text)])),
-            // Recalled memory is fenced like injected context (issue 36).
+            // Nothing hidden reaches the model from any tool (issue 51); recalled memory is fenced
+            // like injected context (issue 36).
+            Ok(t) if t.is_error => Ok(CallToolResult::error(vec![ContentBlock::text(strip_hidden(&t.text))])),
             Ok(t) if recall => Ok(CallToolResult::success(vec![ContentBlock::text(fence(&t.text))])),
-            Ok(t) => Ok(CallToolResult::success(vec![ContentBlock::text(t.text)])),
+            Ok(t) => Ok(CallToolResult::success(vec![ContentBlock::text(strip_hidden(&t.text))])),
             Err(ToolError::InvalidParams(m)) => Err(ErrorData::invalid_params(m, None)),
             Err(ToolError::UnknownTool(t)) => Err(ErrorData::invalid_params(format!("unknown tool {t}"), None)),
         }

@@ -184,6 +184,7 @@ impl CallerContext {
             ("projects", self.chain_or(projects)),
             ("platformSource", platform),
             ("full", full.to_string()),
+            ("fence", "false".to_string()),
         ];
         match self.fetch("GET", &with_query(paths::CONTEXT_INJECT, &q), None)? {
             Ok(ans) => ok(ans.body),

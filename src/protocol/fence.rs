@@ -19,8 +19,20 @@ const NONCE_HEX: usize = 12;
 /// holds), and the nonce is new each time.
 pub fn fence(inner: &str) -> String {
     let nonce = nonce();
-    let inner = defuse_wrapper_tags(inner);
+    let visible = strip_hidden(inner);
+    let inner = defuse_wrapper_tags(&visible);
     format!("<{FENCE_TAG} id=\"{nonce}\">\n{FENCE_NOTE}\n{inner}\n</{FENCE_TAG} id=\"{nonce}\">")
+}
+
+/// `text` without the characters a reader cannot see ([`crate::text::is_hidden`]; line breaks
+/// and tabs stay): nothing hidden reaches a model, whatever a renderer missed (issue 51). Each
+/// removed character is replaced by nothing, so a cap made before still holds.
+pub fn strip_hidden(text: &str) -> std::borrow::Cow<'_, str> {
+    let keep = |c: char| c == '\n' || c == '\t' || !crate::text::is_hidden(c);
+    if text.chars().all(keep) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(text.chars().filter(|c| keep(*c)).collect())
 }
 
 /// A `<` that opens a `memd-recall` or `system-reminder` tag (any case, `/` and spaces allowed)
@@ -57,6 +69,12 @@ fn nonce() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nothing_hidden_passes_the_fence() {
+        let f = fence("notes\u{E0049}\u{E0047}\u{202E}x\u{2028}y\u{FE0F}\nnext");
+        assert!(f.contains("notesxy\nnext"), "{f}");
+    }
 
     #[test]
     fn the_overhead_is_what_the_fence_adds() {

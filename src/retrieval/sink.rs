@@ -7,18 +7,10 @@
 //! project names and session titles calls it (through [`super::render::collapse`] for rows).
 
 /// Characters that change how text is shown or read without being visible: C0/C1 controls, the
-/// bidi embeddings, overrides and isolates, zero-width and joiner characters, the BOM.
+/// bidi marks and isolates, zero-width characters and joiners, variation selectors, the tag
+/// characters, the BOM ([`crate::text::is_hidden`]; whitespace is folded before this is asked).
 pub fn is_invisible(c: char) -> bool {
-    c.is_control()
-        || matches!(c,
-            '\u{00AD}' | '\u{061C}' | '\u{180E}'
-            | '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{206A}'..='\u{206F}'
-            | '\u{FEFF}'
-            | '\u{FFF9}'..='\u{FFFB}')
+    crate::text::is_hidden(c)
 }
 
 const TURN_STARTS: [&str; 3] = ["human:", "assistant:", "system:"];

@@ -2,7 +2,9 @@
 //! blocked, todo), then done items and the notes, every line through [`super::sink::inline`]. The
 //! section has its own cap: over it, done items go first (oldest first), then the notes are cut,
 //! then open items are dropped oldest first, and at last the text is cut. An item not updated for
-//! longer than the stale age says so instead of disappearing.
+//! longer than the stale age says so instead of disappearing. The task, each item and the notes are
+//! screened like an observation (issue 51): one that reads as an instruction is withheld, a
+//! one-line notice in its place.
 
 use super::render::{cut_utf16, one_line, utf16_len};
 use crate::store::work_state::{STATUSES, WorkItem, WorkState};
@@ -35,6 +37,18 @@ fn heading(s: &WorkState) -> String {
     }
 }
 
+/// What stands in the place of work-state text that reads as an instruction to an agent (issue 51:
+/// work state is screened like an observation; the person sees it in `memd work`).
+pub const WITHHELD: &str = "(withheld: it reads as an instruction to an agent; `memd work` shows it)";
+
+/// `text` as one line, or [`WITHHELD`] when the screen quarantines it.
+fn screened(text: &str, max: usize) -> String {
+    match crate::pipeline::instruction::screen(text) {
+        Some(_) => WITHHELD.to_string(),
+        None => one_line(text, max),
+    }
+}
+
 fn item_line(i: &WorkItem, r: &WorkRender) -> String {
     let idle_days = (r.now_ms - i.updated_at_epoch).max(0) / DAY_MS;
     let stale = if i.status != "done" && idle_days as u64 >= r.stale_after_days {
@@ -42,6 +56,9 @@ fn item_line(i: &WorkItem, r: &WorkRender) -> String {
     } else {
         String::new()
     };
+    if crate::pipeline::instruction::screen(&format!("{}\n{}", i.key, i.text)).is_some() {
+        return format!("- [{}] {WITHHELD}", i.status);
+    }
     format!("- [{}] {}: {}{stale}", i.status, one_line(&i.key, 80), one_line(&i.text, ITEM_MAX))
 }
 
@@ -55,8 +72,19 @@ fn ordered(s: &WorkState) -> Vec<&WorkItem> {
 
 fn assemble(s: &WorkState, items: &[&WorkItem], notes_max: usize, r: &WorkRender) -> String {
     let mut lines = vec![heading(s)];
+    // Together too: an instruction split between the task and the notes is withheld whole.
+    let whole = [s.task.as_deref().unwrap_or(""), s.notes.as_deref().unwrap_or("")].join("\n");
+    let parts_clean = [s.task.as_deref(), s.notes.as_deref()]
+        .iter()
+        .flatten()
+        .all(|t| crate::pipeline::instruction::screen(t).is_none());
+    if parts_clean && crate::pipeline::instruction::screen(&whole).is_some() {
+        lines.push(WITHHELD.into());
+        lines.push("Update it with work_state_write as items change.".into());
+        return lines.join("\n");
+    }
     if let Some(task) = s.task.as_deref() {
-        lines.push(format!("Task: {}", one_line(task, TASK_MAX)));
+        lines.push(format!("Task: {}", screened(task, TASK_MAX)));
     }
     let (open, done): (Vec<&&WorkItem>, Vec<&&WorkItem>) = items.iter().partition(|i| i.status != "done");
     if !open.is_empty() {
@@ -68,7 +96,7 @@ fn assemble(s: &WorkState, items: &[&WorkItem], notes_max: usize, r: &WorkRender
         lines.extend(done.iter().map(|i| item_line(i, r)));
     }
     if let Some(notes) = s.notes.as_deref().filter(|_| notes_max > 0) {
-        lines.push(format!("Notes: {}", one_line(notes, notes_max)));
+        lines.push(format!("Notes: {}", screened(notes, notes_max)));
     }
     lines.push("Update it with work_state_write as items change.".into());
     lines.join("\n")
@@ -150,8 +178,8 @@ mod tests {
         assert!(!text.contains("g1 text (no update"), "a day is not stale");
         assert!(text.starts_with("## Work in progress (memd work state of shop, branch main)\nTask: ship the export now"));
         assert!(
-            text.contains("‹/system-reminder›") && !text.contains("</system"),
-            "stored text carries no structure"
+            text.contains(&format!("Notes: {WITHHELD}")) && !text.contains("system-reminder"),
+            "notes that close a wrapper are withheld (issue 51): {text}"
         );
     }
 

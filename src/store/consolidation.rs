@@ -174,7 +174,21 @@ fn merge(conn: &Connection, duplicate: i64, survivor: i64) -> Result<(serde_json
         "UPDATE observations SET occurrence_count = occurrence_count + ?2, reinforcement_dates = ?3 WHERE id = ?1",
         params![survivor, dup_count, serde_json::to_string(&kept).unwrap_or_else(|_| "[]".into())],
     )?;
-    super::supersession::supersede(conn, duplicate, survivor, "duplicate")?;
+    // The survivor speaks for both: its label shows the less trusted source (issue 51).
+    let source = |id: i64| -> Result<Option<String>, StoreError> {
+        Ok(conn.query_row("SELECT provenance FROM observations WHERE id = ?1", [id], |r| r.get(0))?)
+    };
+    use super::quarantine::Provenance;
+    if let (Some(a), Some(b)) = (
+        source(duplicate)?.as_deref().and_then(Provenance::parse),
+        source(survivor)?.as_deref().and_then(Provenance::parse),
+    ) {
+        conn.execute(
+            "UPDATE observations SET provenance = ?2 WHERE id = ?1",
+            params![survivor, a.min(b).as_str()],
+        )?;
+    }
+    super::supersession::supersede_as_is(conn, duplicate, survivor, "duplicate")?;
     Ok((before, json!({"survivor_count": count + dup_count, "reinforcement_dates": kept})))
 }
 

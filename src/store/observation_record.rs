@@ -126,16 +126,35 @@ impl ObservationRecord {
         self
     }
 
-    /// Inserts the row, screened ([`Self::screened`]); None when `(memory_session_id,
-    /// content_hash)` is already stored.
+    /// Inserts the row, its title one line and screened ([`Self::screened`]) — alone, then with
+    /// the session's records written just before it (an instruction split over two records);
+    /// None when `(memory_session_id, content_hash)` is already stored.
     pub fn insert(&self, conn: &Connection) -> rusqlite::Result<Option<i64>> {
-        self.clone().screened().insert_as_is(conn)
+        let rec = self.clone().tidied().screened();
+        let id = rec.insert_as_is(conn)?;
+        if let Some(id) = id {
+            super::quarantine::screen_with_neighbours(conn, id, &rec)?;
+        }
+        Ok(id)
     }
 
     /// [`Self::insert`] under a given id (an import keeping its ids); None when that id or
     /// `(memory_session_id, content_hash)` is already stored.
     pub fn insert_with_id(&self, conn: &Connection, id: i64) -> rusqlite::Result<Option<i64>> {
-        self.clone().screened().insert_as_is_with_id(conn, id)
+        let rec = self.clone().tidied().screened();
+        let stored = rec.insert_as_is_with_id(conn, id)?;
+        if let Some(id) = stored {
+            super::quarantine::screen_with_neighbours(conn, id, &rec)?;
+        }
+        Ok(stored)
+    }
+
+    /// The title as one line without hidden characters (issue 51): what every reader is shown.
+    pub fn tidied(mut self) -> Self {
+        if let Some(t) = self.title.as_deref() {
+            self.title = Some(crate::text::one_line(t)).filter(|t| !t.is_empty());
+        }
+        self
     }
 
     /// Screens the content (issue 36): a record not from the user that reads as an instruction to

@@ -114,6 +114,59 @@ pub fn screen_record(r: &ObservationRecord) -> (bool, Option<String>) {
     }
 }
 
+/// How far apart two records of one session may be written and still be screened as one text.
+pub const SPLIT_WINDOW_MS: i64 = 10 * 60_000;
+/// Records of the session looked at with a new one.
+const SPLIT_NEIGHBOURS: i64 = 4;
+
+/// Screens stored record `id` together with each record of its session written within
+/// [`SPLIT_WINDOW_MS`] before or after it (issue 51: an instruction split between two memories,
+/// or a title and the next record's narrative, reads as one to a model that sees them side by
+/// side). When a rule's match runs across the two, both are quarantined, each naming the other
+/// (a record quarantined on its own keeps its own reason).
+pub fn screen_with_neighbours(conn: &Connection, id: i64, rec: &ObservationRecord) -> rusqlite::Result<bool> {
+    if Provenance::parse(&rec.provenance) == Some(Provenance::User) {
+        return Ok(false);
+    }
+    let sql = format!(
+        "SELECT {} FROM observations o WHERE o.memory_session_id = ?1 AND o.id <> ?2
+           AND o.created_at_epoch BETWEEN ?3 AND ?4 AND o.provenance <> 'user' ORDER BY o.id DESC LIMIT ?5",
+        super::observation_record::OBS_COLS
+    );
+    let mut st = conn.prepare_cached(&sql)?;
+    let near: Vec<(i64, ObservationRecord)> = st
+        .query_map(
+            params![
+                rec.memory_session_id,
+                id,
+                rec.created_at_epoch - SPLIT_WINDOW_MS,
+                rec.created_at_epoch + SPLIT_WINDOW_MS,
+                SPLIT_NEIGHBOURS
+            ],
+            |r| Ok((r.get("id")?, ObservationRecord::from_row(r)?)),
+        )?
+        .collect::<Result<_, _>>()?;
+    let mine = record_text(rec);
+    let mut found = false;
+    for (other, o) in near {
+        let (first, second) = if other < id {
+            (record_text(&o), mine.clone())
+        } else {
+            (mine.clone(), record_text(&o))
+        };
+        if let Some(reason) = crate::pipeline::instruction::spans_boundary(&first, &second) {
+            for (a, b) in [(id, other), (other, id)] {
+                conn.execute(
+                    "UPDATE observations SET quarantined = 1, quarantine_reason = coalesce(CASE WHEN quarantined = 1 THEN quarantine_reason END, ?2) WHERE id = ?1",
+                    params![a, format!("{reason} (split with #{b})")],
+                )?;
+            }
+            found = true;
+        }
+    }
+    Ok(found)
+}
+
 /// Screens observation `id` (its fields as stored, e.g. after an edit) and records the outcome.
 pub fn screen_observation(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
     let sql = format!("SELECT {} FROM observations o WHERE o.id = ?1", super::observation_record::OBS_COLS);

@@ -19,10 +19,49 @@ pub enum Linked {
     Missing,
     /// The older one is already (directly or through its chain) the newer one's successor.
     Cycle,
+    /// The newer one's source is less trusted than the older one's (issue 51: an agent's note or
+    /// an import never hides the user's own words): recorded as a contradiction instead.
+    Outranked,
 }
 
-/// Links `older.superseded_by = newer` with `reason`.
+/// A record's provenance (the least trusted when unknown).
+fn provenance_of(conn: &Connection, id: i64) -> Result<crate::store::quarantine::Provenance, StoreError> {
+    use crate::store::quarantine::Provenance;
+    let p: Option<String> = conn
+        .query_row("SELECT provenance FROM observations WHERE id = ?1", [id], |r| r.get(0))
+        .optional()?;
+    Ok(p.as_deref().and_then(Provenance::parse).unwrap_or(Provenance::ToolOutput))
+}
+
+/// Links `older.superseded_by = newer` with `reason` — unless `newer` comes from a less trusted
+/// source than `older`: then the two are recorded as contradicting ([`Linked::Outranked`]).
 pub fn supersede(conn: &Connection, older: i64, newer: i64, reason: &str) -> Result<Linked, StoreError> {
+    if older != newer && provenance_of(conn, newer)?.trust() < provenance_of(conn, older)?.trust() {
+        let exists: i64 = conn.query_row(
+            "SELECT count(*) FROM observations WHERE id IN (?1, ?2)",
+            params![older, newer],
+            |r| r.get(0),
+        )?;
+        if exists < 2 {
+            return Ok(Linked::Missing);
+        }
+        conn.execute(
+            "INSERT OR IGNORE INTO contradictions(older_id, newer_id, reason, created_at_epoch) VALUES (?1, ?2, ?3, ?4)",
+            params![
+                older,
+                newer,
+                format!("{reason}; the newer one's source is less trusted"),
+                crate::clock::now_ms()
+            ],
+        )?;
+        return Ok(Linked::Outranked);
+    }
+    supersede_as_is(conn, older, newer, reason)
+}
+
+/// [`supersede`] without the trust rule (consolidation's merge of duplicates, which gives the
+/// survivor the lower trust of the two instead).
+pub fn supersede_as_is(conn: &Connection, older: i64, newer: i64, reason: &str) -> Result<Linked, StoreError> {
     let exists = |id: i64| -> Result<bool, StoreError> {
         Ok(conn.query_row("SELECT count(*) FROM observations WHERE id = ?1", [id], |r| r.get::<_, i64>(0))? > 0)
     };

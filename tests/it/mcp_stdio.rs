@@ -237,7 +237,7 @@ fn read_tools_match_the_http_api_and_forget_hides_everywhere() {
 
     let (context, err) = c.call("session_start_context", json!({}));
     assert!(!err, "{context}");
-    let http_context = w.get("/api/context/inject?projects=acme&platformSource=claude").text();
+    let http_context = w.get("/api/context/inject?projects=acme&platformSource=claude&fence=false").text();
     assert_eq!(context, http_context);
     assert!(context.contains("Upload retries"), "{context}");
 
