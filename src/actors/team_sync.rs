@@ -196,6 +196,8 @@ async fn pass(args: &TeamSyncArgs, slot: &mut Option<Client>, known_install: &On
             known_install.get_or_init(|| i).clone()
         }
     };
+    // The origin and install are this role's own on the server (issue 51); registered once.
+    server::register(client, &s.origin, &install).await?;
     loop {
         let rows = args
             .storage
@@ -234,7 +236,7 @@ async fn pass(args: &TeamSyncArgs, slot: &mut Option<Client>, known_install: &On
     }
     loop {
         let (install, cursor) = args.storage.team_pull_state().await.map_err(store_err)?;
-        let rows: Vec<_> = server::pull(client, cursor, PULL_PAGE)
+        let rows: Vec<_> = server::pull(client, cursor, PULL_PAGE, &s.projects)
             .await?
             .into_iter()
             .map(|r| r.redacted(&args.redactor))
@@ -245,7 +247,7 @@ async fn pass(args: &TeamSyncArgs, slot: &mut Option<Client>, known_install: &On
         }
         let applied = args
             .storage
-            .team_apply_pulled(rows, install, args.clock.now())
+            .team_apply_pulled(rows, install, s.projects.clone(), args.clock.now())
             .await
             .map_err(store_err)?;
         report.pulled += applied.added;

@@ -182,7 +182,13 @@ pub trait Storage: Send + Sync {
     fn team_tombstone_done(&self, gid: String, refused: bool) -> Op<'_, ()>;
     /// This data directory's install id and the pull cursor.
     fn team_pull_state(&self) -> Op<'_, (String, i64)>;
-    fn team_apply_pulled(&self, rows: Vec<crate::team::rows::Incoming>, install: String, now: i64) -> Op<'_, crate::store::team::Applied>;
+    fn team_apply_pulled(
+        &self,
+        rows: Vec<crate::team::rows::Incoming>,
+        install: String,
+        projects: Vec<String>,
+        now: i64,
+    ) -> Op<'_, crate::store::team::Applied>;
     fn team_figures(&self, projects: Vec<String>) -> Read<'_, crate::store::team::TeamFigures>;
     /// Teammates' work states as last pulled, newest first.
     fn team_work(&self, limit: usize) -> Read<'_, Vec<crate::store::team_work::TeamWork>>;

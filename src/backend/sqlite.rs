@@ -304,8 +304,14 @@ impl Storage for SqliteBackend {
     fn team_pull_state(&self) -> Op<'_, (String, i64)> {
         self.write(|c| Ok((crate::store::team::install_id(c)?, crate::store::team::pull_cursor(c)?)))
     }
-    fn team_apply_pulled(&self, rows: Vec<crate::team::rows::Incoming>, install: String, now: i64) -> Op<'_, crate::store::team::Applied> {
-        self.write(move |c| crate::store::team::apply_pulled(c, &rows, &install, now))
+    fn team_apply_pulled(
+        &self,
+        rows: Vec<crate::team::rows::Incoming>,
+        install: String,
+        projects: Vec<String>,
+        now: i64,
+    ) -> Op<'_, crate::store::team::Applied> {
+        self.write(move |c| crate::store::team::apply_pulled(c, &rows, &install, &projects, now))
     }
     fn team_work(&self, limit: usize) -> Read<'_, Vec<crate::store::team_work::TeamWork>> {
         self.read(move |c| Ok(crate::store::team_work::list(c, limit)?))

@@ -46,6 +46,19 @@ pub enum TeamCommand {
         /// The project.
         project: String,
     },
+    /// Keep a project to some members: only the roles granted a project (and admins) read or write its rows. Run by an admin or the owner.
+    Grant {
+        /// The project.
+        project: String,
+        /// The PostgreSQL role (a member) granted it.
+        role: String,
+        /// Take the grant back (a project with no grant left is the whole team's again).
+        #[arg(long)]
+        revoke: bool,
+        /// Connect with this URL (the owner's) instead of MEMD_TEAM_DATABASE_URL.
+        #[arg(long)]
+        url: Option<String>,
+    },
     /// Push and pull now and wait for it.
     Sync {
         /// Required: run the pass now.
@@ -138,7 +151,37 @@ pub fn run(env: &HashMap<String, String>, args: TeamArgs) -> anyhow::Result<Exit
                 print_team_work(&v["work"]);
             }
         }
+        TeamCommand::Grant {
+            project,
+            role,
+            revoke,
+            url,
+        } => {
+            let settings = crate::config::Settings::load(data_dir_from_env(env), env);
+            let url = match (url, settings.team.as_ref()) {
+                (Some(u), _) => u,
+                (None, Some(t)) => t.url.expose().to_string(),
+                (None, None) => anyhow::bail!("no team server: set MEMD_TEAM_DATABASE_URL or pass --url"),
+            };
+            let ca = settings.team.as_ref().and_then(|t| t.ca_file.clone());
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            let changed = rt.block_on(async {
+                let client = crate::team::server::connect(&url, ca.as_deref()).await?;
+                crate::team::server::check_schema(&client).await?;
+                crate::team::server::grant(&client, &project, &role, revoke).await
+            })?;
+            match (revoke, changed) {
+                (false, 0) => say!("{role} already had {project}."),
+                (false, _) => say!("{project} is now kept to the roles granted it (and admins); {role} is one."),
+                (true, 0) => say!("{role} had no grant on {project}."),
+                (true, _) => say!("{role}'s grant on {project} is gone (a project with no grant left is the whole team's)."),
+            }
+        }
         TeamCommand::Share { project } => {
+            let settings = crate::config::Settings::load(data_dir_from_env(env), env);
+            if settings.team.is_none() {
+                anyhow::bail!("no team server is set: set MEMD_TEAM_DATABASE_URL (docs/spec/team.md) before sharing a project");
+            }
             let now = edit_projects(env, &project, true)?;
             say!(
                 "Sharing {}. The worker applies it at its next start (memd restart).",

@@ -168,12 +168,24 @@ pub struct Applied {
 
 /// Stores a pulled page (others' rows as `import` memories, tombstones as removals; this
 /// machine's own rows skipped) and moves the cursor past it, in one transaction.
-pub fn apply_pulled(conn: &Connection, rows: &[Incoming], install: &str, now: i64) -> Result<Applied, StoreError> {
+pub fn apply_pulled(conn: &Connection, rows: &[Incoming], install: &str, projects: &[String], now: i64) -> Result<Applied, StoreError> {
     let mut done = Applied::default();
     for r in rows {
-        if r.gid.starts_with(&format!("{install}-")) {
+        // Only the projects this machine shares (issue 51: a row for another project never lands
+        // in that project's SessionStart), and never dated after now.
+        if r.gid.starts_with(&format!("{install}-")) || !projects.contains(&r.project) {
             continue;
         }
+        let clamped;
+        let r = if r.created_at_epoch > now {
+            clamped = Incoming {
+                created_at_epoch: now,
+                ..r.clone()
+            };
+            &clamped
+        } else {
+            r
+        };
         let known = super::team_edits::known(conn, &r.gid)?;
         if r.deleted {
             done.removed += usize::from(remove_local(conn, &r.gid, known, now)?);

@@ -99,7 +99,8 @@ pub fn apply(conn: &Connection, r: &Incoming, now: i64) -> Result<bool, StoreErr
             body.notes,
             json_array(&body.files_read),
             json_array(&body.files_edited),
-            body.created_at,
+            // The date from the (clamped) epoch, never the body's own text.
+            crate::clock::iso(r.created_at_epoch),
             r.created_at_epoch
         ],
     )?;

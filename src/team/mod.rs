@@ -4,6 +4,7 @@
 //! local side is `store/team.rs`; the push and pull loops are the `TeamSync` actor.
 
 pub mod check;
+pub mod plain_guard;
 pub mod rows;
 pub mod server;
 pub mod tls;
@@ -19,6 +20,12 @@ pub enum TeamError {
     Server(String),
     #[error("the team server's schema is version {found}; this memd knows up to {known} — upgrade memd (nothing was pushed or pulled)")]
     NewerSchema { found: i64, known: i64 },
+    #[error(
+        "the team server's schema is version {found}; this memd needs {known} — the owner runs `memd team init <owner URL>` again to upgrade it"
+    )]
+    OlderSchema { found: i64, known: i64 },
+    #[error("origin {origin} is registered to role {holder} on the team server; set MEMD_TEAM_ORIGIN to a name of your own")]
+    OriginTaken { origin: String, holder: String },
     #[error("the team server has no memd schema; run `memd team init <owner URL>` once")]
     NoSchema,
     #[error("role {0} is not a member of the team: the team's admin runs `GRANT memd_member TO {0}`")]
@@ -29,7 +36,11 @@ impl From<tokio_postgres::Error> for TeamError {
     fn from(e: tokio_postgres::Error) -> Self {
         match e.as_db_error() {
             Some(db) => TeamError::Server(format!("{} ({})", db.message(), db.code().code())),
-            None => TeamError::Unreachable(e.to_string()),
+            // The cause too: "error communicating with the server" alone names nothing.
+            None => match std::error::Error::source(&e) {
+                Some(cause) => TeamError::Unreachable(format!("{e}: {cause}")),
+                None => TeamError::Unreachable(e.to_string()),
+            },
         }
     }
 }

@@ -9,30 +9,78 @@ use std::time::Duration;
 use tokio_postgres::{Client, Config};
 
 use super::TeamError;
+use super::plain_guard::Guarded;
 use super::rows::{Incoming, Outgoing};
 use super::tls::RustlsConnector;
 
 /// The server schema's migrations, in order (`memd.meta.schema_version` counts them).
-pub const SERVER_MIGRATIONS: &[&str] = &[include_str!("server_v1.sql")];
+pub const SERVER_MIGRATIONS: &[&str] = &[include_str!("server_v1.sql"), include_str!("server_v2.sql")];
 /// The advisory lock every write takes (commit order = sequence order).
 const WRITE_LOCK: i64 = 0x6d656d64; // "memd"
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Connects; the connection's driver runs on its own task until the client is dropped.
-pub async fn connect(url: &str, ca_file: Option<&std::path::Path>) -> Result<Client, TeamError> {
+/// Whether `host` is this machine (no network between memd and the server).
+fn is_loopback(host: &str) -> bool {
+    host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// The URL's settings with memd's TLS rule (issue 51): `sslmode=require` unless the URL says
+/// otherwise or the server is on this machine.
+pub fn config_of(url: &str) -> Result<Config, TeamError> {
     let mut config: Config = url.parse().map_err(|e| TeamError::Config(format!("MEMD_TEAM_DATABASE_URL: {e}")))?;
+    let local = config.get_hosts().iter().all(|h| match h {
+        tokio_postgres::config::Host::Tcp(name) => is_loopback(name),
+        #[cfg(unix)]
+        tokio_postgres::config::Host::Unix(_) => true,
+    });
+    if !url.to_ascii_lowercase().contains("sslmode=") && !local {
+        config.ssl_mode(tokio_postgres::config::SslMode::Require);
+    }
     config.connect_timeout(CONNECT_TIMEOUT);
     config.application_name("memd");
-    let tls = RustlsConnector::new(ca_file)?;
-    let (client, connection) = tokio::time::timeout(CONNECT_TIMEOUT * 2, config.connect(tls))
-        .await
-        .map_err(|_| TeamError::Unreachable("connection timed out".into()))??;
-    tokio::spawn(async move {
-        if let Err(e) = connection.await {
-            tracing::debug!(error = %e, "team server connection closed");
+    Ok(config)
+}
+
+/// Connects; the connection's driver runs on its own task until the client is dropped. Over TCP
+/// the socket is watched ([`super::plain_guard`]): on a connection without TLS the password is
+/// never sent in clear text or as an MD5 digest.
+pub async fn connect(url: &str, ca_file: Option<&std::path::Path>) -> Result<Client, TeamError> {
+    use tokio_postgres::tls::MakeTlsConnect;
+    let config = config_of(url)?;
+    let mut tls = RustlsConnector::new(ca_file)?;
+    let host = config.get_hosts().first().cloned();
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    let attempt = async {
+        match host {
+            Some(tokio_postgres::config::Host::Tcp(name)) => {
+                let socket = tokio::net::TcpStream::connect((name.as_str(), port))
+                    .await
+                    .map_err(|e| TeamError::Unreachable(format!("{name}:{port}: {e}")))?;
+                let _ = socket.set_nodelay(true);
+                let connect = MakeTlsConnect::<Guarded<tokio::net::TcpStream>>::make_tls_connect(&mut tls, &name)
+                    .map_err(|e| TeamError::Config(format!("tls: {e}")))?;
+                let (client, connection) = config.connect_raw(Guarded::new(socket), connect).await?;
+                tokio::spawn(async move {
+                    if let Err(e) = connection.await {
+                        tracing::debug!(error = %e, "team server connection closed");
+                    }
+                });
+                Ok(client)
+            }
+            _ => {
+                let (client, connection) = config.connect(tls).await?;
+                tokio::spawn(async move {
+                    if let Err(e) = connection.await {
+                        tracing::debug!(error = %e, "team server connection closed");
+                    }
+                });
+                Ok(client)
+            }
         }
-    });
-    Ok(client)
+    };
+    tokio::time::timeout(CONNECT_TIMEOUT * 2, attempt)
+        .await
+        .map_err(|_| TeamError::Unreachable("connection timed out".into()))?
 }
 
 /// The server's schema version; 0 when memd's schema is not there. A role that may not use the
@@ -71,6 +119,7 @@ pub async fn check_schema(client: &Client) -> Result<i64, TeamError> {
     match schema_version(client).await? {
         0 => Err(TeamError::NoSchema),
         v if v > known => Err(TeamError::NewerSchema { found: v, known }),
+        v if v < known => Err(TeamError::OlderSchema { found: v, known }),
         v => Ok(v),
     }
 }
@@ -86,6 +135,46 @@ pub async fn init(client: &Client) -> Result<(i64, i64), TeamError> {
         client.batch_execute(&format!("BEGIN; {sql} COMMIT;")).await?;
     }
     Ok((before, known))
+}
+
+/// Registers this install's `origin` to the connected role (issue 51): the first role to name an
+/// origin or an install keeps it. Answers an error naming the holder when either is another's.
+pub async fn register(client: &Client, origin: &str, install: &str) -> Result<(), TeamError> {
+    client
+        .execute(
+            "INSERT INTO memd.members (origin, install) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+            &[&origin, &install],
+        )
+        .await?;
+    let me: String = client.query_one("SELECT current_user::text", &[]).await?.get(0);
+    let rows = client
+        .query(
+            "SELECT origin, install, role::text AS role FROM memd.members WHERE origin = $1 OR install = $2",
+            &[&origin, &install],
+        )
+        .await?;
+    for r in &rows {
+        let (o, i, role): (String, String, String) = (r.get("origin"), r.get("install"), r.get("role"));
+        if role != me || o != origin || i != install {
+            return Err(TeamError::OriginTaken {
+                origin: origin.to_string(),
+                holder: role,
+            });
+        }
+    }
+    if rows.is_empty() {
+        return Err(TeamError::Server("the members table did not take this origin".into()));
+    }
+    Ok(())
+}
+
+/// `memd team grant`: keeps `project` to the roles granted it (an admin's or the owner's right).
+pub async fn grant(client: &Client, project: &str, role: &str, revoke: bool) -> Result<u64, TeamError> {
+    let sql = match revoke {
+        false => "INSERT INTO memd.grants (project, role) VALUES ($1, $2::text::name) ON CONFLICT DO NOTHING",
+        true => "DELETE FROM memd.grants WHERE project = $1 AND role = $2::text::name",
+    };
+    Ok(client.execute(sql, &[&project, &role]).await?)
 }
 
 /// Pushes rows; returns how many the server did not have as they are (new, or a changed work
@@ -171,28 +260,31 @@ pub async fn tombstone(client: &mut Client, gid: &str) -> Result<Changed, TeamEr
     Ok(outcome)
 }
 
-/// Rows after `seq`, in sequence order, at most `limit`.
-pub async fn pull(client: &Client, after: i64, limit: i64) -> Result<Vec<Incoming>, TeamError> {
+/// Rows of `projects` after `seq`, in sequence order, at most `limit` (issue 51: a worker takes
+/// only the projects it shares). A row's date is at most the server's clock when it was pushed:
+/// a member cannot date a row in the future to keep it newest.
+pub async fn pull(client: &Client, after: i64, limit: i64, projects: &[String]) -> Result<Vec<Incoming>, TeamError> {
     let rows = client
         .query(
-            "SELECT gid, seq, kind, project, origin, provenance, content_hash, body, created_at_epoch, deleted
-             FROM memd.rows WHERE seq > $1 ORDER BY seq LIMIT $2",
-            &[&after, &limit],
+            "SELECT gid, seq, kind, project, origin, provenance, content_hash, body, deleted,
+                    LEAST(created_at_epoch, (extract(epoch FROM pushed_at) * 1000)::bigint) AS created_at_epoch
+             FROM memd.rows WHERE seq > $1 AND project = ANY($3) ORDER BY seq LIMIT $2",
+            &[&after, &limit, &projects],
         )
         .await?;
     Ok(rows
         .iter()
         .map(|r| Incoming {
-            gid: r.get(0),
-            seq: r.get(1),
-            kind: r.get(2),
-            project: r.get(3),
-            origin: r.get(4),
-            provenance: r.get(5),
-            content_hash: r.get(6),
-            body: r.get(7),
-            created_at_epoch: r.get(8),
-            deleted: r.get(9),
+            gid: r.get("gid"),
+            seq: r.get("seq"),
+            kind: r.get("kind"),
+            project: r.get("project"),
+            origin: r.get("origin"),
+            provenance: r.get("provenance"),
+            content_hash: r.get("content_hash"),
+            body: r.get("body"),
+            created_at_epoch: r.get("created_at_epoch"),
+            deleted: r.get("deleted"),
         })
         .collect())
 }

@@ -41,6 +41,7 @@
 //! | `import_claude_mem` | the claude-mem import, idempotent, through the worker and in-process |
 //! | `retrieval_context`, `retrieval_search` | context injection and search over seeded rows |
 //! | `vectors_sync`, `vectors_search`, `vectors_chroma` | embeddings, hybrid search, the Chroma mirror |
+//! | `team_hostile` | a hostile member on a real PostgreSQL: forged origin and squatted ids refused, unshared projects never stored, future dates clamped, grants; no clear-text password |
 //! | `trust` | hidden and split instructions, screened work state, an agent's `memd remember`, no bidi in MCP or JSON output, fenced context APIs |
 //! | `viewer_access` | the viewer's access rules (401/403, one-time code, CSRF), `/stream` exactly once across reconnects, closed on shutdown |
 //! | `viewer_browser` | the viewer in a real headless Chromium: feed, live update, search, detail, forget; Performance API figures |
@@ -94,6 +95,7 @@ mod schema_upgrade;
 mod service_manager;
 mod team;
 mod team_crash;
+mod team_hostile;
 mod team_viewer;
 mod trust;
 mod vectors_chroma;

@@ -120,6 +120,14 @@ impl Postgres {
 
     /// Runs SQL with psql as `role` on database `db`; asserts success.
     pub fn sql_as(&self, role: &str, db: &str, sql: &str) -> String {
+        match self.try_sql_as(role, db, sql) {
+            Ok(out) => out,
+            Err(e) => panic!("psql {sql}: {e}"),
+        }
+    }
+
+    /// Runs SQL with psql as `role` on database `db`: its output, or the server's error.
+    pub fn try_sql_as(&self, role: &str, db: &str, sql: &str) -> Result<String, String> {
         let psql = match self.bin.join("psql") {
             p if p.is_file() => p,
             _ => PathBuf::from("psql"),
@@ -142,8 +150,10 @@ impl Postgres {
             ])
             .output()
             .expect("psql");
-        assert!(out.status.success(), "psql {sql}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        match out.status.success() {
+            true => Ok(String::from_utf8_lossy(&out.stdout).into_owned()),
+            false => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
+        }
     }
 
     /// A psql session as `postgres` on `db` that ran `sql` and stays open (its session-level locks
