@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Import graph of src/: which module names which (`crate::a::b`, `super::x`), and its cycles.
 
-Usage: python3 scripts/import-graph.py [--depth N] [--edges]
+Usage: python3 scripts/import-graph.py [--depth N] [--edges] [--check]
 
 A module is a path under src/ cut to N components (default 1: `ingest`, `worker`, …; 2 gives
 `mcp::tools`, `retrieval::search`). Test modules (`#[cfg(test)]` files named *tests*.rs or under a
 tests/ folder) are left out: test code may reach across rooms. Prints every cycle between
 modules (strongly connected components with more than one member) and exits 1 when there is one.
+`--check` (what CI runs) also reads the layer table of `src/lib.rs` and exits 1 when a top-level
+module is missing from it or imports a module of a higher layer. `src/bin` (the hook binary) is a
+leaf over the library and is not in the table.
 """
 import re
 import sys
@@ -124,7 +127,35 @@ def main() -> int:
                     print("   ", "::".join(a), "->", "::".join(b))
     if not sccs:
         print(f"no cycles between modules at depth {depth} ({len(known)} modules)")
-    return 1 if sccs else 0
+    bad = bool(sccs)
+    if "--check" in sys.argv and depth == 1:
+        layer = layers()
+        for (m,) in sorted(known):
+            if m != "bin" and m not in layer:
+                print(f"not in the layer table of src/lib.rs: {m}")
+                bad = True
+        for (a,), targets in sorted(edges.items()):
+            for (b,) in sorted(targets):
+                if a in layer and b in layer and layer[b] > layer[a]:
+                    print(f"upward edge: {a} (layer {layer[a]}) -> {b} (layer {layer[b]})")
+                    bad = True
+        if not bad:
+            print(f"every edge points down the {max(layer.values())} layers of src/lib.rs")
+    return 1 if bad else 0
+
+
+def layers() -> dict[str, int]:
+    """Module → layer number, from the `//! | **N name** |` rows and `//! | [`module`] |` rows of lib.rs."""
+    out, current = {}, None
+    for line in (SRC / "lib.rs").read_text().splitlines():
+        m = re.match(r"//! \| \*\*(\d+) ", line)
+        if m:
+            current = int(m.group(1))
+            continue
+        m = re.match(r"//! \| \[`(\w+)`\] \|", line)
+        if m and current is not None:
+            out[m.group(1)] = current
+    return out
 
 
 if __name__ == "__main__":

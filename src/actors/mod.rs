@@ -9,7 +9,8 @@
 //! ├─ OrphanReaper    stops idle session actors, removes stale files
 //! ├─ VectorSync      embeds committed rows into the embedded vector store (when vectors are on)
 //! ├─ ChromaSync      mirrors those documents into a Chroma server (when MEMD_CHROMA_URL is set)
-//! └─ TranscriptWatcher  tails session transcripts into the ingest commands (when MEMD_WATCH is on)
+//! ├─ TranscriptWatcher  tails session transcripts into the ingest commands (when MEMD_WATCH is on)
+//! └─ TeamSync        pushes and pulls the shared projects' rows to the team server (when MEMD_TEAM_DATABASE_URL is set)
 //! ```
 //!
 //! Ingress reaches the actors through [`Handles`], refreshed by the root when it restarts a child;
@@ -67,6 +68,28 @@ impl Handles {
     pub fn mark_dead(&self, reason: &str) {
         if let Ok(mut t) = self.tree.write() {
             t.dead.get_or_insert_with(|| reason.to_string());
+        }
+    }
+}
+
+/// The session actors as ingest's doorbell ([`crate::ingest::commands::SessionDoorbell`]): whether
+/// a session's actor is live (the registry) and a `Notify` to the session manager.
+pub struct Doorbell {
+    pub registry: std::sync::Arc<registry::Registry>,
+    pub handles: std::sync::Arc<Handles>,
+}
+
+impl crate::ingest::commands::SessionDoorbell for Doorbell {
+    fn is_live(&self, key: &crate::store::sessions::SessionKey) -> bool {
+        self.registry.sessions.contains_key(key)
+    }
+
+    fn notify(&self, key: crate::store::sessions::SessionKey, session_db_id: i64) {
+        match self.handles.manager() {
+            Some(m) => {
+                let _ = m.cast(session_manager::ManagerMsg::Notify { key, session_db_id });
+            }
+            None => tracing::warn!(session_id = %key, "session manager not running; the event waits in pending"),
         }
     }
 }

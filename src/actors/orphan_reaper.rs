@@ -7,7 +7,7 @@
 //! the provider can start new ones; see `providers::children`).
 //! After a pass that stopped actors, or once the resident set has grown by `TRIM_GROWTH` since the
 //! last trim (a status poll's table walk, a burst of searches), it returns SQLite's caches and the
-//! freed heap pages to the kernel ([`crate::worker::allocator`]). Supervised by RootSupervisor. Failure policy: stateless apart from counters; a restart only
+//! freed heap pages to the kernel ([`crate::allocator`]). Supervised by RootSupervisor. Failure policy: stateless apart from counters; a restart only
 //! resets them.
 
 use std::path::PathBuf;
@@ -83,8 +83,8 @@ impl ReaperState {
         trimmed_at.store(TRIMMING, Ordering::Relaxed);
         tokio::spawn(async move {
             store.release_memory().await;
-            let _ = tokio::task::spawn_blocking(crate::worker::allocator::release_free_memory).await;
-            trimmed_at.store(crate::worker::allocator::resident_bytes(), Ordering::Relaxed);
+            let _ = tokio::task::spawn_blocking(crate::allocator::release_free_memory).await;
+            trimmed_at.store(crate::allocator::resident_bytes(), Ordering::Relaxed);
         });
     }
 }
@@ -136,7 +136,7 @@ impl Actor for OrphanReaper {
                     let idle_ms = state.args.idle_ms;
                     if let Ok(n) = ractor::call_t!(manager, |reply| ManagerMsg::StopIdle { idle_ms, reply }, 5_000) {
                         state.status.idle_actors_stopped += n as u64;
-                        if state.trim_due(n, crate::worker::allocator::resident_bytes()) {
+                        if state.trim_due(n, crate::allocator::resident_bytes()) {
                             state.trim();
                         }
                     }

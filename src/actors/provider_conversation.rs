@@ -12,8 +12,8 @@ use ractor::RpcReplyPort;
 use super::breaker::{Admission, Outcome};
 use super::provider::{ProviderMsg, ProviderState};
 use crate::providers::{Backend, CallError, LlmReply, LlmRequest};
-use crate::retrieval::render::read_tokens_of_chars;
 use crate::store::batch::UsageDelta;
+use crate::text::lines::read_tokens_of_chars;
 
 /// One turn to send: the whole request, and the `claude` CLI session to resume, if any.
 pub struct Conversation {

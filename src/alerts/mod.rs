@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::retrieval::render::one_line;
+use crate::text::lines::one_line;
 
 /// Attempts after which a delivery is given up (about a day at the capped backoff).
 pub const MAX_ATTEMPTS: i64 = 100;

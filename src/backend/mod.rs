@@ -169,8 +169,8 @@ pub trait Storage: Send + Sync {
         redactor: Arc<crate::pipeline::redact::Redactor>,
         install: String,
         limit: usize,
-    ) -> Read<'_, Vec<crate::team::rows::Outgoing>>;
-    fn team_mark_pushed(&self, rows: Vec<(String, crate::team::rows::LocalRef)>, origin: String, now: i64) -> Op<'_, ()>;
+    ) -> Read<'_, Vec<crate::store::team_rows::Outgoing>>;
+    fn team_mark_pushed(&self, rows: Vec<(String, crate::store::team_rows::LocalRef)>, origin: String, now: i64) -> Op<'_, ()>;
     /// Edits of pushed observations not sent yet (a read).
     fn team_edits_due(
         &self,
@@ -184,7 +184,7 @@ pub trait Storage: Send + Sync {
     fn team_pull_state(&self) -> Op<'_, (String, i64)>;
     fn team_apply_pulled(
         &self,
-        rows: Vec<crate::team::rows::Incoming>,
+        rows: Vec<crate::store::team_rows::Incoming>,
         install: String,
         projects: Vec<String>,
         now: i64,

@@ -279,10 +279,10 @@ impl Storage for SqliteBackend {
         redactor: Arc<crate::pipeline::redact::Redactor>,
         install: String,
         limit: usize,
-    ) -> Read<'_, Vec<crate::team::rows::Outgoing>> {
+    ) -> Read<'_, Vec<crate::store::team_rows::Outgoing>> {
         self.read(move |c| Ok(crate::store::team::outgoing(c, &projects, &redactor, &install, limit)?))
     }
-    fn team_mark_pushed(&self, rows: Vec<(String, crate::team::rows::LocalRef)>, origin: String, now: i64) -> Op<'_, ()> {
+    fn team_mark_pushed(&self, rows: Vec<(String, crate::store::team_rows::LocalRef)>, origin: String, now: i64) -> Op<'_, ()> {
         self.write(move |c| crate::store::team::mark_pushed(c, &rows, &origin, now))
     }
     fn team_edits_due(
@@ -306,7 +306,7 @@ impl Storage for SqliteBackend {
     }
     fn team_apply_pulled(
         &self,
-        rows: Vec<crate::team::rows::Incoming>,
+        rows: Vec<crate::store::team_rows::Incoming>,
         install: String,
         projects: Vec<String>,
         now: i64,

@@ -11,7 +11,7 @@ pub mod note;
 pub mod notes;
 pub mod promote;
 
-use crate::retrieval::words::{is_stopword, stem};
+use crate::text::words::{is_stopword, stem};
 
 /// Share of an observation's words one memory line must hold for the observation to only
 /// restate it.

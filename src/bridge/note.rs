@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use super::word_set;
-use crate::retrieval::render::one_line;
+use crate::text::lines::one_line;
 
 /// Note lines at most.
 pub const NOTE_MAX: usize = 8;

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::retrieval::render::one_line;
+use crate::text::lines::one_line;
 
 /// The memory being promoted.
 #[derive(Debug, Clone, PartialEq, Eq)]

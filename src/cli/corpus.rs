@@ -162,7 +162,7 @@ pub fn run(env: &HashMap<String, String>, args: CorpusArgs) -> anyhow::Result<Ex
                         c["name"].as_str().unwrap_or(""),
                         s["observation_count"].as_u64().unwrap_or(0),
                         s["token_estimate"].as_u64().unwrap_or(0),
-                        crate::retrieval::sink::inline(c["description"].as_str().unwrap_or("")),
+                        crate::text::sink::inline(c["description"].as_str().unwrap_or("")),
                     )
                 })
                 .collect();
@@ -192,7 +192,7 @@ pub fn run(env: &HashMap<String, String>, args: CorpusArgs) -> anyhow::Result<Ex
             let text = format!(
                 "Primed {name} (session {}).\n{}",
                 v["session_id"].as_str().unwrap_or(""),
-                crate::retrieval::sink::inline(v["acknowledgement"].as_str().unwrap_or(""))
+                crate::text::sink::inline(v["acknowledgement"].as_str().unwrap_or(""))
             );
             (v, text)
         }

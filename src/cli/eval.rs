@@ -313,6 +313,13 @@ fn recorded_quarantine(d: &Dataset, env: &HashMap<String, String>) -> anyhow::Re
     let conn = rusqlite::Connection::open_with_flags(w.dir.join("memd.db"), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
     let mut rec = Recorded {
         observations: conn.query_row("SELECT count(*) FROM observations", [], |r| r.get(0))?,
+        memories: d.memories.len(),
+        memories_flagged: d
+            .memories
+            .iter()
+            .filter(|m| crate::pipeline::instruction::screen(&format!("{}\n{}", m.title, m.text)).is_some())
+            .map(|m| m.id.clone())
+            .collect(),
         ..Recorded::default()
     };
     let mut st = conn.prepare("SELECT coalesce(quarantine_reason, '?'), count(*) FROM observations WHERE quarantined = 1 GROUP BY 1")?;

@@ -13,7 +13,7 @@ use clap::{Args, Subcommand};
 use rusqlite::{Connection, OpenFlags};
 
 use super::client_context::CliContext;
-use crate::retrieval::sink::inline;
+use crate::text::sink::inline;
 
 #[derive(Debug, Args)]
 pub struct QuarantineArgs {

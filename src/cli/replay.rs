@@ -227,7 +227,7 @@ pub fn run(args: ReplayArgs, env: &HashMap<String, String>) -> anyhow::Result<Ex
                 .get(paths::STATUS, Duration::from_secs(5))
                 .ok()
                 .filter(|r| r.status == 200)
-                .and_then(|r| serde_json::from_slice::<crate::status::StatusDoc>(&r.body).ok())
+                .and_then(|r| serde_json::from_slice::<crate::replay::loss::Backlog>(&r.body).ok())
         });
         let skip_tools = settings.skip_tools.clone();
         let rule = move |tool: &str| {

@@ -10,7 +10,7 @@ use crate::data_dir::DataDir;
 
 /// `memd serve [--port N] [--data-dir DIR]`: the flags win over `MEMD_PORT` / `MEMD_DATA_DIR`.
 pub fn run(env: &HashMap<String, String>, port: Option<u16>, data_dir: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
-    crate::worker::allocator::reexec_without_thread_caches();
+    crate::allocator::reexec_without_thread_caches();
     let mut env = env.clone();
     if let Some(p) = port {
         env.insert("MEMD_PORT".into(), p.to_string());
@@ -29,7 +29,7 @@ pub fn run(env: &HashMap<String, String>, port: Option<u16>, data_dir: Option<st
     }
     let settings = Settings::from_raw(dir.root.clone(), &raw, file_warnings, env);
     crate::logging::init(Some(dir.logs()), "memd", &settings.log_filter, None);
-    crate::worker::allocator::tune();
+    crate::allocator::tune();
     unblock_stop_signals();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use super::client_context::CliContext;
 use crate::protocol::api::with_array_columns;
 use crate::protocol::paths;
-use crate::retrieval::sink::inline;
 use crate::store::forget::{RecordKind, RecordRef};
+use crate::text::sink::inline;
 
 /// Each paragraph of stored text as one safe line (terminal sink).
 fn paragraphs(text: &str) -> Vec<String> {

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::client_context::{CliContext, call_json};
 use crate::mcp::link::with_query;
 use crate::protocol::paths;
-use crate::retrieval::render::thousands;
+use crate::text::lines::thousands;
 
 #[derive(Debug, Args)]
 pub struct StatsArgs {

@@ -133,9 +133,9 @@ fn show(t: &Target, as_json: bool) -> anyhow::Result<ExitCode> {
         Some(section) => say!("{section}"),
         None if v["state"].is_null() => say!(
             "No work state for {} yet. Add an item with `memd work add <key> <text>`.",
-            crate::retrieval::sink::inline(&t.project)
+            crate::text::sink::inline(&t.project)
         ),
-        None => say!("The work state of {} is empty.", crate::retrieval::sink::inline(&t.project)),
+        None => say!("The work state of {} is empty.", crate::text::sink::inline(&t.project)),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -22,7 +22,7 @@ impl TeamSettings {
     pub fn resolve(raw: &RawSettings, w: &mut Vec<String>) -> Option<Self> {
         let url = Secret::new(&raw.text(&keys::TEAM_DATABASE_URL))?;
         let origin = match raw.text(&keys::TEAM_ORIGIN) {
-            o if o.trim().is_empty() => crate::team::default_origin(),
+            o if o.trim().is_empty() => default_origin(),
             o => o.trim().to_string(),
         };
         let ca = raw.text(&keys::TEAM_CA_FILE);
@@ -34,4 +34,16 @@ impl TeamSettings {
             sync_ms: raw.int(&keys::TEAM_SYNC_MS, w),
         })
     }
+}
+
+/// `MEMD_TEAM_ORIGIN`, else `user@host`.
+pub fn default_origin() -> String {
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("LOGNAME"))
+        .unwrap_or_else(|_| "user".into());
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "host".into());
+    format!("{user}@{host}")
 }

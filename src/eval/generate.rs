@@ -106,7 +106,7 @@ fn pick(key: &str, n: usize) -> usize {
 
 /// Content words of a prompt (for `request` questions): the first six longer than three letters.
 fn key_words(text: &str) -> String {
-    let stop = crate::retrieval::words::STOPWORDS;
+    let stop = crate::text::words::STOPWORDS;
     text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'))
         .filter(|w| w.chars().count() > 3 && !stop.contains(&w.to_lowercase().as_str()))
         .take(6)

@@ -71,6 +71,9 @@ pub struct Recorded {
     pub quarantined: i64,
     /// Reasons of the quarantined ones, with counts.
     pub reasons: BTreeMap<String, i64>,
+    /// The dataset's memories (texts taken from the same sessions), and how many the screen flags.
+    pub memories: usize,
+    pub memories_flagged: Vec<String>,
 }
 
 /// The report.
@@ -131,6 +134,16 @@ pub fn markdown(r: &PoisoningReport) -> String {
             out.push_str(&format!(": {}", reasons.join(", ")));
         }
         out.push('\n');
+        out.push_str(&format!(
+            "\nThe dataset's memories: {} of {} flagged{}\n",
+            rec.memories_flagged.len(),
+            rec.memories,
+            if rec.memories_flagged.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", rec.memories_flagged.join(", "))
+            }
+        ));
     }
     out
 }

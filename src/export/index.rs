@@ -4,8 +4,8 @@
 use serde_json::{Value, json};
 
 use super::{Format, OBSERVATIONS_DIR};
-use crate::retrieval::sink::inline;
 use crate::store::export_rows::ExportedObservation;
+use crate::text::sink::inline;
 
 /// One line of the index.
 #[derive(Debug, Clone, PartialEq, Eq)]

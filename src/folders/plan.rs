@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::retrieval::render::one_line;
+use crate::text::lines::one_line;
 
 /// Files one section lists at most, and observations per file.
 pub const FILES_MAX: usize = 12;

@@ -129,7 +129,7 @@ const DECISION_NAME_MAX: usize = 120;
 /// modified, else those it read. Its only evidence is that observation.
 pub fn decided(title: &str, modified: &[String], read: &[String], root: Option<&str>) -> Facts {
     let mut f = Facts::default();
-    let name: String = crate::retrieval::sink::inline(title).chars().take(DECISION_NAME_MAX).collect();
+    let name: String = crate::text::sink::inline(title).chars().take(DECISION_NAME_MAX).collect();
     let files = if modified.is_empty() { read } else { modified };
     if name.is_empty() || files.is_empty() {
         return f;

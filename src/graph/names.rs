@@ -12,7 +12,7 @@ use crate::observer::evidence::path::normalize;
 use crate::observer::extractive::changes::definitions;
 use crate::observer::extractive::describe::output_text;
 use crate::observer::extractive::salient::failure_line;
-use crate::readgate::outline::CODE_EXTENSIONS;
+use crate::text::CODE_EXTENSIONS;
 
 const COMMAND_MAX_CHARS: usize = 120;
 const SIGNATURE_MAX_CHARS: usize = 120;

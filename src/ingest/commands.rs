@@ -8,9 +8,6 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{Pipeline, Skip, event_time};
-use crate::actors::Handles;
-use crate::actors::registry::Registry;
-use crate::actors::session_manager::ManagerMsg;
 use crate::backend::Storage;
 use crate::clock::now_ms;
 use crate::protocol::IngestRoute;
@@ -94,12 +91,20 @@ pub enum CompleteOutcome {
     Completed,
 }
 
+/// What ingest wakes once a session's rows are committed: the live session actors (the actor
+/// tree implements it, `actors::Doorbell`; ingest knows nothing of actors).
+pub trait SessionDoorbell: Send + Sync {
+    /// Whether a session actor of `key` is running now.
+    fn is_live(&self, key: &SessionKey) -> bool;
+    /// Tells the session of `key` that rows wait for it.
+    fn notify(&self, key: SessionKey, session_db_id: i64);
+}
+
 /// The ingest pipeline with what its commands write to and wake.
 pub struct IngestService {
     pub pipeline: Arc<Pipeline>,
     storage: Arc<dyn Storage>,
-    registry: Arc<Registry>,
-    handles: Arc<Handles>,
+    doorbell: Arc<dyn SessionDoorbell>,
 }
 
 /// Parses a JSON object body into a route's wire type (the error names the field).
@@ -120,22 +125,16 @@ pub fn body_platform(body: &Value) -> String {
 }
 
 impl IngestService {
-    pub fn new(pipeline: Arc<Pipeline>, storage: Arc<dyn Storage>, registry: Arc<Registry>, handles: Arc<Handles>) -> Self {
+    pub fn new(pipeline: Arc<Pipeline>, storage: Arc<dyn Storage>, doorbell: Arc<dyn SessionDoorbell>) -> Self {
         Self {
             pipeline,
             storage,
-            registry,
-            handles,
+            doorbell,
         }
     }
 
     fn notify(&self, key: SessionKey, session_db_id: i64) {
-        match self.handles.manager() {
-            Some(m) => {
-                let _ = m.cast(ManagerMsg::Notify { key, session_db_id });
-            }
-            None => tracing::warn!(session_id = %key, "session manager not running; the event waits in pending"),
-        }
+        self.doorbell.notify(key, session_db_id);
     }
 
     /// Runs the command of `route` (the spool's entry point; the outcome is not needed there).
@@ -156,7 +155,7 @@ impl IngestService {
             Ok(p) => p,
             Err(skip) => return Ok(InitOutcome::Skipped(skip)),
         };
-        let live = self.registry.sessions.contains_key(&prompt.seed.key);
+        let live = self.doorbell.is_live(&prompt.seed.key);
         Ok(match self.storage.ingest_prompt(prompt).await? {
             PromptOutcome::Stored {
                 session_db_id,

@@ -1,14 +1,14 @@
 //! What the knowledge agent reads: the corpus as Markdown (each observation headed by its id,
 //! `#123`, which answers cite), the system prompt (the filter, the date range, the rule to answer
 //! only from the corpus, to cite, and to treat its text as data, not instructions), the prime
-//! turn, and the check of an answer's citations. Stored text passes [`crate::retrieval::sink`]'s
+//! turn, and the check of an answer's citations. Stored text passes [`crate::text::sink`]'s
 //! rule for agent surfaces: one line per field, no markup that could close a wrapper.
 
 use std::collections::BTreeSet;
 
 use super::corpus::{CorpusFile, CorpusObservation};
-use crate::retrieval::render::read_tokens_of_chars;
-use crate::retrieval::sink::inline;
+use crate::text::lines::read_tokens_of_chars;
+use crate::text::sink::inline;
 
 /// The corpus as the model reads it.
 pub fn corpus_text(c: &CorpusFile) -> String {

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::caller::{CallerContext, ToolError, ToolText, bad, fail, ok};
 use super::params::{Bounded, Words, words};
 use crate::protocol::paths;
-use crate::retrieval::sink::inline;
+use crate::text::sink::inline;
 
 /// How long a prime or a query may take (a large corpus is a long first call).
 const MODEL_WAIT: Duration = Duration::from_secs(900);

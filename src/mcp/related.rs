@@ -9,7 +9,7 @@ use super::link::with_query;
 use super::params::words;
 use super::tool_params::RelatedParams;
 use crate::protocol::paths;
-use crate::retrieval::sink::inline;
+use crate::text::sink::inline;
 
 /// The answer as the agent reads it.
 pub fn render(v: &Value) -> String {

@@ -118,7 +118,7 @@ pub fn query_terms(query: &str) -> Vec<(String, bool)> {
         .map(|w| w.trim_matches('_'))
         .map(|w| (w.to_lowercase(), is_identifier(w)))
         .filter(|(w, _)| w.chars().count() >= 2 && w.chars().count() <= MAX_WORD)
-        .filter(|(w, _)| !crate::retrieval::words::is_stopword(w))
+        .filter(|(w, _)| !crate::text::words::is_stopword(w))
         .filter(|(w, _)| seen.insert(w.clone()))
         .collect()
 }

@@ -9,7 +9,7 @@ pub mod outline;
 
 use outline::{CODE_EXTENSIONS, Symbol};
 
-use crate::retrieval::render::{one_line, thousands};
+use crate::text::lines::{one_line, thousands};
 
 /// Outline lines shown at most.
 pub const OUTLINE_MAX: usize = 60;

@@ -14,11 +14,7 @@ pub struct Symbol {
     indent: usize,
 }
 
-/// Extensions the gate treats as code.
-pub const CODE_EXTENSIONS: [&str; 30] = [
-    "rs", "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "go", "java", "kt", "kts", "scala", "swift", "c", "h", "cc", "cpp", "hpp",
-    "cs", "rb", "php", "lua", "sh", "ex", "exs", "dart", "m", "zig",
-];
+pub use crate::text::CODE_EXTENSIONS;
 
 const MODIFIERS: [&str; 16] = [
     "pub",

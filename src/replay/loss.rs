@@ -6,9 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::status::StatusDoc;
 use rusqlite::{Connection, OpenFlags};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::stats::Tally;
 
@@ -30,9 +29,33 @@ pub struct Drain {
     pub spool_files: i64,
 }
 
-/// Polls `status()` (the status document, `None` while unreachable) until nothing is pending,
+/// The part of `GET /api/status` the drain reads: the observer's queue, the raw index's queue and
+/// the spool (read from the status JSON; every other field is ignored).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Backlog {
+    #[serde(default)]
+    pub pending: Option<Queue>,
+    #[serde(default)]
+    pub spool: Spool,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(default)]
+pub struct Queue {
+    pub pending: i64,
+    pub processing: i64,
+    pub raw_index_queued: i64,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(default)]
+pub struct Spool {
+    pub pending_files: u64,
+}
+
+/// Polls `status()` (the worker's backlog, `None` while unreachable) until nothing is pending,
 /// processing or spooled, or `timeout` passes.
-pub fn wait_drained(timeout: Duration, mut status: impl FnMut() -> Option<StatusDoc>) -> Drain {
+pub fn wait_drained(timeout: Duration, mut status: impl FnMut() -> Option<Backlog>) -> Drain {
     let start = Instant::now();
     let mut last = Drain::default();
     loop {

@@ -12,7 +12,7 @@ use super::event::{EventKind, HookEvent, SessionEvents};
 use crate::clock::iso;
 use crate::modes::Mode;
 use crate::observer::prompt::{PromptEvent, PromptSession, build_observation_request, build_summary_request};
-use crate::retrieval::render::read_tokens_of_chars;
+use crate::text::lines::read_tokens_of_chars;
 
 /// The batch rules of the worker (`MEMD_OBSERVER_BATCH_*`).
 #[derive(Debug, Clone, Copy)]

@@ -133,7 +133,7 @@ struct Parts<'a> {
 pub fn render_context(data: &ContextData, mode: &Mode, opts: &RenderOptions, zone: &Zone, now_ms: i64) -> RenderedContext {
     let header = format!(
         "# [{}] recent context, {}",
-        super::sink::inline(&data.primary),
+        crate::text::sink::inline(&data.primary),
         header_time(zone, now_ms)
     );
     if data.observations.is_empty() && data.summaries.is_empty() {

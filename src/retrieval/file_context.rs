@@ -133,7 +133,7 @@ pub fn file_context(conn: &Connection, req: &FileContextRequest, mode: &Mode, zo
     // The read file's name is attacker-chosen text too (a newline, a closing tag): one safe line.
     Ok(render_file_context(
         &obs,
-        &super::sink::inline(&display_path(&paths)),
+        &crate::text::sink::inline(&display_path(&paths)),
         mode,
         zone,
         now_ms,

@@ -58,11 +58,9 @@ pub mod search_render;
 pub mod search_sql;
 pub mod search_types;
 pub mod semantic;
-pub mod sink;
 pub mod stats;
 pub mod timeline;
 pub mod vector_rows;
-pub mod words;
 pub mod work_render;
 pub mod zone;
 

@@ -2,7 +2,7 @@
 //! syntax: it is split into terms here and every term is emitted as a quoted FTS5 string
 //! literal, so `foo AND (` or `"unbalanced` can never raise an FTS5 syntax error.
 
-use super::words::{is_stopword, prefix_forms};
+use crate::text::words::{is_stopword, prefix_forms};
 
 const MAX_TERMS: usize = 32;
 const NATURAL_WORDS_MAX: usize = 16;

@@ -55,12 +55,7 @@ impl std::ops::Deref for Observation {
     }
 }
 
-/// A JSON array column as strings (malformed → empty).
-pub fn json_list(s: &str) -> Vec<String> {
-    serde_json::from_str::<Vec<Value>>(s)
-        .map(|v| v.into_iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
-        .unwrap_or_default()
-}
+pub use crate::store::observation_record::json_list;
 
 impl Observation {
     /// A row selected with [`OBS_COLS`] (other columns may follow).

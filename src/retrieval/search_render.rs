@@ -8,9 +8,9 @@ use super::records::source_tag;
 use super::render::{PROMPT_GLYPH, SUMMARY_GLYPH, TITLE_MAX, cut, thousands, title_or_untitled};
 use super::search::{SearchRequest, SearchResult};
 use super::search_sql::COUNT_CAP;
-use super::sink::inline;
 use super::zone::{Zone, index_time};
 use crate::modes::Mode;
+use crate::text::sink::inline;
 
 const CELL_MAX: usize = 100;
 

@@ -11,8 +11,8 @@ use super::record_kind::{Kind, Record};
 use super::render::utf16_len;
 use super::scope::Scope;
 use super::search_sql::{CANDIDATES, Filters, MatchSpec, candidates};
-use super::sink::inline;
 use super::zone::{Zone, local_date};
+use crate::text::sink::inline;
 
 /// Prompts shorter than this (trimmed) get nothing.
 pub const MIN_PROMPT_CHARS: usize = 20;

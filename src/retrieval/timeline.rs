@@ -203,7 +203,7 @@ pub fn render_timeline(res: &TimelineResult, mode: &Mode, zone: &Zone) -> String
     let mut lines = vec![format!(
         "Timeline around {} — {} ({before} before, {after} after)",
         res.anchor.hash_label(),
-        super::sink::inline(&res.project)
+        crate::text::sink::inline(&res.project)
     )];
     let rows: Vec<Row> = res
         .items

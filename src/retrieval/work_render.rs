@@ -1,5 +1,5 @@
 //! The work-state section of the SessionStart context (issue 39): the task, the open items (doing,
-//! blocked, todo), then done items and the notes, every line through [`super::sink::inline`]. The
+//! blocked, todo), then done items and the notes, every line through [`crate::text::sink::inline`]. The
 //! section has its own cap: over it, done items go first (oldest first), then the notes are cut,
 //! then open items are dropped oldest first, and at last the text is cut. An item not updated for
 //! longer than the stale age says so instead of disappearing. The task, each item and the notes are

@@ -89,11 +89,11 @@ pub struct MemoryStatus {
 
 impl MemoryStatus {
     pub fn now() -> Self {
-        let (heap_in_use_bytes, heap_free_bytes) = crate::worker::allocator::heap_figures();
+        let (heap_in_use_bytes, heap_free_bytes) = crate::allocator::heap_figures();
         Self {
             heap_in_use_bytes,
             heap_free_bytes,
-            rss_bytes: crate::worker::allocator::resident_bytes(),
+            rss_bytes: crate::allocator::resident_bytes(),
             sqlite_bytes: crate::store::sqlite_memory_used(),
         }
     }
@@ -268,30 +268,7 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
 
 /// The team sync's status; a disabled one when the server is set but the actor did not answer.
 pub async fn team(svc: &crate::worker::Services) -> Option<crate::actors::team_sync::TeamStatus> {
-    team_with_figures(svc).await.map(|(status, _)| status)
-}
-
-/// [`team`] and the local counts its queue comes from (one count for `GET /api/team` too).
-pub async fn team_with_figures(
-    svc: &crate::worker::Services,
-) -> Option<(
-    crate::actors::team_sync::TeamStatus,
-    Result<crate::store::team::TeamFigures, crate::retrieval::RetrievalError>,
-)> {
-    let cfg = svc.settings.get().team.clone()?;
-    let asked = match svc.handles.team_sync() {
-        Some(a) => ractor::call_t!(a, crate::actors::team_sync::TeamSyncMsg::Status, RPC_MS).ok(),
-        None => None,
-    };
-    let mut status = asked.unwrap_or_else(|| crate::actors::team_sync::TeamStatus {
-        state: "down".into(),
-        origin: cfg.origin,
-        projects: cfg.projects,
-        ..Default::default()
-    });
-    let figures = svc.storage.team_figures(status.projects.clone()).await;
-    status.queue = figures.as_ref().map(|f| f.queue).unwrap_or(0);
-    Some((status, figures))
+    crate::worker::team::with_figures(svc).await.map(|(status, _)| status)
 }
 
 async fn alerts(svc: &crate::worker::Services) -> Option<AlertsStatus> {

@@ -36,6 +36,7 @@ pub mod stats;
 pub mod supersession;
 pub mod team;
 pub mod team_edits;
+pub mod team_rows;
 pub mod team_summaries;
 pub mod team_work;
 pub mod tool_events;

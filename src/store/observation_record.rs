@@ -179,6 +179,13 @@ pub fn json_array(v: &[String]) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "[]".into())
 }
 
+/// A JSON array column as strings (malformed → empty).
+pub fn json_list(s: &str) -> Vec<String> {
+    serde_json::from_str::<Vec<serde_json::Value>>(s)
+        .map(|v| v.into_iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

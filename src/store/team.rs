@@ -10,7 +10,7 @@ use super::StoreError;
 use super::observation_record::{OBS_COLS, ObservationRecord, json_array};
 use super::team_edits::Known;
 use crate::pipeline::redact::Redactor;
-use crate::team::rows::{Body, Incoming, LocalRef, Outgoing, body_of, observation_gid};
+use crate::store::team_rows::{Body, Incoming, LocalRef, Outgoing, body_of, observation_gid};
 
 /// This data directory's id in global ids (random, made once).
 pub fn install_id(conn: &Connection) -> Result<String, StoreError> {
@@ -20,7 +20,7 @@ pub fn install_id(conn: &Connection) -> Result<String, StoreError> {
     if let Some(id) = found {
         return Ok(id);
     }
-    let id = crate::hook::event::uuid_v4().replace('-', "")[..16].to_string();
+    let id = super::random_id().replace('-', "")[..16].to_string();
     conn.execute("INSERT INTO meta(key, value) VALUES ('team_install_id', ?1)", [&id])?;
     Ok(id)
 }

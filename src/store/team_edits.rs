@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::StoreError;
 use super::observation_record::{OBS_COLS, ObservationRecord, json_array};
 use crate::pipeline::redact::Redactor;
-use crate::team::rows::{Body, Incoming, body_of};
+use crate::store::team_rows::{Body, Incoming, body_of};
 
 /// A row of `team_rows`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use rusqlite::{Connection, params};
 use super::StoreError;
 use super::observation_record::json_array;
 use crate::pipeline::redact::Redactor;
-use crate::team::rows::{Incoming, LocalRef, Outgoing, SummaryBody, json_list, summary_gid};
+use crate::store::team_rows::{Incoming, LocalRef, Outgoing, SummaryBody, json_list, summary_gid};
 
 const WAITING: &str = "FROM session_summaries s
      WHERE s.project IN ({marks}) AND s.quarantined = 0

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::StoreError;
 use crate::pipeline::redact::Redactor;
-use crate::team::rows::{Incoming, LocalRef, Outgoing, WorkBody, WorkItemBody, work_gid};
+use crate::store::team_rows::{Incoming, LocalRef, Outgoing, WorkBody, WorkItemBody, work_gid};
 
 /// States of the shared projects whose newest version is not on the server yet.
 pub fn outgoing(

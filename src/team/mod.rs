@@ -1,11 +1,10 @@
 //! Team memory on PostgreSQL (issue 40, `docs/spec/team.md`): the server's schema and its
 //! migrations (`server_v1.sql`, `server.rs`), TLS through rustls (`tls.rs`), and what a shared row
-//! holds (`rows.rs`: a local observation as pushed, redacted again; a pulled row as stored). The
+//! holds is `store/team_rows.rs` (a local observation as pushed, redacted again; a pulled row as stored). The
 //! local side is `store/team.rs`; the push and pull loops are the `TeamSync` actor.
 
 pub mod check;
 pub mod plain_guard;
-pub mod rows;
 pub mod server;
 pub mod tls;
 
@@ -43,16 +42,4 @@ impl From<tokio_postgres::Error> for TeamError {
             },
         }
     }
-}
-
-/// `MEMD_TEAM_ORIGIN`, else `user@host`.
-pub fn default_origin() -> String {
-    let user = std::env::var("USER")
-        .or_else(|_| std::env::var("LOGNAME"))
-        .unwrap_or_else(|_| "user".into());
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
-        .map(|h| h.trim().to_string())
-        .unwrap_or_else(|_| "host".into());
-    format!("{user}@{host}")
 }

@@ -1,8 +1,20 @@
-//! Text helpers every layer shares: which characters are hidden from a reader ([`is_hidden`]), and
-//! stored or remote text made safe for a terminal ([`terminal`]).
+//! Text helpers every layer shares: which characters are hidden from a reader ([`is_hidden`]);
+//! the one rule for stored text on agent surfaces ([`sink`]) and lines as every surface shows
+//! them ([`lines`]); stored or remote text made safe for a terminal ([`terminal`]); the text folded
+//! as a reader sees it, for the instruction screen ([`fold`]); words, stems and stopwords
+//! ([`words`]); the file extensions of source code ([`CODE_EXTENSIONS`]).
 
 pub mod fold;
+pub mod lines;
+pub mod sink;
 pub mod terminal;
+pub mod words;
+
+/// Extensions of source-code files (what the read gate outlines and the graph names as files).
+pub const CODE_EXTENSIONS: [&str; 30] = [
+    "rs", "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "go", "java", "kt", "kts", "scala", "swift", "c", "h", "cc", "cpp", "hpp",
+    "cs", "rb", "php", "lua", "sh", "ex", "exs", "dart", "m", "zig",
+];
 
 /// Characters that change how text is shown or read without being seen: C0 and C1 controls (the
 /// newline and tab too: callers that keep lines split first), Unicode's default-ignorable code

@@ -171,8 +171,10 @@ impl WorkerBuilder {
         let ingest = Arc::new(IngestService::new(
             pipeline(&settings, &privacy, &dir),
             storage.clone(),
-            registry.clone(),
-            handles.clone(),
+            Arc::new(crate::actors::Doorbell {
+                registry: registry.clone(),
+                handles: handles.clone(),
+            }),
         ));
         let root_args = RootArgs {
             ctx: ctx.clone(),

@@ -20,11 +20,11 @@ use crate::knowledge::files::{CorpusFiles, KeptConversation};
 use crate::knowledge::render::{Citations, citations, system_prompt, token_estimate};
 use crate::providers::{LlmReply, LlmRequest};
 use crate::retrieval::params::Params;
-use crate::retrieval::records::json_list;
 use crate::retrieval::scope::parse_chain;
 use crate::retrieval::search::SearchRequest;
 use crate::retrieval::search_sql::Filters;
 use crate::retrieval::{Kind, Record, RetrievalError, Scope, Zone};
+use crate::store::observation_record::json_list;
 
 /// The longest a turn may wait for a call slot and its answer.
 const TURN_TIMEOUT: Duration = Duration::from_secs(900);
@@ -221,7 +221,7 @@ pub async fn prime(svc: &Services, name: &str) -> Result<(CorpusFile, LlmReply),
     let reply = converse(svc, request, None).await?;
     let session_id = match keeps {
         true => reply.session_id.clone().ok_or(CorpusError::NoSession)?,
-        false => format!("memd-{}", crate::hook::event::uuid_v4()),
+        false => format!("memd-{}", crate::store::random_id()),
     };
     files.forget_conversation(name)?;
     if !keeps {

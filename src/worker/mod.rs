@@ -7,7 +7,6 @@
 //! [`WorkerState::services`], which says why they are not there otherwise.
 
 pub mod alerts;
-pub mod allocator;
 pub mod builder;
 pub mod corpus;
 pub mod edit;

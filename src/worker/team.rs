@@ -19,8 +19,35 @@ pub enum TeamUseError {
     Failed(String),
 }
 
+/// How long the status asks the actor before it answers `down`.
+const STATUS_RPC_MS: u64 = 2_000;
+
+/// The team sync's status (a `down` one when the server is set but the actor did not answer)
+/// and the local counts its queue comes from (one count for `GET /api/team` too).
+pub async fn with_figures(
+    svc: &crate::worker::Services,
+) -> Option<(
+    crate::actors::team_sync::TeamStatus,
+    Result<crate::store::team::TeamFigures, crate::retrieval::RetrievalError>,
+)> {
+    let cfg = svc.settings.get().team.clone()?;
+    let asked = match svc.handles.team_sync() {
+        Some(a) => ractor::call_t!(a, crate::actors::team_sync::TeamSyncMsg::Status, STATUS_RPC_MS).ok(),
+        None => None,
+    };
+    let mut status = asked.unwrap_or_else(|| crate::actors::team_sync::TeamStatus {
+        state: "down".into(),
+        origin: cfg.origin,
+        projects: cfg.projects,
+        ..Default::default()
+    });
+    let figures = svc.storage.team_figures(status.projects.clone()).await;
+    status.queue = figures.as_ref().map(|f| f.queue).unwrap_or(0);
+    Some((status, figures))
+}
+
 pub async fn status(svc: &Services) -> Result<Value, TeamUseError> {
-    let (status, figures) = crate::status::team_with_figures(svc).await.ok_or(TeamUseError::Off)?;
+    let (status, figures) = with_figures(svc).await.ok_or(TeamUseError::Off)?;
     let figures = figures.map_err(|e| TeamUseError::Failed(e.to_string()))?;
     let work = svc.storage.team_work(50).await.map_err(|e| TeamUseError::Failed(e.to_string()))?;
     Ok(json!({"status": status, "local": figures, "work": work}))

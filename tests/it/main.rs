@@ -46,6 +46,18 @@
 //! | `viewer_access` | the viewer's access rules (401/403, one-time code, CSRF), `/stream` exactly once across reconnects, closed on shutdown |
 //! | `viewer_browser` | the viewer in a real headless Chromium: feed, live update, search, detail, forget; Performance API figures |
 //! | `watch_transcripts` | `memd watch`: kill -9 of the worker mid-file, exactly once; hook and watcher on one session |
+//! | `alerts` | alerts to a fake webhook: delivered once across a restart, retried, redacted, other types never sent |
+//! | `corpus`, `corpus_claude_cli`, `corpus_viewer` | corpora and the knowledge agent: build, prime, query with citations, over the fake providers, the real Claude Code CLI and the viewer in Chromium |
+//! | `doctor` | `memd doctor`'s checks and the cases it got wrong before |
+//! | `export_import` | `memd export` / `memd import-md` between two real workers: the same records, nothing twice, a broken file named |
+//! | `folder_files` | folder context files in a real git work tree: a person's text kept, vendored and ignored folders skipped |
+//! | `freshness` | a real git repository's commits make observations stale; supersession; consolidation |
+//! | `graph` | the graph of entities and relations from recorded sessions: `related` over HTTP, MCP and the CLI |
+//! | `native_memory` | Claude Code's own memory files: restated lines left out, notes on reads, `memd promote` |
+//! | `port_collision` | a port held by another program or another memd named in one line; a free port picked |
+//! | `read_gate` | the opt-in read gate through the real PreToolUse hook |
+//! | `team`, `team_crash`, `team_viewer` | team memory on a real PostgreSQL: sharing, forgets, outages, a worker killed mid-push, the viewer's Team card |
+//! | `work_state` | the work-state MCP pair and routes, per branch; its SessionStart section |
 //! | `eval_benchmark` | `memd eval` on the shipped dataset: hybrid ≥ keyword; the dataset is its generator's output |
 
 mod support;
@@ -110,3 +122,29 @@ mod worker_hostile;
 mod worker_ingest;
 mod worker_integrity;
 mod worker_memory;
+
+/// The index above names every test module (issue 52: it had lost 16 of 56).
+#[test]
+fn the_index_names_every_test_module() {
+    let main = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/main.rs")).unwrap();
+    let indexed: std::collections::BTreeSet<String> = main
+        .lines()
+        .filter(|l| l.starts_with("//! | `"))
+        .flat_map(|l| {
+            l.split('|')
+                .nth(1)
+                .unwrap_or("")
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let missing: Vec<&str> = main
+        .lines()
+        .filter_map(|l| l.strip_prefix("mod ")?.strip_suffix(';'))
+        .filter(|m| *m != "support" && !indexed.contains(*m))
+        .collect();
+    assert!(missing.is_empty(), "tests/it/main.rs does not index: {missing:?}");
+}

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use crate::retrieval::records::json_list;
+pub use crate::store::observation_record::json_list;
 
 use crate::pipeline::redact::Redactor;
 use crate::store::observation_record::ObservationRecord;
