@@ -63,19 +63,19 @@ pub fn sessions_page(conn: &Connection, project: Option<&str>, page: Page) -> Re
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT s.id, s.content_session_id, s.memory_session_id, s.platform_source, s.project, s.user_prompt, s.custom_title,
                 s.status, s.started_at_epoch, s.last_event_epoch,
-                (SELECT count(*) FROM observations o WHERE o.memory_session_id = s.memory_session_id),
-                (SELECT count(*) FROM user_prompts p WHERE p.session_db_id = s.id), {SESSION_TITLE}
+                (SELECT count(*) FROM observations o WHERE o.memory_session_id = s.memory_session_id) AS observations,
+                (SELECT count(*) FROM user_prompts p WHERE p.session_db_id = s.id) AS prompts, {SESSION_TITLE} AS title
          FROM sdk_sessions s WHERE s.id < ?1 AND (?2 IS NULL OR s.project = ?2) ORDER BY s.id DESC LIMIT ?3"
     ))?;
     let rows: Vec<Value> = stmt
         .query_map(params![page.before.unwrap_or(i64::MAX), project, page.limit], |r| {
             Ok(json!({
-                "id": r.get::<_, i64>(0)?, "content_session_id": r.get::<_, String>(1)?,
-                "memory_session_id": r.get::<_, String>(2)?, "platform_source": r.get::<_, String>(3)?,
-                "project": r.get::<_, String>(4)?, "user_prompt": r.get::<_, Option<String>>(5)?,
-                "custom_title": r.get::<_, Option<String>>(6)?, "status": r.get::<_, String>(7)?,
-                "started_at_epoch": r.get::<_, i64>(8)?, "last_event_epoch": r.get::<_, i64>(9)?,
-                "observations": r.get::<_, i64>(10)?, "prompts": r.get::<_, i64>(11)?,
+                "id": r.get::<_, i64>("id")?, "content_session_id": r.get::<_, String>("content_session_id")?,
+                "memory_session_id": r.get::<_, String>("memory_session_id")?, "platform_source": r.get::<_, String>("platform_source")?,
+                "project": r.get::<_, String>("project")?, "user_prompt": r.get::<_, Option<String>>(5)?,
+                "custom_title": r.get::<_, Option<String>>(6)?, "status": r.get::<_, String>("status")?,
+                "started_at_epoch": r.get::<_, i64>("started_at_epoch")?, "last_event_epoch": r.get::<_, i64>("last_event_epoch")?,
+                "observations": r.get::<_, i64>("observations")?, "prompts": r.get::<_, i64>("prompts")?,
                 "title": r.get::<_, Option<String>>(12)?,
             }))
         })?
@@ -91,11 +91,21 @@ pub fn session_detail(conn: &Connection, id: i64) -> Result<Value, RetrievalErro
     let head: Option<SessionHead> = conn
         .query_row(
             &format!(
-                "SELECT content_session_id, memory_session_id, platform_source, project, status, {SESSION_TITLE}, started_at_epoch
+                "SELECT content_session_id, memory_session_id, platform_source, project, status, {SESSION_TITLE} AS title, started_at_epoch
                  FROM sdk_sessions s WHERE id = ?1"
             ),
             [id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)),
+            |r| {
+                Ok((
+                    r.get("content_session_id")?,
+                    r.get("memory_session_id")?,
+                    r.get("platform_source")?,
+                    r.get("project")?,
+                    r.get("status")?,
+                    r.get("title")?,
+                    r.get("started_at_epoch")?,
+                ))
+            },
         )
         .optional()?;
     let Some((content, memory, platform, project, status, title, started)) = head else {
@@ -169,13 +179,13 @@ pub fn tool_uses_of(conn: &Connection, id: i64) -> Result<Value, RetrievalError>
     let rows: Vec<Value> = stmt
         .query_map([id], |r| {
             Ok(json!({
-                "id": r.get::<_, i64>(0)?, "tool_use_id": r.get::<_, Option<String>>(1)?,
-                "tool_name": r.get::<_, String>(2)?, "tool_input": bounded(r.get(3)?),
-                "tool_response": bounded(r.get(4)?), "is_error": r.get::<_, i64>(5)? != 0,
-                "cwd": r.get::<_, Option<String>>(6)?, "prompt_number": r.get::<_, i64>(7)?,
+                "id": r.get::<_, i64>("id")?, "tool_use_id": r.get::<_, Option<String>>(1)?,
+                "tool_name": r.get::<_, String>("tool_name")?, "tool_input": bounded(r.get("tool_input")?),
+                "tool_response": bounded(r.get("tool_response")?), "is_error": r.get::<_, i64>("is_error")? != 0,
+                "cwd": r.get::<_, Option<String>>(6)?, "prompt_number": r.get::<_, i64>("prompt_number")?,
                 "agent_type": r.get::<_, Option<String>>(8)?, "duration_ms": r.get::<_, Option<i64>>(9)?,
-                "truncated": r.get::<_, i64>(10)? != 0, "redactions": r.get::<_, i64>(11)?,
-                "occurred_at_epoch": r.get::<_, i64>(12)?, "content_session_id": r.get::<_, String>(13)?,
+                "truncated": r.get::<_, i64>("truncated")? != 0, "redactions": r.get::<_, i64>("redactions")?,
+                "occurred_at_epoch": r.get::<_, i64>("occurred_at_epoch")?, "content_session_id": r.get::<_, String>("content_session_id")?,
             }))
         })?
         .collect::<Result<_, _>>()?;
@@ -185,14 +195,15 @@ pub fn tool_uses_of(conn: &Connection, id: i64) -> Result<Value, RetrievalError>
 /// Tokens per day and provider for the last `days` days (newest last).
 pub fn usage_by_day(conn: &Connection, days: i64, today: &str) -> Result<Value, RetrievalError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT day, provider, sum(calls), sum(input_tokens), sum(output_tokens), sum(failures)
+        "SELECT day, provider, sum(calls) AS calls, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
+                sum(failures) AS failures
          FROM token_usage WHERE day > date(?1, '-' || ?2 || ' days') GROUP BY day, provider ORDER BY day, provider",
     )?;
     let rows: Vec<Value> = stmt
         .query_map(params![today, days], |r| {
             Ok(json!({
-                "day": r.get::<_, String>(0)?, "provider": r.get::<_, String>(1)?, "calls": r.get::<_, i64>(2)?,
-                "input_tokens": r.get::<_, i64>(3)?, "output_tokens": r.get::<_, i64>(4)?, "failures": r.get::<_, i64>(5)?,
+                "day": r.get::<_, String>("day")?, "provider": r.get::<_, String>("provider")?, "calls": r.get::<_, i64>("calls")?,
+                "input_tokens": r.get::<_, i64>("input_tokens")?, "output_tokens": r.get::<_, i64>("output_tokens")?, "failures": r.get::<_, i64>("failures")?,
             }))
         })?
         .collect::<Result<_, _>>()?;

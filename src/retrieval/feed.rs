@@ -100,11 +100,11 @@ pub fn since(conn: &Connection, from: Cursor) -> Result<(Vec<FeedEvent>, Cursor)
     )?;
     for r in stmt.query_map(params![from.session, PER_POLL], |r| {
         Ok((
-            r.get::<_, i64>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, String>(3)?,
-            r.get::<_, i64>(4)?,
+            r.get::<_, i64>("id")?,
+            r.get::<_, String>("content_session_id")?,
+            r.get::<_, String>("project")?,
+            r.get::<_, String>("platform_source")?,
+            r.get::<_, i64>("started_at_epoch")?,
         ))
     })? {
         let (id, content, project, platform, at) = r?;

@@ -24,10 +24,10 @@ pub fn stored_text(conn: &Connection, paths: &[String], scope: &Scope) -> Result
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map(params_from_iter(c.params.iter()), |r| {
         Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, i64>(3)?,
+            r.get::<_, String>("tool_name")?,
+            r.get::<_, String>("tool_input")?,
+            r.get::<_, String>("tool_response")?,
+            r.get::<_, i64>("occurred_at_epoch")?,
         ))
     })?;
     for row in rows {

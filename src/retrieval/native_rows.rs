@@ -16,7 +16,8 @@ pub fn memory_evidence(conn: &Connection, scope: &Scope, since: i64) -> Result<E
     scope.conditions("o", true, &mut c);
     c.push("o.quarantined = 0", []);
     let sql = format!(
-        "SELECT coalesce(o.title, '') || ' ' || coalesce(o.narrative, ''), n.id, coalesce(n.title, ''), n.created_at
+        "SELECT coalesce(o.title, '') || ' ' || coalesce(o.narrative, '') AS old_text, n.id, coalesce(n.title, '') AS new_title,
+                n.created_at
          FROM observations o JOIN observations n ON n.id = o.superseded_by
          WHERE n.created_at_epoch > {since} AND n.quarantined = 0{} ORDER BY n.created_at_epoch DESC LIMIT {ROWS_MAX}",
         c.sql
@@ -25,15 +26,15 @@ pub fn memory_evidence(conn: &Connection, scope: &Scope, since: i64) -> Result<E
     let superseded = stmt
         .query_map(params_from_iter(c.params.iter()), |r| {
             Ok(Superseded {
-                old_text: r.get(0)?,
-                new_id: r.get(1)?,
-                new_title: r.get(2)?,
-                new_date: r.get(3)?,
+                old_text: r.get("old_text")?,
+                new_id: r.get("id")?,
+                new_title: r.get("new_title")?,
+                new_date: r.get("created_at")?,
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;
     let sql = format!(
-        "SELECT o.id, coalesce(o.title, ''), o.created_at, o.files_modified FROM observations o
+        "SELECT o.id, coalesce(o.title, '') AS title, o.created_at, o.files_modified FROM observations o
          WHERE o.created_at_epoch > {since} AND o.files_modified <> '[]'{} ORDER BY o.created_at_epoch DESC LIMIT {ROWS_MAX}",
         c.sql
     );
@@ -41,10 +42,10 @@ pub fn memory_evidence(conn: &Connection, scope: &Scope, since: i64) -> Result<E
     let changed = stmt
         .query_map(params_from_iter(c.params.iter()), |r| {
             Ok(Changed {
-                id: r.get(0)?,
-                title: r.get(1)?,
-                date: r.get(2)?,
-                files: json_list(&r.get::<_, String>(3)?),
+                id: r.get("id")?,
+                title: r.get("title")?,
+                date: r.get("created_at")?,
+                files: json_list(&r.get::<_, String>("files_modified")?),
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;

@@ -57,11 +57,11 @@ fn matches(conn: &Connection, req: &RelatedRequest) -> Result<Vec<(i64, Matched)
         let mut stmt = conn.prepare_cached(sql)?;
         let rows = stmt.query_map(params![first, req.project], |r| {
             Ok((
-                r.get(0)?,
+                r.get("id")?,
                 Matched {
-                    kind: r.get(1)?,
-                    name: r.get(2)?,
-                    project: r.get(3)?,
+                    kind: r.get("kind")?,
+                    name: r.get("name")?,
+                    project: r.get("project")?,
                 },
             ))
         })?;
@@ -107,7 +107,7 @@ pub fn related(conn: &Connection, req: &RelatedRequest) -> Result<Related, Retri
     let found = matches(conn, req)?;
     let mut related: Vec<Neighbour> = Vec::new();
     let mut edges = conn.prepare_cached(
-        "SELECT r.id, r.kind, r.src = ?1, o.kind, o.name FROM relations r
+        "SELECT r.id, r.kind AS relation, r.src = ?1 AS outgoing, o.kind, o.name FROM relations r
          JOIN entities o ON o.id = CASE WHEN r.src = ?1 THEN r.dst ELSE r.src END
          WHERE r.src = ?1 OR r.dst = ?1",
     )?;
@@ -118,7 +118,9 @@ pub fn related(conn: &Connection, req: &RelatedRequest) -> Result<Related, Retri
     )?;
     for (id, _) in &found {
         let rows: Vec<(i64, String, bool, String, String)> = edges
-            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?
+            .query_map([id], |r| {
+                Ok((r.get("id")?, r.get("relation")?, r.get("outgoing")?, r.get("kind")?, r.get("name")?))
+            })?
             .collect::<Result<_, _>>()?;
         for (rel, relation, outgoing, kind, name) in rows {
             // A name read from a tool's output that reads as an instruction is never handed on.

@@ -85,25 +85,25 @@ pub fn enqueue(conn: &Connection, types: &[String], now: i64) -> Result<usize, S
 /// Pending rows due at `now`, oldest first.
 pub fn due(conn: &Connection, now: i64, limit: usize) -> Result<Vec<DueAlert>, rusqlite::Error> {
     let mut stmt = conn.prepare_cached(
-        "SELECT a.observation_id, a.attempts, o.type, coalesce(o.title, ''), coalesce(o.narrative, ''), o.project,
-                s.project_root, o.created_at, o.id IS NOT NULL
+        "SELECT a.observation_id, a.attempts, o.type, coalesce(o.title, '') AS title, coalesce(o.narrative, '') AS narrative,
+                o.project, s.project_root, o.created_at, o.id IS NOT NULL AS present
          FROM alert_outbox a LEFT JOIN observations o ON o.id = a.observation_id
          LEFT JOIN sdk_sessions s ON s.memory_session_id = o.memory_session_id
          WHERE a.status = 'pending' AND a.next_attempt_epoch <= ?1 ORDER BY a.observation_id LIMIT ?2",
     )?;
     let rows = stmt.query_map(params![now, limit as i64], |r| {
-        let present: bool = r.get(8)?;
+        let present: bool = r.get("present")?;
         Ok(DueAlert {
-            observation_id: r.get(0)?,
-            attempts: r.get(1)?,
+            observation_id: r.get("observation_id")?,
+            attempts: r.get("attempts")?,
             observation: match present {
                 true => Some(AlertObservation {
-                    obs_type: r.get(2)?,
-                    title: r.get(3)?,
-                    narrative: r.get(4)?,
-                    project: r.get(5)?,
-                    project_root: r.get(6)?,
-                    created_at: r.get(7)?,
+                    obs_type: r.get("type")?,
+                    title: r.get("title")?,
+                    narrative: r.get("narrative")?,
+                    project: r.get("project")?,
+                    project_root: r.get("project_root")?,
+                    created_at: r.get("created_at")?,
                 }),
                 false => None,
             },

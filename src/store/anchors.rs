@@ -54,14 +54,14 @@ pub fn queued(conn: &Connection, limit: usize) -> Result<Vec<AnchorJob>, StoreEr
     let mut stmt = conn.prepare_cached(
         "SELECT q.observation_id, o.project,
            (SELECT tu.cwd FROM observation_sources s JOIN tool_uses tu ON tu.id = s.tool_use_row_id
-             WHERE s.observation_id = q.observation_id AND tu.cwd IS NOT NULL ORDER BY tu.id DESC LIMIT 1),
-           (SELECT ss.project_root FROM sdk_sessions ss WHERE ss.memory_session_id = o.memory_session_id)
+             WHERE s.observation_id = q.observation_id AND tu.cwd IS NOT NULL ORDER BY tu.id DESC LIMIT 1) AS cwd,
+           (SELECT ss.project_root FROM sdk_sessions ss WHERE ss.memory_session_id = o.memory_session_id) AS root
          FROM anchor_queue q JOIN observations o ON o.id = q.observation_id ORDER BY q.observation_id LIMIT ?1",
     )?;
     let rows = stmt.query_map([limit as i64], |r| {
-        let cwd: Option<String> = r.get(2)?;
-        let root: Option<String> = r.get(3)?;
-        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, cwd.or(root)))
+        let cwd: Option<String> = r.get("cwd")?;
+        let root: Option<String> = r.get("root")?;
+        Ok((r.get::<_, i64>("observation_id")?, r.get::<_, String>("project")?, cwd.or(root)))
     })?;
     let mut jobs = Vec::new();
     for row in rows {
@@ -143,11 +143,11 @@ pub fn live_anchors(conn: &Connection, root: &str) -> Result<Vec<LiveAnchor>, St
     )?;
     let rows = stmt.query_map([root], |r| {
         Ok(LiveAnchor {
-            observation_id: r.get(0)?,
-            path: r.get(1)?,
-            head_commit: r.get(2)?,
-            head_blob: r.get(3)?,
-            content_blob: r.get(4)?,
+            observation_id: r.get("observation_id")?,
+            path: r.get("path")?,
+            head_commit: r.get("head_commit")?,
+            head_blob: r.get("head_blob")?,
+            content_blob: r.get("content_blob")?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)

@@ -58,11 +58,11 @@ fn merges(conn: &Connection) -> Result<Vec<Change>, StoreError> {
          WHERE superseded_by IS NULL AND quarantined = 0 ORDER BY project, type, created_at_epoch DESC, id DESC",
     )?;
     let rows = stmt.query_map([], |r| {
-        let (title, narrative): (Option<String>, Option<String>) = (r.get(3)?, r.get(4)?);
+        let (title, narrative): (Option<String>, Option<String>) = (r.get("title")?, r.get("narrative")?);
         Ok(Live {
-            id: r.get(0)?,
-            project: r.get(1)?,
-            obs_type: r.get(2)?,
+            id: r.get("id")?,
+            project: r.get("project")?,
+            obs_type: r.get("type")?,
             title_key: duplicate_key(title.as_deref(), None),
             key: duplicate_key(title.as_deref(), narrative.as_deref()),
         })
@@ -111,9 +111,9 @@ fn dates(conn: &Connection) -> Result<Vec<Change>, StoreError> {
     let mut rows = stmt.query([])?;
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {
-        let (id, at): (i64, i64) = (r.get(0)?, r.get(4)?);
-        for (i, field) in [(1, "title"), (2, "narrative"), (3, "facts")] {
-            let Some(text) = r.get::<_, Option<String>>(i)? else { continue };
+        let (id, at): (i64, i64) = (r.get("id")?, r.get("created_at_epoch")?);
+        for field in ["title", "narrative", "facts"] {
+            let Some(text) = r.get::<_, Option<String>>(field)? else { continue };
             if let Some(after) = absolute_dates(&text, at) {
                 out.push(Change::AbsoluteDate {
                     id,
@@ -256,15 +256,15 @@ pub fn log(conn: &Connection, limit: i64) -> Result<Vec<LogEntry>, StoreError> {
     )?;
     let rows = stmt.query_map([limit], |r| {
         Ok(LogEntry {
-            id: r.get(0)?,
-            run_id: r.get(1)?,
-            at_epoch: r.get(2)?,
-            action: r.get(3)?,
-            observation_id: r.get(4)?,
-            other_id: r.get(5)?,
-            reason: r.get(6)?,
-            before: r.get(7)?,
-            after: r.get(8)?,
+            id: r.get("id")?,
+            run_id: r.get("run_id")?,
+            at_epoch: r.get("at_epoch")?,
+            action: r.get("action")?,
+            observation_id: r.get("observation_id")?,
+            other_id: r.get("other_id")?,
+            reason: r.get("reason")?,
+            before: r.get("before")?,
+            after: r.get("after")?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)

@@ -27,13 +27,13 @@ pub fn enabled() -> bool {
 const HISTORY_CALLS: i64 = 5_000;
 
 fn call_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Call> {
-    let input: String = r.get(2)?;
+    let input: String = r.get("tool_input")?;
     Ok(Call {
-        id: r.get(0)?,
-        tool_name: r.get(1)?,
+        id: r.get("id")?,
+        tool_name: r.get("tool_name")?,
         input: serde_json::from_str(&input).unwrap_or(serde_json::Value::Null),
-        response: r.get(3)?,
-        is_error: r.get::<_, i64>(4)? != 0,
+        response: r.get("tool_response")?,
+        is_error: r.get::<_, i64>("is_error")? != 0,
     })
 }
 
@@ -254,14 +254,16 @@ pub fn forget_project(conn: &Connection, project: &str) -> Result<usize, StoreEr
 pub fn backfill_chunk(conn: &Connection, limit: i64, now: i64) -> Result<usize, StoreError> {
     let todo: Vec<(i64, String, i64, Option<String>)> = conn
         .prepare(
-            "SELECT o.id, o.project, s.id, s.project_root FROM observations o
+            "SELECT o.id, o.project, s.id AS session_id, s.project_root FROM observations o
              JOIN sdk_sessions s ON s.memory_session_id = o.memory_session_id
              WHERE o.id > coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'graph_backfill_cursor'), 0)
                AND o.id <= coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'graph_backfill_until'), 0)
                AND EXISTS (SELECT 1 FROM observation_sources x WHERE x.observation_id = o.id)
              ORDER BY o.id LIMIT ?1",
         )?
-        .query_map([limit], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+        .query_map([limit], |r| {
+            Ok((r.get("id")?, r.get("project")?, r.get("session_id")?, r.get("project_root")?))
+        })?
         .collect::<Result<_, _>>()?;
     for (obs, project, session, root) in &todo {
         let rows: Vec<i64> = conn

@@ -41,23 +41,23 @@ struct Row {
 fn rows(conn: &Connection, session_db_id: i64) -> Result<Vec<Row>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, message_type, tool_use_row_id, prompt_number, project, agent_id, agent_type, last_assistant_message,
-                created_at_epoch, next_attempt_epoch, status = 'processing', attempts
+                created_at_epoch, next_attempt_epoch, status = 'processing' AS processing, attempts
          FROM pending_messages WHERE session_db_id = ?1 AND status != 'failed' ORDER BY id LIMIT 1000",
     )?;
     let it = stmt.query_map([session_db_id], |r| {
         Ok(Row {
-            id: r.get(0)?,
-            kind: r.get(1)?,
-            tool_row: r.get(2)?,
-            prompt_number: r.get(3)?,
-            project: r.get(4)?,
-            agent_id: r.get(5)?,
-            agent_type: r.get(6)?,
-            last_message: r.get(7)?,
-            created: r.get(8)?,
-            due: r.get(9)?,
-            processing: r.get(10)?,
-            attempts: r.get(11)?,
+            id: r.get("id")?,
+            kind: r.get("message_type")?,
+            tool_row: r.get("tool_use_row_id")?,
+            prompt_number: r.get("prompt_number")?,
+            project: r.get("project")?,
+            agent_id: r.get("agent_id")?,
+            agent_type: r.get("agent_type")?,
+            last_message: r.get("last_assistant_message")?,
+            created: r.get("created_at_epoch")?,
+            due: r.get("next_attempt_epoch")?,
+            processing: r.get("processing")?,
+            attempts: r.get("attempts")?,
         })
     })?;
     Ok(it.collect::<Result<_, _>>()?)
@@ -171,7 +171,15 @@ fn session_meta(conn: &Connection, id: i64) -> Result<SessionMetaRow, StoreError
     Ok(conn.query_row(
         "SELECT memory_session_id, content_session_id, platform_source, project, project_root FROM sdk_sessions WHERE id = ?1",
         [id],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        |r| {
+            Ok((
+                r.get("memory_session_id")?,
+                r.get("content_session_id")?,
+                r.get("platform_source")?,
+                r.get("project")?,
+                r.get("project_root")?,
+            ))
+        },
     )?)
 }
 
@@ -206,13 +214,13 @@ fn load_event(conn: &Connection, tool_row: i64) -> Result<Option<ToolEvent>, Sto
             [tool_row],
             |r| {
                 Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, bool>(4)?,
+                    r.get::<_, i64>("id")?,
+                    r.get::<_, String>("tool_name")?,
+                    r.get::<_, String>("tool_input")?,
+                    r.get::<_, String>("tool_response")?,
+                    r.get::<_, bool>("is_error")?,
                     r.get::<_, Option<String>>(5)?,
-                    r.get::<_, i64>(6)?,
+                    r.get::<_, i64>("occurred_at_epoch")?,
                 ))
             },
         )

@@ -225,7 +225,8 @@ pub fn list(conn: &Connection, limit: usize) -> rusqlite::Result<(Vec<Quarantine
         |r| r.get(0),
     )?;
     let mut st = conn.prepare(
-        "SELECT 'observation', id, project, provenance, coalesce(quarantine_reason, ''), coalesce(title, '') FROM observations WHERE quarantined = 1
+        "SELECT 'observation', id, project, provenance, coalesce(quarantine_reason, '') AS reason,
+                coalesce(title, '') AS title FROM observations WHERE quarantined = 1
          UNION ALL
          SELECT 'summary', id, project, provenance, coalesce(quarantine_reason, ''), coalesce(request, '') FROM session_summaries WHERE quarantined = 1
          ORDER BY 2 DESC LIMIT ?1",
@@ -236,9 +237,9 @@ pub fn list(conn: &Connection, limit: usize) -> rusqlite::Result<(Vec<Quarantine
             kind: if kind == "summary" { "summary" } else { "observation" },
             id: r.get(1)?,
             project: r.get(2)?,
-            provenance: r.get(3)?,
-            reason: r.get(4)?,
-            title: r.get(5)?,
+            provenance: r.get("provenance")?,
+            reason: r.get("reason")?,
+            title: r.get("title")?,
         })
     })?;
     Ok((rows.collect::<Result<_, _>>()?, total))

@@ -60,12 +60,12 @@ pub fn find(conn: &Connection, key: &SessionKey) -> Result<Option<SessionRow>, S
             params![key.platform_source, key.content_session_id],
             |r| {
                 Ok(SessionRow {
-                    id: r.get(0)?,
-                    memory_session_id: r.get(1)?,
-                    project: r.get(2)?,
-                    project_root: r.get(3)?,
-                    status: r.get(4)?,
-                    prompt_counter: r.get(5)?,
+                    id: r.get("id")?,
+                    memory_session_id: r.get("memory_session_id")?,
+                    project: r.get("project")?,
+                    project_root: r.get("project_root")?,
+                    status: r.get("status")?,
+                    prompt_counter: r.get("prompt_counter")?,
                     created: false,
                 })
             },

@@ -49,15 +49,16 @@ pub fn figures(conn: &Connection, now: i64) -> Result<StoreFigures, StoreError> 
         tool_uses: count("tool_uses")?,
     };
     let pending = conn.query_row(
-        "SELECT coalesce(sum(status='pending'),0), coalesce(sum(status='processing'),0), coalesce(sum(status='failed'),0),
-                min(CASE WHEN status='pending' THEN created_at_epoch END) FROM pending_messages",
+        "SELECT coalesce(sum(status='pending'),0) AS pending, coalesce(sum(status='processing'),0) AS processing,
+                coalesce(sum(status='failed'),0) AS failed, min(CASE WHEN status='pending' THEN created_at_epoch END) AS oldest
+         FROM pending_messages",
         [],
         |r| {
             Ok(PendingCounts {
-                pending: r.get(0)?,
-                processing: r.get(1)?,
-                failed: r.get(2)?,
-                oldest_pending_age_s: r.get::<_, Option<i64>>(3)?.map(|t| ((now - t) / 1000).max(0)),
+                pending: r.get("pending")?,
+                processing: r.get("processing")?,
+                failed: r.get("failed")?,
+                oldest_pending_age_s: r.get::<_, Option<i64>>("oldest")?.map(|t| ((now - t) / 1000).max(0)),
                 raw_index_queued: 0,
             })
         },
@@ -97,18 +98,19 @@ pub struct ParkedSession {
 pub fn parked_sessions(conn: &Connection, limit: i64) -> Result<Vec<ParkedSession>, StoreError> {
     let mut stmt = conn.prepare(
         "SELECT s.id, s.content_session_id, s.platform_source, s.project, s.failure_reason,
-                (SELECT count(*) FROM pending_messages p WHERE p.session_db_id = s.id AND p.status = 'pending'), s.last_event_epoch
+                (SELECT count(*) FROM pending_messages p WHERE p.session_db_id = s.id AND p.status = 'pending') AS queue_depth,
+                s.last_event_epoch
          FROM sdk_sessions s WHERE s.status = 'failed' ORDER BY s.last_event_epoch DESC LIMIT ?1",
     )?;
     let it = stmt.query_map([limit], |r| {
         Ok(ParkedSession {
-            session_db_id: r.get(0)?,
-            content_session_id: r.get(1)?,
-            platform_source: r.get(2)?,
-            project: r.get(3)?,
-            failure_reason: r.get(4)?,
-            queue_depth: r.get(5)?,
-            last_event_epoch: r.get(6)?,
+            session_db_id: r.get("id")?,
+            content_session_id: r.get("content_session_id")?,
+            platform_source: r.get("platform_source")?,
+            project: r.get("project")?,
+            failure_reason: r.get("failure_reason")?,
+            queue_depth: r.get("queue_depth")?,
+            last_event_epoch: r.get("last_event_epoch")?,
         })
     })?;
     Ok(it.collect::<Result<_, _>>()?)

@@ -99,21 +99,21 @@ pub fn chain(conn: &Connection, id: i64) -> Result<Vec<i64>, StoreError> {
 }
 
 fn subject(r: &rusqlite::Row) -> rusqlite::Result<Subject> {
-    let (title, narrative, facts): (Option<String>, Option<String>, String) = (r.get(4)?, r.get(5)?, r.get(6)?);
-    let files: String = r.get(7)?;
+    let (title, narrative, facts): (Option<String>, Option<String>, String) = (r.get("title")?, r.get("narrative")?, r.get("facts")?);
+    let files: String = r.get("files")?;
     let files: Vec<String> = serde_json::from_str(&files).unwrap_or_default();
     Ok(Subject {
-        id: r.get(0)?,
-        project: r.get(1)?,
-        obs_type: r.get(2)?,
-        origin: r.get(3)?,
+        id: r.get("id")?,
+        project: r.get("project")?,
+        obs_type: r.get("type")?,
+        origin: r.get("origin")?,
         text: format!("{} {} {}", title.unwrap_or_default(), narrative.unwrap_or_default(), facts),
         files,
     })
 }
 
 const SUBJECT_COLS: &str = "o.id, o.project, o.type, o.origin, o.title, o.narrative, o.facts,
-  (SELECT json_group_array(path) FROM observation_files f WHERE f.observation_id = o.id)";
+  (SELECT json_group_array(path) FROM observation_files f WHERE f.observation_id = o.id) AS files";
 
 /// Runs the rules between the new record `id` and the older live records of its project: links
 /// what it supersedes and flags what it contradicts. Answers (superseded, contradictions).
@@ -165,20 +165,20 @@ pub struct Contradiction {
 /// The newest contradictions (open ones only unless `all`).
 pub fn contradictions(conn: &Connection, all: bool, limit: i64) -> Result<Vec<Contradiction>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT c.id, c.older_id, a.title, c.newer_id, b.title, c.reason, c.created_at_epoch, c.resolution
+        "SELECT c.id, c.older_id, a.title AS older_title, c.newer_id, b.title AS newer_title, c.reason, c.created_at_epoch, c.resolution
          FROM contradictions c JOIN observations a ON a.id = c.older_id JOIN observations b ON b.id = c.newer_id
          WHERE ?1 OR c.resolved_at_epoch IS NULL ORDER BY c.id DESC LIMIT ?2",
     )?;
     let rows = stmt.query_map(params![all, limit], |r| {
         Ok(Contradiction {
-            id: r.get(0)?,
-            older_id: r.get(1)?,
-            older_title: r.get(2)?,
-            newer_id: r.get(3)?,
-            newer_title: r.get(4)?,
-            reason: r.get(5)?,
-            created_at_epoch: r.get(6)?,
-            resolution: r.get(7)?,
+            id: r.get("id")?,
+            older_id: r.get("older_id")?,
+            older_title: r.get("older_title")?,
+            newer_id: r.get("newer_id")?,
+            newer_title: r.get("newer_title")?,
+            reason: r.get("reason")?,
+            created_at_epoch: r.get("created_at_epoch")?,
+            resolution: r.get("resolution")?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)

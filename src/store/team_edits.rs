@@ -27,10 +27,10 @@ pub fn known(conn: &Connection, gid: &str) -> Result<Option<Known>, StoreError> 
             [gid],
             |x| {
                 Ok(Known {
-                    observation: x.get(0)?,
-                    summary: x.get(1)?,
-                    mine: x.get(2)?,
-                    seq: x.get(3)?,
+                    observation: x.get("observation_id")?,
+                    summary: x.get("summary_id")?,
+                    mine: x.get("mine")?,
+                    seq: x.get("seq")?,
                 })
             },
         )

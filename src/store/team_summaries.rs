@@ -35,22 +35,22 @@ pub fn outgoing(
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt.query_map(rusqlite::params_from_iter(projects.iter()), |r| {
         let body = SummaryBody {
-            request: r.get(2)?,
-            investigated: r.get(3)?,
-            learned: r.get(4)?,
-            completed: r.get(5)?,
-            next_steps: r.get(6)?,
-            notes: r.get(7)?,
-            files_read: json_list(&r.get::<_, String>(8)?),
-            files_edited: json_list(&r.get::<_, String>(9)?),
-            created_at: r.get(10)?,
+            request: r.get("request")?,
+            investigated: r.get("investigated")?,
+            learned: r.get("learned")?,
+            completed: r.get("completed")?,
+            next_steps: r.get("next_steps")?,
+            notes: r.get("notes")?,
+            files_read: json_list(&r.get::<_, String>("files_read")?),
+            files_edited: json_list(&r.get::<_, String>("files_edited")?),
+            created_at: r.get("created_at")?,
         };
         Ok((
-            r.get::<_, i64>(0)?,
-            r.get::<_, String>(1)?,
+            r.get::<_, i64>("id")?,
+            r.get::<_, String>("project")?,
             body,
-            r.get::<_, i64>(11)?,
-            r.get::<_, String>(12)?,
+            r.get::<_, i64>("created_at_epoch")?,
+            r.get::<_, String>("provenance")?,
         ))
     })?;
     let mut out = Vec::new();

@@ -134,11 +134,11 @@ pub fn read(conn: &Connection, project: &str, branch: &str) -> Result<Option<Wor
     let items = stmt
         .query_map(params![project, branch], |r| {
             Ok(WorkItem {
-                key: r.get(0)?,
-                text: r.get(1)?,
-                status: r.get(2)?,
-                created_at_epoch: r.get(3)?,
-                updated_at_epoch: r.get(4)?,
+                key: r.get("key")?,
+                text: r.get("text")?,
+                status: r.get("status")?,
+                created_at_epoch: r.get("created_at_epoch")?,
+                updated_at_epoch: r.get("updated_at_epoch")?,
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;

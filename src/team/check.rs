@@ -22,11 +22,11 @@ pub async fn rights(client: &Client) -> Result<Rights, TeamError> {
     let row = client
         .query_one(
             "SELECT current_user::text,
-                    pg_has_role(current_user, 'memd_member', 'member'),
-                    has_table_privilege('memd.rows', 'SELECT'),
-                    has_table_privilege('memd.rows', 'INSERT') AND has_table_privilege('memd.rows', 'UPDATE'),
-                    c.relrowsecurity,
-                    r.rolsuper OR r.rolbypassrls OR pg_has_role(current_user, c.relowner, 'member')
+                    pg_has_role(current_user, 'memd_member', 'member') AS member,
+                    has_table_privilege('memd.rows', 'SELECT') AS can_read,
+                    has_table_privilege('memd.rows', 'INSERT') AND has_table_privilege('memd.rows', 'UPDATE') AS can_write,
+                    c.relrowsecurity AS row_security,
+                    r.rolsuper OR r.rolbypassrls OR pg_has_role(current_user, c.relowner, 'member') AS bypasses
              FROM pg_class c, pg_roles r
              WHERE c.oid = 'memd.rows'::regclass AND r.rolname = current_user",
             &[],
@@ -34,11 +34,11 @@ pub async fn rights(client: &Client) -> Result<Rights, TeamError> {
         .await?;
     Ok(Rights {
         role: row.get(0),
-        member: row.get(1),
-        can_read: row.get(2),
-        can_write: row.get(3),
-        row_security: row.get(4),
-        bypasses: row.get(5),
+        member: row.get("member"),
+        can_read: row.get("can_read"),
+        can_write: row.get("can_write"),
+        row_security: row.get("row_security"),
+        bypasses: row.get("bypasses"),
     })
 }
 

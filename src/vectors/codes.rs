@@ -18,6 +18,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use super::documents::DocKind;
 use super::embedder::DIM;
+use super::index::VectorCols;
 use super::nearest::VectorScope;
 use crate::store::StoreError;
 
@@ -166,16 +167,16 @@ pub fn trim_log(conn: &Connection, kept: i64) -> Result<usize, StoreError> {
 impl Codes {
     /// Adds a row of `load`'s query (doc_kind, row_id, doc_id, project, platform_source,
     /// created_at_epoch, embedding); a row of an unknown kind or a blob of no vector is skipped.
-    fn push(&mut self, r: &rusqlite::Row<'_>) -> Result<(), StoreError> {
-        let Some(kind) = DocKind::parse(r.get_ref(0)?.as_str().unwrap_or("")) else {
+    fn push(&mut self, r: &rusqlite::Row<'_>, c: VectorCols) -> Result<(), StoreError> {
+        let Some(kind) = DocKind::parse(r.get_ref(c.doc_kind)?.as_str().unwrap_or("")) else {
             return Ok(());
         };
-        let Some(code) = code_of_blob(r.get_ref(6)?.as_blob().unwrap_or(&[])) else {
+        let Some(code) = code_of_blob(r.get_ref(c.embedding)?.as_blob().unwrap_or(&[])) else {
             return Ok(());
         };
-        let (row_id, doc_id): (i64, String) = (r.get(1)?, r.get(2)?);
+        let (row_id, doc_id): (i64, String) = (r.get(c.row_id)?, r.get(c.doc_id)?);
         let slot = self.docs.len() as u32;
-        let (project, platform) = (self.projects.id(r.get(3)?), self.platforms.id(r.get(4)?));
+        let (project, platform) = (self.projects.id(r.get(c.project)?), self.platforms.id(r.get(c.platform_source)?));
         // An id without its row's prefix (none is made so) is kept whole, marked by a leading NUL.
         let suffix = match doc_id.strip_prefix(kind.id_prefix(row_id).as_str()) {
             Some(rest) => rest.to_string(),
@@ -183,7 +184,7 @@ impl Codes {
         };
         self.docs.push(Doc {
             row_id,
-            created: r.get(5)?,
+            created: r.get(c.created_at_epoch)?,
             project,
             platform,
             suffix: self.suffixes.id(suffix),
@@ -226,9 +227,10 @@ impl Codes {
     /// Reads `sql`'s rows (doc_kind, row_id, doc_id, project, platform_source, created, embedding) in.
     fn load(&mut self, conn: &Connection, sql: &str, params: impl rusqlite::Params) -> Result<(), StoreError> {
         let mut st = conn.prepare_cached(sql)?;
+        let c = VectorCols::of(&st)?;
         let mut rows = st.query(params)?;
         while let Some(r) = rows.next()? {
-            self.push(r)?;
+            self.push(r, c)?;
         }
         Ok(())
     }

@@ -111,17 +111,17 @@ struct RowMeta {
 }
 
 impl RowMeta {
-    /// Columns 0–6 of the observation and summary queries: id, memory_session_id, project,
-    /// merged_into_project, platform_source, created_at_epoch, prompt_number.
+    /// The columns id, memory_session_id, project, merged_into_project, platform_source,
+    /// created_at_epoch and prompt_number of the observation and summary queries, by name.
     fn from_row(r: &rusqlite::Row<'_>, extra: Map<String, Value>) -> rusqlite::Result<Self> {
         Ok(Self {
-            row_id: r.get(0)?,
-            memory_session_id: r.get(1)?,
-            project: r.get(2)?,
-            merged_into_project: r.get(3)?,
-            platform_source: r.get(4)?,
-            created_at_epoch: r.get(5)?,
-            prompt_number: r.get(6)?,
+            row_id: r.get("id")?,
+            memory_session_id: r.get("memory_session_id")?,
+            project: r.get("project")?,
+            merged_into_project: r.get("merged_into_project")?,
+            platform_source: r.get("platform_source")?,
+            created_at_epoch: r.get("created_at_epoch")?,
+            prompt_number: r.get("prompt_number")?,
             extra,
         })
     }
@@ -184,25 +184,29 @@ pub fn documents(conn: &Connection, kind: DocKind, ids: &[i64]) -> Result<Vec<Do
             let mut st = conn.prepare(&sql)?;
             let mut rows = st.query(params_from_iter(ids))?;
             while let Some(r) = rows.next()? {
-                let title: Option<String> = r.get(8)?;
+                let title: Option<String> = r.get("title")?;
                 let mut extra = Map::new();
-                extra.insert("type".into(), json!(r.get::<_, String>(7)?));
+                extra.insert("type".into(), json!(r.get::<_, String>("type")?));
                 let title_s = title.clone().unwrap_or_default();
                 if !title_s.is_empty() {
                     extra.insert("title".into(), json!(cut(&title_s, TITLE_MAX_CHARS)));
                 }
-                for (i, key) in [(12, "concepts"), (13, "files_read"), (14, "files_modified")] {
-                    let joined = json_list(&r.get::<_, String>(i)?).join(",");
+                for key in ["concepts", "files_read", "files_modified"] {
+                    let joined = json_list(&r.get::<_, String>(key)?).join(",");
                     if !joined.is_empty() {
                         extra.insert(key.into(), json!(cut(&joined, LIST_MAX_CHARS)));
                     }
                 }
                 let meta = RowMeta::from_row(r, extra)?;
-                let parts: Vec<String> = [title, r.get::<_, Option<String>>(9)?, r.get::<_, Option<String>>(10)?]
-                    .into_iter()
-                    .flatten()
-                    .filter(|s| !s.trim().is_empty())
-                    .collect();
+                let parts: Vec<String> = [
+                    title,
+                    r.get::<_, Option<String>>("subtitle")?,
+                    r.get::<_, Option<String>>("narrative")?,
+                ]
+                .into_iter()
+                .flatten()
+                .filter(|s| !s.trim().is_empty())
+                .collect();
                 let id = meta.row_id;
                 // The title alone as well: a short text the query's intent meets without the
                 // commands and outputs of the narrative around it (measured: docs/decisions.md
@@ -211,7 +215,7 @@ pub fn documents(conn: &Connection, kind: DocKind, ids: &[i64]) -> Result<Vec<Do
                     out.push(meta.document(kind, format!("obs_{id}_title"), "title", title_s.trim(), None));
                 }
                 out.push(meta.document(kind, format!("obs_{id}_narrative"), "narrative", &parts.join("\n"), None));
-                for (i, fact) in json_list(&r.get::<_, String>(11)?).iter().enumerate() {
+                for (i, fact) in json_list(&r.get::<_, String>("facts")?).iter().enumerate() {
                     out.push(meta.document(kind, format!("obs_{id}_fact_{i}"), "fact", fact, Some(i)));
                 }
             }
@@ -226,8 +230,8 @@ pub fn documents(conn: &Connection, kind: DocKind, ids: &[i64]) -> Result<Vec<Do
             let mut rows = st.query(params_from_iter(ids))?;
             while let Some(r) = rows.next()? {
                 let meta = RowMeta::from_row(r, Map::new())?;
-                for (i, field) in SUMMARY_FIELDS.iter().enumerate() {
-                    let text: Option<String> = r.get(7 + i)?;
+                for field in SUMMARY_FIELDS {
+                    let text: Option<String> = r.get(field)?;
                     if let Some(t) = text.filter(|t| !t.trim().is_empty()) {
                         out.push(meta.document(kind, format!("summary_{}_{field}", meta.row_id), field, &t, None));
                     }
@@ -244,16 +248,16 @@ pub fn documents(conn: &Connection, kind: DocKind, ids: &[i64]) -> Result<Vec<Do
             let mut rows = st.query(params_from_iter(ids))?;
             while let Some(r) = rows.next()? {
                 let meta = RowMeta {
-                    row_id: r.get(0)?,
-                    memory_session_id: r.get(1)?,
-                    project: r.get(2)?,
+                    row_id: r.get("id")?,
+                    memory_session_id: r.get("memory_session_id")?,
+                    project: r.get("project")?,
                     merged_into_project: None,
-                    platform_source: r.get(3)?,
-                    created_at_epoch: r.get(4)?,
-                    prompt_number: r.get(5)?,
+                    platform_source: r.get("platform_source")?,
+                    created_at_epoch: r.get("created_at_epoch")?,
+                    prompt_number: r.get("prompt_number")?,
                     extra: Map::new(),
                 };
-                let text: String = r.get(6)?;
+                let text: String = r.get("prompt_text")?;
                 if !text.trim().is_empty() {
                     out.push(meta.document(kind, format!("prompt_{}", meta.row_id), "prompt", &text, None));
                 }

@@ -111,10 +111,11 @@ pub fn ensure_vec_table(conn: &Connection) -> Result<bool, StoreError> {
         let mut st = conn.prepare("SELECT doc_id, embedding, doc_kind, project, platform_source, created_at_epoch FROM vectors")?;
         let mut rows = st.query([])?;
         while let Some(r) = rows.next()? {
-            let blob = r.get_ref(1)?.as_blob().map_err(|e| StoreError::Internal(e.to_string()))?;
+            let blob = r.get_ref("embedding")?.as_blob().map_err(|e| StoreError::Internal(e.to_string()))?;
             let v = from_blob(blob);
-            let (id, kind, project, platform): (String, String, String, String) = (r.get(0)?, r.get(2)?, r.get(3)?, r.get(4)?);
-            insert_bin(conn, &id, &v, &kind, &project, &platform, r.get(5)?)?;
+            let (id, kind, project, platform): (String, String, String, String) =
+                (r.get("doc_id")?, r.get("doc_kind")?, r.get("project")?, r.get("platform_source")?);
+            insert_bin(conn, &id, &v, &kind, &project, &platform, r.get("created_at_epoch")?)?;
         }
     }
     Ok(true)
@@ -205,4 +206,32 @@ pub fn clear(conn: &Connection) -> Result<(), StoreError> {
         }
     }
     Ok(())
+}
+
+/// Where each column of a scan over `vectors` sits in its statement, found by name once per
+/// statement: the scans read every vector row, so the name lookup stays out of the per-row loop.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct VectorCols {
+    pub doc_id: usize,
+    pub doc_kind: usize,
+    pub row_id: usize,
+    pub project: usize,
+    pub platform_source: usize,
+    pub created_at_epoch: usize,
+    pub embedding: usize,
+}
+
+impl VectorCols {
+    /// The columns of `st`, which selects all seven by these names.
+    pub(crate) fn of(st: &rusqlite::Statement<'_>) -> rusqlite::Result<Self> {
+        Ok(Self {
+            doc_id: st.column_index("doc_id")?,
+            doc_kind: st.column_index("doc_kind")?,
+            row_id: st.column_index("row_id")?,
+            project: st.column_index("project")?,
+            platform_source: st.column_index("platform_source")?,
+            created_at_epoch: st.column_index("created_at_epoch")?,
+            embedding: st.column_index("embedding")?,
+        })
+    }
 }

@@ -14,7 +14,7 @@ use rusqlite::{Connection, OptionalExtension, params_from_iter};
 use super::codes::CodeIndex;
 use super::documents::DocKind;
 use super::embedder::dot;
-use super::index::{extension_loaded, from_blob, to_blob, vec_table_exists};
+use super::index::{VectorCols, extension_loaded, from_blob, to_blob, vec_table_exists};
 use crate::store::StoreError;
 
 /// Binary candidates taken per document wanted; the exact re-ranking picks among them. Measured
@@ -152,7 +152,7 @@ fn binary_then_exact(conn: &Connection, query: &[f32], scope: &VectorScope, limi
     let (filter, filter_params) = scope.constraints();
     // One statement: the binary k-NN, then each candidate's f32 copy for the exact distance.
     let sql = format!(
-        "SELECT v.doc_id, v.doc_kind, v.row_id, v.embedding
+        "SELECT v.doc_id, v.doc_kind, v.row_id, v.project, v.platform_source, v.created_at_epoch, v.embedding
          FROM (SELECT doc_id FROM vectors_bin WHERE embedding MATCH vec_quantize_binary(?) AND k = ?{filter}) b
          JOIN vectors v ON v.doc_id = b.doc_id"
     );
@@ -160,10 +160,11 @@ fn binary_then_exact(conn: &Connection, query: &[f32], scope: &VectorScope, limi
         .into_iter()
         .chain(filter_params);
     let mut st = conn.prepare_cached(&sql)?;
+    let c = VectorCols::of(&st)?;
     let mut rows = st.query(params_from_iter(params))?;
     let mut out = Vec::with_capacity(k);
     while let Some(r) = rows.next()? {
-        out.extend(neighbour(query, r, [0, 1, 2, 3])?);
+        out.extend(neighbour(query, r, c)?);
     }
     out.sort_by(nearer);
     out.truncate(limit);
@@ -188,12 +189,14 @@ fn codes_then_exact(
         "SELECT doc_id, doc_kind, row_id, embedding, project, platform_source, created_at_epoch
          FROM vectors WHERE doc_id IN (SELECT value FROM json_each(?1))",
     )?;
+    let c = VectorCols::of(&st)?;
     let mut rows = st.query([ids])?;
     let mut out = Vec::with_capacity(found.len());
     while let Some(r) = rows.next()? {
         // The scope again: the document may have changed since the index looked.
-        let (project, platform, created): (String, String, i64) = (r.get(4)?, r.get(5)?, r.get(6)?);
-        if let Some(n) = neighbour(query, r, [0, 1, 2, 3])?
+        let (project, platform, created): (String, String, i64) =
+            (r.get(c.project)?, r.get(c.platform_source)?, r.get(c.created_at_epoch)?);
+        if let Some(n) = neighbour(query, r, c)?
             && scope.admits(n.kind, &project, &platform, created)
         {
             out.push(n);
@@ -222,17 +225,17 @@ fn nearer(a: &Neighbour, b: &Neighbour) -> std::cmp::Ordering {
         .then_with(|| a.doc_id.cmp(&b.doc_id))
 }
 
-/// The document of a result row (columns: doc_id, doc_kind, row_id, embedding) and its cosine
+/// The document of a result row (columns named by `c`) and its cosine
 /// distance to `query`; None for an unknown kind.
-fn neighbour(query: &[f32], r: &rusqlite::Row<'_>, cols: [usize; 4]) -> Result<Option<Neighbour>, StoreError> {
-    let Some(kind) = DocKind::parse(&r.get::<_, String>(cols[1])?) else {
+fn neighbour(query: &[f32], r: &rusqlite::Row<'_>, c: VectorCols) -> Result<Option<Neighbour>, StoreError> {
+    let Some(kind) = DocKind::parse(&r.get::<_, String>(c.doc_kind)?) else {
         return Ok(None);
     };
-    let blob = r.get_ref(cols[3])?.as_blob().map_err(|e| StoreError::Internal(e.to_string()))?;
+    let blob = r.get_ref(c.embedding)?.as_blob().map_err(|e| StoreError::Internal(e.to_string()))?;
     Ok(Some(Neighbour {
-        doc_id: r.get(cols[0])?,
+        doc_id: r.get(c.doc_id)?,
         kind,
-        row_id: r.get(cols[2])?,
+        row_id: r.get(c.row_id)?,
         distance: 1.0 - dot(query, &from_blob(blob)),
     }))
 }
@@ -270,12 +273,18 @@ pub fn row_similarities(conn: &Connection, query: &[f32], kind: DocKind, row_ids
 pub fn brute_force(conn: &Connection, query: &[f32], scope: &VectorScope, limit: usize) -> Result<Vec<Neighbour>, StoreError> {
     let mut st =
         conn.prepare_cached("SELECT doc_id, doc_kind, row_id, project, platform_source, created_at_epoch, embedding FROM vectors")?;
+    let c = VectorCols::of(&st)?;
     let mut rows = st.query([])?;
     let mut all = Vec::new();
     while let Some(r) = rows.next()? {
-        let (kind, project, platform, created): (String, String, String, i64) = (r.get(1)?, r.get(3)?, r.get(4)?, r.get(5)?);
+        let (kind, project, platform, created): (String, String, String, i64) = (
+            r.get(c.doc_kind)?,
+            r.get(c.project)?,
+            r.get(c.platform_source)?,
+            r.get(c.created_at_epoch)?,
+        );
         if DocKind::parse(&kind).is_some_and(|k| scope.admits(k, &project, &platform, created)) {
-            all.extend(neighbour(query, r, [0, 1, 2, 6])?);
+            all.extend(neighbour(query, r, c)?);
         }
     }
     all.sort_by(nearer);

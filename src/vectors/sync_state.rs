@@ -47,9 +47,9 @@ pub fn exceptions(conn: &Connection, target: &str, states: &[&str], now: i64, li
     let mut rows = st.query([target])?;
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {
-        let state: String = r.get(2)?;
-        let attempts: i64 = r.get(3)?;
-        let updated: i64 = r.get(4)?;
+        let state: String = r.get("state")?;
+        let attempts: i64 = r.get("attempts")?;
+        let updated: i64 = r.get("updated_at_epoch")?;
         if !states.contains(&state.as_str()) {
             continue;
         }
