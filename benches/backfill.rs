@@ -8,6 +8,7 @@
 //!
 //! Run: `MEMD_TEST_MODEL_DIR=<dir> cargo bench --bench backfill` (`BACKFILL_ROUNDS`, default 5;
 //! `MEMD_EMBED_KERNEL=f16` for the f16 kernel).
+#![allow(clippy::unwrap_used, clippy::panic, clippy::print_stdout, clippy::print_stderr, clippy::exit)] // a test or a bench: a failed assumption fails it, and it reports by printing
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

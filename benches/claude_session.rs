@@ -3,6 +3,7 @@
 //! SIGSTOPped one (issue 19 target: ≤ 2.5 s more). Real Claude Code binary (`MEMD_CLAUDE_BIN`),
 //! fake Anthropic API. Prints medians of `RUNS` sessions each; asserts nothing about time.
 //! Run: `MEMD_CLAUDE_BIN=<claude> cargo bench --bench claude_session`
+#![allow(clippy::unwrap_used, clippy::panic, clippy::print_stdout, clippy::print_stderr, clippy::exit)] // a test or a bench: a failed assumption fails it, and it reports by printing
 
 #[path = "../tests/it/support/mod.rs"]
 #[allow(unused_imports)]
@@ -55,6 +56,7 @@ fn main() {
             session(100 + n)
         })
         .collect();
+    // SAFETY: continuing the worker this bench stopped; kill takes no pointer.
     unsafe { libc::kill(pid, libc::SIGCONT) };
     let (a, b) = (median(running), median(stopped));
     println!("claude -p one-prompt session, {RUNS} runs each (median):");

@@ -10,6 +10,7 @@
 //! Size: the graph database vacuumed with and without the graph's rows.
 //! Run: `cargo bench --bench graph` (`MEMD_TRANSCRIPTS_DIR` = the recorded sessions, else the
 //! trimmed fixtures; `GRAPH_BENCH_OBSERVATIONS` synthetic observations, default 100,000).
+#![allow(clippy::unwrap_used, clippy::panic, clippy::print_stdout, clippy::print_stderr, clippy::exit)] // a test or a bench: a failed assumption fails it, and it reports by printing
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -1,6 +1,7 @@
 //! `memd hook claude-code observation` as a whole process (fork + exec + stdin + HTTP + exit):
 //! against a ready worker, and with the worker down (`MEMD_AUTOSTART=false`: the spool path).
 //! Run: `cargo bench --bench hook`. Criterion reports the median per process.
+#![allow(clippy::unwrap_used, clippy::panic, clippy::print_stdout, clippy::print_stderr, clippy::exit)] // a test or a bench: a failed assumption fails it, and it reports by printing
 
 use std::io::Write;
 use std::path::Path;

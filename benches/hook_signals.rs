@@ -3,6 +3,7 @@
 //! answers, each SIGTERMed to its group a fixed number of ms after spawn. Prints, per delay, how
 //! many events were lost (killed before memd blocked the signals) out of `RUNS`. Asserts nothing.
 //! Run: `cargo bench --bench hook_signals`
+#![allow(clippy::unwrap_used, clippy::panic, clippy::print_stdout, clippy::print_stderr, clippy::exit)] // a test or a bench: a failed assumption fails it, and it reports by printing
 
 #[path = "../tests/it/support/mod.rs"]
 #[allow(unused_imports)]

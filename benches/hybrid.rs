@@ -16,6 +16,7 @@
 //! search as `GET /api/search` runs it: both halves side by side (two read connections, as the
 //! route uses two pool connections), then fusion and paging. `HYBRID_KNN_ONLY=1` times only the
 //! binary k-NN (for profiling). Run: `MEMD_TEST_MODEL_DIR=<dir> cargo bench --bench hybrid`.
+#![allow(clippy::unwrap_used, clippy::panic, clippy::print_stdout, clippy::print_stderr, clippy::exit)] // a test or a bench: a failed assumption fails it, and it reports by printing
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -84,7 +85,9 @@ impl Rng {
     fn unit(&mut self) -> Vec<f32> {
         let mut v: Vec<f32> = (0..DIM).map(|_| (self.next() % 2000) as f32 / 1000.0 - 1.0).collect();
         let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        v.iter_mut().for_each(|x| *x /= n);
+        for x in v.iter_mut() {
+            *x /= n;
+        }
         v
     }
 }

@@ -1,6 +1,7 @@
 //! Timed import of 100,000 claude-mem observations (issue target: ≤ 30 s): in-process, again
 //! (all mapped), and through a running worker. Prints the figures, asserts no timing. Run:
 //! `cargo bench --bench import`
+#![allow(clippy::unwrap_used, clippy::panic, clippy::print_stdout, clippy::print_stderr, clippy::exit)] // a test or a bench: a failed assumption fails it, and it reports by printing
 
 #[path = "../tests/it/support/mod.rs"]
 #[allow(unused_imports)]

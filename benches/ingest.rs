@@ -9,6 +9,7 @@
 //! never answers), the extractive observer on (issue 39). `MEMD_BENCH_BINARY=<path>` runs another build of memd (an
 //! A/B against an older commit); `INGEST_RESPONSE_BYTES=4096` pads each tool response with code
 //! (distinct identifiers per event) to about that size.
+#![allow(clippy::unwrap_used, clippy::panic, clippy::print_stdout, clippy::print_stderr, clippy::exit)] // a test or a bench: a failed assumption fails it, and it reports by printing
 
 use std::net::SocketAddr;
 use std::path::Path;

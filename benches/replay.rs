@@ -1,6 +1,7 @@
 //! Hot paths without a worker: transcript → hook events conversion (all real transcripts when
 //! `MEMD_TRANSCRIPTS_DIR` names them, else the committed fixtures), observer XML parsing, and
 //! redaction over a 1 MB payload. Run: `cargo bench --bench replay`.
+#![allow(clippy::unwrap_used, clippy::panic, clippy::print_stdout, clippy::print_stderr, clippy::exit)] // a test or a bench: a failed assumption fails it, and it reports by printing
 
 use std::hint::black_box;
 use std::path::PathBuf;

@@ -7,6 +7,7 @@
 //! `memd::store::migrations::migrate`) and kept under the target tmp dir for later runs. Before
 //! criterion runs, a one-shot report prints p50/p99 over 100 runs per query.
 //! Run: `cargo bench --bench search`.
+#![allow(clippy::unwrap_used, clippy::panic, clippy::print_stdout, clippy::print_stderr, clippy::exit)] // a test or a bench: a failed assumption fails it, and it reports by printing
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

@@ -7,6 +7,7 @@
 //!    with `TEAM_BENCH_BASELINE=1` the same replay with no team setting, for the p99 alone.
 //!
 //! Asserts nothing. Run: `MEMD_TRANSCRIPTS_DIR=../shared/data/transcripts cargo bench --bench team`
+#![allow(clippy::unwrap_used, clippy::panic, clippy::print_stdout, clippy::print_stderr, clippy::exit)] // a test or a bench: a failed assumption fails it, and it reports by printing
 
 #[path = "../tests/it/support/mod.rs"]
 #[allow(unused_imports)]

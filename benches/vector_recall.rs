@@ -5,6 +5,7 @@
 //! top-k (sign bits, as `vec_quantize_binary`) is re-ranked by exact cosine and compared with the
 //! exact top 10 and top 100.
 //! Run: `MEMD_TEST_MODEL_DIR=<dir> cargo bench --bench vector_recall` (embedding takes minutes).
+#![allow(clippy::unwrap_used, clippy::panic, clippy::print_stdout, clippy::print_stderr, clippy::exit)] // a test or a bench: a failed assumption fails it, and it reports by printing
 
 use std::collections::HashSet;
 use std::io::Write;

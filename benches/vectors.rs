@@ -11,6 +11,7 @@
 //!   acknowledgement).
 //!
 //! Run: `MEMD_TEST_MODEL_DIR=<dir> cargo bench --bench vectors`.
+#![allow(clippy::unwrap_used, clippy::panic, clippy::print_stdout, clippy::print_stderr, clippy::exit)] // a test or a bench: a failed assumption fails it, and it reports by printing
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -59,7 +60,9 @@ fn random_unit(seed: &mut u64) -> Vec<f32> {
         })
         .collect();
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    v.iter_mut().for_each(|x| *x /= n);
+    for x in v.iter_mut() {
+        *x /= n;
+    }
     v
 }
 

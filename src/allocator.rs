@@ -30,6 +30,7 @@ pub fn tune() {
 /// Re-executes this process (same pid, arguments and environment) with glibc's per-thread caches
 /// off, unless `GLIBC_TUNABLES` already sets them. Returns when it did not re-execute. Call it first
 /// thing in `memd serve`, before any lock, file or thread.
+#[allow(clippy::print_stderr, reason = "before logging exists; says why the process runs on")]
 pub fn reexec_without_thread_caches() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {

@@ -195,7 +195,7 @@ mod tests {
         let c = Clock::manual(1_000);
         assert_eq!(c.now(), 1_000);
         c.advance(Duration::from_millis(250));
-        assert_eq!(c.clone().now(), 1_250);
+        assert_eq!(c.now(), 1_250);
     }
 
     #[tokio::test(start_paused = true)]

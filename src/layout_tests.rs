@@ -87,7 +87,7 @@ fn edges() -> BTreeMap<String, BTreeSet<String>> {
             continue;
         }
         let module: Vec<&String> = parts.iter().filter(|p| !matches!(p.as_str(), "mod" | "lib" | "main")).collect();
-        let Some(top) = module.first().map(|s| s.to_string()) else {
+        let Some(top) = module.first().map(|s| String::clone(s)) else {
             continue;
         };
         let text = without_tests(&std::fs::read_to_string(&f).unwrap());

@@ -122,6 +122,7 @@ impl<'w> FormatFields<'w> for PlainFields {
 
 /// Installs the global subscriber: stderr (only `stderr_max` and more severe, when given) plus
 /// `<logs>/<name>.log`. Safe to call once per process.
+#[allow(clippy::print_stderr, reason = "when the log file fails, stderr is what is left")]
 pub fn init(logs_dir: Option<PathBuf>, name: &str, filter: &str, stderr_max: Option<LevelFilter>) {
     use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_new(filter).unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));

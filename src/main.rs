@@ -24,6 +24,7 @@ extern "C" fn block_stop_signals_for_hooks(argc: libc::c_int, argv: *const *cons
 static BLOCK_STOP_SIGNALS: extern "C" fn(libc::c_int, *const *const libc::c_char, *const *const libc::c_char) =
     block_stop_signals_for_hooks;
 
+#[allow(clippy::print_stderr, reason = "the command's error, made terminal-safe, is main's to print")]
 fn main() -> ExitCode {
     // Where no constructor ran (another libc), the same block, a little later.
     if std::env::args_os().nth(1).is_some_and(|a| a == "hook") {

@@ -150,5 +150,6 @@ async fn wait_for_signal(shutdown: CancellationToken, reload: Arc<tokio::sync::N
     }
     tracing::warn!("second stop signal during the drain: exiting now; the queue is durable");
     let _ = std::fs::remove_file(pid_file);
+    #[allow(clippy::exit, reason = "a second stop signal ends the drain at once; the queue is durable")]
     std::process::exit(1);
 }

@@ -180,7 +180,7 @@ pub fn run(env: &HashMap<String, String>, args: ImportSessionsArgs) -> anyhow::R
     let opts = RunOptions {
         progress: std::io::stderr().is_terminal() && !args.json,
         import: true,
-        ..RunOptions::to_local_worker(w.addr, w.token, ctx.settings.home.clone())
+        ..RunOptions::to_local_worker(w.addr, w.token, ctx.settings.home)
     };
     let result = run_replay(&sessions, &opts);
     let summary = summarise(files.len(), unreadable, sessions.len(), &result.tally);

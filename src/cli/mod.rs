@@ -18,8 +18,15 @@ macro_rules! say_err {
     ($($t:tt)*) => { eprintln!("{}", $crate::text::terminal::safe(&format!($($t)*))) };
 }
 
-/// A value as pretty JSON on stdout, hidden characters in its strings as JSON escapes
+/// JSON text on stdout, hidden characters in its strings as JSON escapes
 /// ([`crate::text::terminal::json`]): valid JSON, and safe on a terminal.
+macro_rules! say_json_text {
+    ($s:expr) => {
+        println!("{}", $crate::text::terminal::json($s))
+    };
+}
+
+/// A value as pretty JSON: [`say_json_text!`] of its text.
 macro_rules! say_json {
     ($v:expr) => {
         println!("{}", $crate::text::terminal::json(&serde_json::to_string_pretty($v)?))
@@ -294,6 +301,7 @@ pub fn quiet_on_closed_stdout() {
             .or_else(|| info.payload().downcast_ref::<&str>().copied())
             .unwrap_or("");
         if message.starts_with("failed printing to stdout") {
+            #[allow(clippy::exit, reason = "a closed stdout (`memd … | head`) ends the command quietly")]
             std::process::exit(0);
         }
         default(info);

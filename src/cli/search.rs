@@ -52,7 +52,7 @@ pub fn run(env: &HashMap<String, String>, a: SearchArgs) -> anyhow::Result<ExitC
         return Ok(ExitCode::from(1));
     }
     if a.json {
-        println!("{}", crate::text::terminal::json(arrays_as_arrays(&ans.body).trim_end()));
+        say_json_text!(arrays_as_arrays(&ans.body).trim_end());
     } else {
         say!("{}", for_a_person(&ans.text()).trim_end());
     }

@@ -103,9 +103,8 @@ pub fn run(env: &HashMap<String, String>, ids: &[String]) -> anyhow::Result<Exit
     if ans.status != 200 {
         anyhow::bail!("the worker answered {}: {}", ans.status, ans.detail());
     }
-    let rows = match ans.json() {
-        Some(Value::Array(rows)) => rows,
-        _ => anyhow::bail!("the worker answered something other than a list of records"),
+    let Some(Value::Array(rows)) = ans.json() else {
+        anyhow::bail!("the worker answered something other than a list of records")
     };
     let found = |r: &RecordRef| {
         let kind = match r.kind {

@@ -51,10 +51,7 @@ fn unavailable(json: bool, state: &str, why: &str, dir: &DataDir) -> ExitCode {
     if json {
         let spooled = crate::ingest::spool::candidates(&dir.spool()).len();
         let doc = serde_json::json!({"worker": state, "detail": why, "data_dir": dir.root, "spooled": spooled});
-        println!(
-            "{}",
-            crate::text::terminal::json(&serde_json::to_string_pretty(&doc).unwrap_or_default())
-        );
+        say_json_text!(&serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
         say_err!("memd: {why}");
     }

@@ -217,7 +217,7 @@ impl Builder {
         };
         if failed {
             let what = if command.is_empty() {
-                file.clone().unwrap_or_else(|| tool.to_owned())
+                file.unwrap_or_else(|| tool.to_owned())
             } else {
                 cut(command, 200)
             };
@@ -282,7 +282,7 @@ impl Builder {
                 )
             }
             "Read" => {
-                let f = file.clone().unwrap_or_default();
+                let f = file.unwrap_or_default();
                 (format!("Read {f}"), format!("Read {f}: {}", cut(&output, 300)), "discovery")
             }
             "Grep" | "Glob" => {

@@ -68,7 +68,7 @@ pub fn markdown(r: &Report) -> String {
         out.push_str("| category | mode | n | recall@1 | recall@5 | recall@10 | MRR | nDCG@10 | all-evidence@10 | p50 ms | p95 ms |\n");
         out.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         let mut cats: Vec<&String> = p.modes.values().flat_map(|m| m.keys()).collect();
-        cats.sort_by_key(|c| (!c.starts_with("all"), c.to_string()));
+        cats.sort_by_key(|c| (!c.starts_with("all"), String::clone(c)));
         cats.dedup();
         for cat in cats {
             for (mode, m) in &p.modes {

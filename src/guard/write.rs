@@ -79,6 +79,7 @@ fn plain_name<'a>(dir: &Path, name: &'a str) -> Result<&'a str, WriteError> {
 fn stat_at(dir: &OwnedFd, name: &CString, path: &Path) -> Result<Option<libc::stat>, WriteError> {
     // SAFETY: a zeroed stat is a valid out-parameter; the name is NUL-terminated.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: the fd is open for the call, `name` is NUL-terminated and `st` is writable.
     let rc = unsafe { libc::fstatat(dir.as_raw_fd(), name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
     if rc == 0 {
         return Ok(Some(st));

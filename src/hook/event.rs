@@ -129,7 +129,7 @@ mod tests {
         let mut e = IngestEvent::new(
             "observation",
             IngestRoute::Observations,
-            json!({"tool_input": {"x": big.clone()}, "tool_response": big}),
+            json!({"tool_input": {"x": big}, "tool_response": big}),
             1,
         );
         let bytes = e.serialized();

@@ -142,15 +142,12 @@ pub fn execute(
         (Some(host), Some(event)) => host.handler(event).map(|h| (host, h)),
         _ => None,
     };
-    let (host, handler) = match handler {
-        Some(h) => h,
-        None => {
-            return HookExit {
-                stdout: Some(EMPTY.into()),
-                stderr: Some(USAGE.into()),
-                code: 0,
-            };
-        }
+    let Some((host, handler)) = handler else {
+        return HookExit {
+            stdout: Some(EMPTY.into()),
+            stderr: Some(USAGE.into()),
+            code: 0,
+        };
     };
     if matches!(handler, Handler::Context | Handler::FileContext) {
         // Nothing to save on a signal: read-only handlers die of it as usual.

@@ -164,7 +164,7 @@ mod tests {
             ..Default::default()
         };
         files.write(&c).unwrap();
-        assert_eq!(files.read("a").unwrap(), Some(c.clone()));
+        assert_eq!(files.read("a").unwrap(), Some(c));
         let mode = std::fs::metadata(files.dir().join("a.corpus.json")).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
         let conv = KeptConversation {

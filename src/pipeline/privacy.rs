@@ -233,7 +233,7 @@ mod tests {
     #[test]
     fn oversize_leaf_and_text() {
         let huge = format!("<private>{}", "a".repeat(1_000_001));
-        let (value, stats) = Privacy::default().clean_json(json!({ "big": huge.clone() }));
+        let (value, stats) = Privacy::default().clean_json(json!({ "big": huge }));
         assert_eq!(value, json!({ "big": OVERSIZE_MARKER }));
         assert_eq!(stats.redactions.get("oversize"), 1);
         let cleaned = Privacy::default().clean_text(&huge);

@@ -83,9 +83,8 @@ pub fn run_hook(h: &HookRunner, handler: &str, payload: &Value) -> Answer {
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(_) => return Answer::Error("spawn".into()),
+    let Ok(mut child) = child else {
+        return Answer::Error("spawn".into());
     };
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(payload.to_string().as_bytes());

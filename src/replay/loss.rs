@@ -139,7 +139,7 @@ pub fn check(db: &Path, tally: &Tally, drain: Drain, skip_rule: impl Fn(&str) ->
         let missing: Vec<String> = expected
             .keys()
             .filter(|id| !stored.contains(id.as_str()))
-            .map(|id| id.to_string())
+            .map(|id| String::clone(id))
             .collect();
         r.expected_rows += expected.len();
         r.found_rows += expected.len() - missing.len();

@@ -119,7 +119,7 @@ pub fn keyword_phase(conn: &Connection, req: &SearchRequest) -> Result<KeywordPh
             ..MatchSpec::default()
         },
         MatchSpec {
-            trigrams: nat.trigrams.clone(),
+            trigrams: nat.trigrams,
             ..MatchSpec::default()
         },
     ];

@@ -79,6 +79,7 @@ fn local_offset(secs: i64) -> (i64, String) {
     let t = secs as libc::time_t;
     // SAFETY: `tm` is plain data; localtime_r writes into it and returns null on failure.
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: `t` and `tm` outlive the call; localtime_r is the reentrant form.
     let ok = unsafe { !libc::localtime_r(&t, &mut tm).is_null() };
     if !ok {
         return (0, "UTC".into());

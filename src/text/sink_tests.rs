@@ -104,14 +104,14 @@ proptest! {
         let mode = crate::modes::load_mode("code", &[]).0;
         let scope = Scope::new(Some(vec![project.clone()]), None);
 
-        let req = ContextRequest { chain: vec![project.clone()], platform: "claude".into(), full: false, max_chars: None, memory_lines: Vec::new() };
+        let req = ContextRequest { chain: vec![project], platform: "claude".into(), full: false, max_chars: None, memory_lines: Vec::new() };
         let ctx = context_inject(&c, &req, &ContextSettings::default(), &mode, &Zone::Utc, 10_000).unwrap();
         prop_assert!(ctx.observations > 0, "the row is listed");
         safe("session start", &ctx.text)?;
         let full = ContextRequest { full: true, ..req };
         safe("session start (full)", &context_inject(&c, &full, &ContextSettings::default(), &mode, &Zone::Utc, 10_000).unwrap().text)?;
 
-        let fc = FileContextRequest { paths: vec![path.clone()], scope: scope.clone(), limit: 15, file_mtime_ms: None, content_session_id: None, vectors: false };
+        let fc = FileContextRequest { paths: vec![path], scope: scope.clone(), limit: 15, file_mtime_ms: None, content_session_id: None, vectors: false };
         let block = file_context(&c, &fc, &mode, &Zone::Utc, 10_000).unwrap();
         prop_assert!(!block.is_empty(), "the file has history");
         safe("file context", &block)?;
@@ -122,7 +122,7 @@ proptest! {
         prop_assert!(n > 0, "the row is injected");
         safe("semantic", &block)?;
 
-        let search = SearchRequest::new(&format!("login {text}"), scope.clone());
+        let search = SearchRequest::new(&format!("login {text}"), scope);
         let res = crate::retrieval::search(&c, &search).unwrap();
         safe("search", &crate::retrieval::search_render::render_index(&search, &res, &mode, &Zone::Utc))?;
 

@@ -95,7 +95,9 @@ impl Embedder {
         let mut vectors = self.mean_states(&ids)?;
         for v in &mut vectors {
             let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
-            v.iter_mut().for_each(|x| *x /= norm);
+            for x in v.iter_mut() {
+                *x /= norm;
+            }
         }
         Ok((vectors, tokens))
     }
@@ -149,7 +151,9 @@ fn mean_rows(states: &[f32]) -> Vec<f32> {
         mean.iter_mut().zip(row).for_each(|(m, v)| *m += v);
     }
     let n = (states.len() / DIM).max(1) as f32;
-    mean.iter_mut().for_each(|m| *m /= n);
+    for m in &mut mean {
+        *m /= n;
+    }
     mean
 }
 

@@ -166,7 +166,9 @@ impl StaticEmbedder {
             }
             let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
             if norm > 1e-12 {
-                v.iter_mut().for_each(|x| *x /= norm);
+                for x in v.iter_mut() {
+                    *x /= norm;
+                }
             }
             out.push(v);
         }

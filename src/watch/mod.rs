@@ -446,7 +446,7 @@ mod tests {
             now_ms: crate::clock::now_ms(),
             history_before: None,
         };
-        let roots = [root.clone(), dir.path().join("unmounted")];
+        let roots = [root, dir.path().join("unmounted")];
         scan(&roots, &mut state, &state_path, rules, &mut |_| Answer::Acked).unwrap();
         assert_eq!(state.files.len(), 3);
         std::fs::remove_file(&gone).unwrap();

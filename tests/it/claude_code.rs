@@ -111,6 +111,7 @@ fn claude_code_sessions_with_memd_installed() {
     unsafe { libc::kill(pid, libc::SIGSTOP) };
     h.claude("zeta-stopped: while it hangs", &["--allowedTools", "Bash"]);
     assert!(h.data.join("hook-breaker").exists(), "a hook timed out and opened the hook breaker");
+    // SAFETY: continuing the worker stopped above; kill takes no pointer.
     unsafe { libc::kill(pid, libc::SIGCONT) };
     assert!(
         wait_until(Duration::from_secs(60), || h.count(stored, "zeta-while-stopped") == 1),

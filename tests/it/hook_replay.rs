@@ -137,7 +137,7 @@ fn the_next_session_start_injects_a_non_empty_index() {
         "observations made"
     );
     let first = events(&transcript_path()).remove(0).1;
-    let mut next = first.clone();
+    let mut next = first;
     next["session_id"] = json!("next-session");
     let out = run_hook(w.command(), "context", &next.to_string());
     let reply: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -59,6 +59,7 @@
 //! | `team`, `team_crash`, `team_viewer` | team memory on a real PostgreSQL: sharing, forgets, outages, a worker killed mid-push, the viewer's Team card |
 //! | `work_state` | the work-state MCP pair and routes, per branch; its SessionStart section |
 //! | `eval_benchmark` | `memd eval` on the shipped dataset: hybrid ≥ keyword; the dataset is its generator's output |
+#![allow(clippy::unwrap_used, clippy::panic, clippy::print_stdout, clippy::print_stderr, clippy::exit)] // a test or a bench: a failed assumption fails it, and it reports by printing
 
 mod support;
 

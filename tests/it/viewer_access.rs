@@ -79,7 +79,7 @@ fn issue_17_without_cookie_or_token_401_forged_origin_403_no_csrf_403() {
         403
     );
     let (cookie, csrf) = login(&w);
-    let c = ("Cookie", cookie.clone());
+    let c = ("Cookie", cookie);
     let token = ("X-CSRF-Token", csrf.clone());
     assert_eq!(
         send(&w, "GET", "/api/observations", vec![c.clone(), evil.clone()], None).status,

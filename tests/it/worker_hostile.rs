@@ -97,7 +97,7 @@ fn a_hung_provider_gets_at_most_the_call_cap_of_connections() {
         Arc::new(AtomicUsize::new(0)),
     );
     {
-        let (open, peak, total) = (open.clone(), peak.clone(), total.clone());
+        let (open, peak, total) = (open, peak.clone(), total.clone());
         std::thread::spawn(move || {
             for conn in listener.incoming().flatten() {
                 total.fetch_add(1, Ordering::Relaxed);

@@ -174,6 +174,7 @@ impl Postgres {
         let mut stdin = child.stdin.take().expect("stdin");
         writeln!(stdin, "{sql}").expect("send to psql");
         // The pipe stays open (and psql with it) as long as the child lives.
+        #[allow(clippy::mem_forget, reason = "the open pipe is the point: psql waits on it")]
         std::mem::forget(stdin);
         child
     }
