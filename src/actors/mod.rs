@@ -26,6 +26,7 @@ pub mod faults;
 pub mod orphan_reaper;
 pub mod provider;
 pub mod provider_conversation;
+pub mod provider_state;
 pub mod registry;
 pub mod root;
 pub mod session;

@@ -14,22 +14,20 @@
 //! in memory (today's tokens are reloaded from `token_usage`); a restart loses no durable state,
 //! and claude-cli children are killed in `post_stop`.
 
-use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use serde::{Deserialize, Serialize};
 
 use super::Handles;
-use super::breaker::{Admission, Breakers, Outcome};
+use super::breaker::Outcome;
 use super::provider_conversation::{Conversation, ConverseDone, spawn_turn};
+pub use super::provider_state::{Latency, ProviderState, ProviderStatus, Route, outcome_of};
 use super::session::SessionMsg;
 use crate::backend::Storage;
-use crate::clock::{Clock, day};
+use crate::clock::Clock;
 use crate::observer::fallback as extractive;
 use crate::observer::job::{Job, Step};
-use crate::observer::prompt::part_a_sha256;
 pub use crate::observer::setup::ObserverSetup;
 use crate::pipeline::privacy::Privacy;
 use crate::providers::{Backend, CallError, LlmReply};
@@ -83,155 +81,32 @@ pub struct CallFinished {
     pub latency_ms: u64,
 }
 
-/// docs/spec/api.md §6.3 `provider`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ProviderStatus {
-    pub name: String,
-    pub model: String,
-    pub using_fallback: bool,
-    pub breakers: BTreeMap<String, serde_json::Value>,
-    pub tokens_today: i64,
-    pub budget: u64,
-    pub budget_left: Option<u64>,
-    pub calls_today: u64,
-    pub failures_today: u64,
-    pub latency_ms: Latency,
-    pub prefix_sha256: BTreeMap<String, String>,
-    /// Provider calls open now, and the cap (`MEMD_OBSERVER_CONCURRENCY`).
-    pub calls_open: usize,
-    pub calls_max: usize,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Latency {
-    pub p50: u64,
-    pub p95: u64,
-    /// The last (up to 100) calls' latencies, oldest first: what `memd stats` draws.
-    pub recent: Vec<u64>,
-}
-
-pub struct ProviderState {
-    pub(super) setup: ObserverSetup,
-    privacy: Arc<Privacy>,
-    storage: Arc<dyn Storage>,
-    pub(super) handles: Arc<Handles>,
-    pub(super) breakers: Breakers,
-    next_call: u64,
-    day: String,
-    calls: u64,
-    failures: u64,
-    pub(super) tokens: i64,
-    latencies: VecDeque<u64>,
-    prefix: BTreeMap<String, String>,
-    clock: Clock,
-}
-
-impl ProviderState {
-    pub(super) fn roll_day(&mut self, now: i64) {
-        let today = day(now);
-        if today != self.day {
-            self.day = today;
-            (self.calls, self.failures, self.tokens) = (0, 0, 0);
-        }
-    }
-
-    fn budget_spent(&self) -> bool {
-        self.setup.budget > 0 && self.tokens >= self.setup.budget as i64
-    }
-
-    pub(super) fn record_call(&mut self, ok: bool, latency_ms: u64, tokens: i64) {
-        self.calls += 1;
-        self.failures += u64::from(!ok);
-        self.tokens += tokens;
-        if self.latencies.len() >= 100 {
-            self.latencies.pop_front();
-        }
-        self.latencies.push_back(latency_ms);
-    }
-
-    pub fn status(&self) -> ProviderStatus {
-        let mut v: Vec<u64> = self.latencies.iter().copied().collect();
-        v.sort_unstable();
-        let pct = |p: usize| v.get((v.len() * p / 100).min(v.len().saturating_sub(1))).copied().unwrap_or(0);
-        let b = &self.breakers;
-        let gated = [&b.quota, &b.failure].iter().any(|x| x.state != super::breaker::State::Closed);
-        let budget_left = (self.setup.budget > 0).then(|| self.setup.budget.saturating_sub(self.tokens.max(0) as u64));
-        ProviderStatus {
-            name: self.setup.backend.kind().name().into(),
-            model: self.setup.backend.model().into(),
-            using_fallback: matches!(self.setup.backend, Backend::Extractive) || b.forces_fallback() || self.budget_spent() || gated,
-            breakers: BTreeMap::from([
-                ("failure".into(), b.failure.view()),
-                ("quota".into(), b.quota.view()),
-                ("overflow".into(), b.overflow.view()),
-                ("auth".into(), b.auth.view()),
-            ]),
-            tokens_today: self.tokens,
-            budget: self.setup.budget,
-            budget_left,
-            calls_today: self.calls,
-            failures_today: self.failures,
-            latency_ms: Latency {
-                p50: pct(50),
-                p95: pct(95),
-                recent: self.latencies.iter().copied().collect(),
-            },
-            prefix_sha256: self.prefix.clone(),
-            calls_open: self.setup.max_calls.saturating_sub(self.setup.calls.available_permits()),
-            calls_max: self.setup.max_calls,
-        }
-    }
-}
-
-pub(super) fn outcome_of(e: &CallError) -> Outcome {
-    match e {
-        CallError::Transient(r) => Outcome::Transient(r.clone()),
-        CallError::Quota { retry_after_ms, reason } => Outcome::Quota {
-            retry_after_ms: *retry_after_ms,
-            reason: reason.clone(),
-        },
-        CallError::Auth(r) => Outcome::Auth(r.clone()),
-        CallError::Overflow(r) => Outcome::Overflow(r.clone()),
-    }
-}
-
 impl ProviderActor {
     fn observe(&self, batch: Box<ClaimedBatch>, reply_to: ActorRef<SessionMsg>, deadline: Instant, state: &mut ProviderState) {
-        let now = state.clock.now();
-        state.roll_day(now);
-        if matches!(state.setup.backend, Backend::Extractive) {
-            return self.extractive(batch, reply_to, state);
-        }
-        if state.budget_spent() {
-            tracing::debug!(session_id = %batch.meta.content_session_id, "daily token budget spent; extractive observer");
-            return self.extractive(batch, reply_to, state);
-        }
-        state.next_call += 1;
-        match state.breakers.admit(now, state.next_call) {
-            Admission::Fallback(_) => self.extractive(batch, reply_to, state),
-            Admission::WaitUntil(t) => self.defer(batch, reply_to, t, "provider breaker open", state),
-            Admission::Call | Admission::Probe => {
+        match state.route(state.clock.now(), batch.meta.oldest_epoch) {
+            Route::Extractive(why) => {
+                tracing::debug!(session_id = %batch.meta.content_session_id, why, "extractive observer");
+                self.extractive(batch, reply_to, state);
+            }
+            Route::Defer { retry_at } => self.defer(batch, reply_to, Some(retry_at), "provider breaker open", state),
+            Route::Call(call_id) => {
                 let mut job = Box::new(Job::new(batch, state.setup.field_max_chars));
                 job.deadline = Some(deadline);
-                self.start_call(job, reply_to, state.next_call, state);
+                self.start_call(job, reply_to, call_id, state);
             }
         }
     }
 
-    /// Rows wait for the breaker, up to the defer limit counted from the oldest row.
-    fn defer(&self, batch: Box<ClaimedBatch>, reply_to: ActorRef<SessionMsg>, until: i64, reason: &str, state: &mut ProviderState) {
-        let deadline = batch.meta.oldest_epoch + state.setup.max_defer_ms as i64;
-        if state.clock.now() >= deadline {
-            return self.extractive(batch, reply_to, state);
+    /// The batch waits until `retry_at` ([`ProviderState::defer_to`]); None: the wait would pass
+    /// the defer limit, so the extractive observer takes it now.
+    fn defer(&self, batch: Box<ClaimedBatch>, reply_to: ActorRef<SessionMsg>, retry_at: Option<i64>, reason: &str, state: &ProviderState) {
+        match retry_at {
+            Some(retry_at) => {
+                let reason = reason.to_string();
+                let _ = reply_to.cast(SessionMsg::Deferred { batch, retry_at, reason });
+            }
+            None => self.extractive(batch, reply_to, state),
         }
-        let msg = SessionMsg::Deferred {
-            batch,
-            retry_at: until.min(deadline),
-            reason: reason.to_string(),
-        };
-        let _ = reply_to.cast(msg);
     }
 
     fn extractive(&self, batch: Box<ClaimedBatch>, reply_to: ActorRef<SessionMsg>, state: &ProviderState) {
@@ -309,35 +184,29 @@ impl ProviderActor {
         } = done;
         let now = state.clock.now();
         state.roll_day(now);
-        let step = match result {
+        let (step, tokens) = match result {
             Ok(reply) => {
                 job.input_tokens += reply.input_tokens;
                 job.output_tokens += reply.output_tokens;
                 let step = job.apply_reply(&reply.text, &state.setup.mode);
-                let failed = matches!(step, Step::Error(_));
-                job.failures += i64::from(failed);
-                state.record_call(!failed, latency_ms, reply.input_tokens + reply.output_tokens);
-                step
+                (step, reply.input_tokens + reply.output_tokens)
             }
-            Err(e) => {
-                job.failures += 1;
-                state.record_call(false, latency_ms, 0);
-                Step::Error(e)
-            }
+            Err(e) => (Step::Error(e), 0),
         };
+        job.failures += i64::from(matches!(step, Step::Error(_)));
         let outcome = match &step {
             Step::Error(e) => outcome_of(e),
             _ => Outcome::Success,
         };
-        state.breakers.record(call_id, &outcome, now);
+        state.settle(call_id, &outcome, latency_ms, tokens, now);
         match step {
             Step::Next => {
                 job.advance();
                 self.next_part(job, reply_to, state);
             }
             Step::Reask => {
-                state.next_call += 1;
-                self.start_call(job, reply_to, state.next_call, state);
+                let call_id = state.next_call_id();
+                self.start_call(job, reply_to, call_id, state);
             }
             Step::Extractive => {
                 job.part_extractive();
@@ -356,7 +225,8 @@ impl ProviderActor {
             Step::Error(CallError::Quota { reason, .. }) => {
                 self.record_usage(&job, state);
                 let until = state.breakers.quota.until_ms.unwrap_or(now + super::breaker::QUOTA_DEFAULT_MS);
-                self.defer(job.batch, reply_to, until, &format!("quota: {reason}"), state);
+                let retry_at = state.defer_to(now, job.batch.meta.oldest_epoch, until);
+                self.defer(job.batch, reply_to, retry_at, &format!("quota: {reason}"), state);
             }
             Step::Error(CallError::Transient(reason)) => {
                 self.record_usage(&job, state);
@@ -372,8 +242,8 @@ impl ProviderActor {
         if job.parts.is_empty() {
             return self.finish(job, reply_to, state);
         }
-        state.next_call += 1;
-        self.start_call(job, reply_to, state.next_call, state);
+        let call_id = state.next_call_id();
+        self.start_call(job, reply_to, call_id, state);
     }
 
     /// Usage of a job whose calls produced no stored output.
@@ -392,12 +262,12 @@ impl ProviderActor {
 
     /// A knowledge agent's turn: refused at once, or sent on its own task.
     fn converse(&self, c: Conversation, state: &mut ProviderState) {
-        state.next_call += 1;
-        match state.admit_conversation(&c.request, state.clock.now(), state.next_call) {
+        let call_id = state.next_call_id();
+        match state.admit_conversation(&c.request, state.clock.now(), call_id) {
             Some(refused) => {
                 let _ = c.reply.send(Err(refused));
             }
-            None => spawn_turn(c, state, state.next_call),
+            None => spawn_turn(c, state, call_id),
         }
     }
 
@@ -444,29 +314,13 @@ impl Actor for ProviderActor {
     type Arguments = ProviderArgs;
 
     async fn pre_start(&self, _myself: ActorRef<ProviderMsg>, args: ProviderArgs) -> Result<ProviderState, ActorProcessingErr> {
-        let now = args.clock.now();
-        let tokens = args.storage.tokens_today(now).await.unwrap_or(0);
-        let prefix = BTreeMap::from([(args.setup.mode_id.clone(), part_a_sha256(&args.setup.mode))]);
+        let tokens = args.storage.tokens_today(args.clock.now()).await.unwrap_or(0);
         tracing::info!(
             provider = args.setup.backend.kind().name(),
             model = args.setup.backend.model(),
             "observer ready"
         );
-        Ok(ProviderState {
-            setup: args.setup,
-            privacy: args.privacy,
-            storage: args.storage,
-            handles: args.handles,
-            breakers: Breakers::default(),
-            next_call: 0,
-            day: day(now),
-            calls: 0,
-            failures: 0,
-            tokens,
-            latencies: VecDeque::new(),
-            prefix,
-            clock: args.clock,
-        })
+        Ok(ProviderState::new(args, tokens))
     }
 
     async fn handle(&self, _myself: ActorRef<ProviderMsg>, msg: ProviderMsg, state: &mut ProviderState) -> Result<(), ActorProcessingErr> {
