@@ -167,6 +167,12 @@ pub fn summary(d: &StatusDoc) -> String {
     }
     problems.extend(d.supervisor.down.iter().map(|(c, why)| format!("{c} is restarting: {why}")));
     problems.extend(d.supervisor.dead.iter().map(|c| format!("{c} is down")));
+    problems.extend(
+        d.jobs
+            .iter()
+            .filter(|(_, j)| j.failing >= 3)
+            .map(|(name, j)| format!("{name} failed {} times in a row:{}", j.failing, last_error(j.last_error.as_deref()))),
+    );
     match problems.is_empty() {
         true => {
             let _ = writeln!(o, "problems: none");
@@ -262,13 +268,80 @@ pub fn render(d: &StatusDoc) -> String {
             last_error(a.last_error.as_deref())
         );
     }
+    o.push_str(&job_lines(d));
     o.push_str(&vectors_lines(d));
     o
+}
+
+/// A line per periodic job: off, or its period, its passes and its last result or failure.
+fn job_lines(d: &StatusDoc) -> String {
+    let mut o = format!("├─ jobs: {} periodic\n", d.jobs.len());
+    for (name, j) in &d.jobs {
+        let state = match (j.on, j.failing) {
+            (false, _) => "off".to_string(),
+            (true, 0) => format!(
+                "every {}, {} passes{}",
+                human_duration(j.every_ms),
+                j.passes,
+                j.last_did.as_deref().map(|w| format!(", last: {w}")).unwrap_or_default()
+            ),
+            (true, n) => format!(
+                "every {}, failing ({n} in a row){}",
+                human_duration(j.every_ms),
+                last_error(j.last_error.as_deref())
+            ),
+        };
+        let _ = writeln!(o, "│  ├─ {name}: {state}");
+    }
+    o
+}
+
+fn human_duration(ms: u64) -> String {
+    match ms {
+        ms if ms >= 3_600_000 && ms % 3_600_000 == 0 => format!("{} h", ms / 3_600_000),
+        ms if ms >= 60_000 && ms % 60_000 == 0 => format!("{} min", ms / 60_000),
+        ms if ms >= 1_000 => format!("{} s", ms / 1_000),
+        ms => format!("{ms} ms"),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_job_has_a_line_and_a_failing_one_is_a_problem() {
+        use crate::worker::jobs::JobStatus;
+        let mut d = StatusDoc::default();
+        let retention = JobStatus {
+            on: true,
+            every_ms: 86_400_000,
+            passes: 2,
+            last_did: Some("5 rows deleted".into()),
+            ..Default::default()
+        };
+        let backups = JobStatus {
+            on: true,
+            every_ms: 3_600_000,
+            failing: 3,
+            last_error: Some("disk full".into()),
+            ..Default::default()
+        };
+        d.jobs.insert("retention".into(), retention);
+        d.jobs.insert("backups".into(), backups);
+        d.jobs.insert("alerts".into(), JobStatus::default());
+        let lines = job_lines(&d);
+        assert!(
+            lines.contains("├─ retention: every 24 h, 2 passes, last: 5 rows deleted"),
+            "{lines}"
+        );
+        assert!(
+            lines.contains("├─ backups: every 1 h, failing (3 in a row) last error: disk full"),
+            "{lines}"
+        );
+        assert!(lines.contains("├─ alerts: off"), "{lines}");
+        assert!(summary(&d).contains("problem: backups failed 3 times in a row: last error: disk full"));
+    }
 
     #[test]
     fn a_model_being_loaded_is_said_on_the_vector_line() {

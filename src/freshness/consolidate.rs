@@ -27,19 +27,3 @@ pub async fn run(store: &Store, dry_run: bool, now: i64) -> Result<Vec<Change>, 
         })
         .await
 }
-
-/// The schedule, forever (run under the worker's supervision); `hours` gives the period now
-/// (0: no scheduled pass).
-pub async fn schedule(store: Store, hours: impl Fn() -> u64) {
-    tokio::time::sleep(FIRST_RUN_AFTER).await;
-    loop {
-        let h = hours();
-        if h > 0 && !store.read_only {
-            match run(&store, false, crate::clock::now_ms()).await {
-                Ok(c) => tracing::info!(changes = c.len(), "consolidation pass finished"),
-                Err(e) => tracing::warn!(error = %e, "consolidation pass failed; retrying at the next period"),
-            }
-        }
-        tokio::time::sleep(Duration::from_secs(h.max(1) * 3600)).await;
-    }
-}

@@ -1,7 +1,8 @@
 //! The freshness service: anchors queued observations and checks work trees whose HEAD moved,
 //! writing through the store's writer and running git on blocking threads. One check at a time
-//! (a SessionStart and the loop never check the same tree twice over). Its loop runs under the
-//! worker's supervision; a failed step is logged and retried at the next period.
+//! (a SessionStart and the periodic check never check the same tree twice over). The worker's job
+//! table runs anchoring each [`ANCHOR_EVERY`] and the check each [`CHECK_EVERY`], both standing
+//! aside while ingest is busy.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -97,33 +98,8 @@ impl Freshness {
         }
     }
 
-    /// The loop: anchors queued observations whenever ingest is quiet, and re-checks every work
-    /// tree each [`CHECK_EVERY`].
-    pub async fn run(self: Arc<Self>) {
-        let mut since_check = Duration::ZERO;
-        let mut failures = 0u32;
-        loop {
-            // A failing step waits longer each time (up to a minute), so a lasting fault is not
-            // logged every second.
-            let pause = ANCHOR_EVERY * 2u32.saturating_pow(failures.min(6));
-            tokio::time::sleep(pause).await;
-            since_check += pause;
-            if self.store.read_only || self.store.arrivals.load(Ordering::Relaxed) > 0 {
-                continue;
-            }
-            match self.anchor_queued().await {
-                Ok(_) => failures = 0,
-                Err(e) => {
-                    failures += 1;
-                    tracing::warn!(error = %e, failures, "anchoring observations failed; retrying");
-                }
-            }
-            if since_check >= CHECK_EVERY {
-                since_check = Duration::ZERO;
-                if let Err(e) = self.check(Vec::new(), crate::clock::now_ms()).await {
-                    tracing::warn!(error = %e, "staleness check failed; retrying at the next period");
-                }
-            }
-        }
+    /// Whether requests are arriving now: the freshness work stands aside for ingest.
+    pub fn ingest_busy(&self) -> bool {
+        self.store.arrivals.load(Ordering::Relaxed) > 0
     }
 }

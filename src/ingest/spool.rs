@@ -9,7 +9,6 @@
 //! next scan.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
@@ -185,15 +184,6 @@ pub async fn scan(svc: &IngestService, dir: &Path, stats: &SpoolStats) {
     stats.last_scan_at.store(now_ms(), Ordering::Relaxed);
     if !files.is_empty() {
         tracing::info!(files = files.len(), kept = left, "spool scanned");
-    }
-}
-
-/// Scans at once, then every `interval`, forever (the worker runs it under supervision and ends
-/// it at shutdown).
-pub async fn scanner(ingest: Arc<IngestService>, stats: Arc<SpoolStats>, dir: PathBuf, interval: Duration) {
-    loop {
-        scan(&ingest, &dir, &stats).await;
-        tokio::time::sleep(interval).await;
     }
 }
 

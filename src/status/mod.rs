@@ -58,6 +58,8 @@ pub struct StatusDoc {
     pub alerts: Option<AlertsStatus>,
     /// Team memory (issue 40); None without a team server.
     pub team: Option<crate::actors::team_sync::TeamStatus>,
+    /// Each periodic job, by name: on or off, its period, what its last pass did or why it failed.
+    pub jobs: BTreeMap<String, crate::worker::jobs::JobStatus>,
     pub warnings: Vec<String>,
 }
 
@@ -262,6 +264,7 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
         memory: MemoryStatus::now(),
         alerts: alerts(svc).await,
         team: team(svc).await,
+        jobs: worker.counters.jobs.snapshot(),
         warnings,
     }
 }

@@ -162,24 +162,6 @@ pub fn next_backup_in(dir: &Path, interval: Duration) -> Duration {
     }
 }
 
-/// The backup schedule, forever (the worker runs it under supervision and ends it at shutdown).
-pub async fn schedule(db: PathBuf, dir: PathBuf, interval: Duration, keep: usize) {
-    let stale = remove_stale_temps(&dir);
-    if stale > 0 {
-        tracing::info!(files = stale, "removed what interrupted backups left");
-    }
-    loop {
-        tokio::time::sleep(next_backup_in(&dir, interval)).await;
-        let (db, dest) = (db.clone(), backup_name(&dir, crate::clock::now_ms()));
-        let shown = dest.display().to_string();
-        match tokio::task::spawn_blocking(move || backup(&db, &dest, keep)).await {
-            Ok(Ok(bytes)) => tracing::info!(path = %shown, bytes, "database backed up"),
-            Ok(Err(e)) => tracing::warn!(error = %e, "scheduled backup failed; trying again at the next interval"),
-            Err(e) => tracing::warn!(error = %e, "scheduled backup task failed"),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

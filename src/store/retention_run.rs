@@ -25,16 +25,3 @@ pub async fn apply(store: &Store, rules: RetentionSettings, now: i64) -> Result<
     store.write(move |c| retention::finish(c, now)).await?;
     Ok(total)
 }
-
-/// The periodic schedule, forever (the worker runs it under supervision and ends it at shutdown).
-/// `rules` gives the rules now (a SIGHUP may change them between runs).
-pub async fn schedule(store: Store, rules: impl Fn() -> RetentionSettings) {
-    tokio::time::sleep(FIRST_RUN_AFTER).await;
-    loop {
-        match apply(&store, rules(), crate::clock::now_ms()).await {
-            Ok(report) => tracing::info!(deleted = report.total(), "retention run finished"),
-            Err(e) => tracing::warn!(error = %e, "retention run failed; retrying at the next period"),
-        }
-        tokio::time::sleep(EVERY).await;
-    }
-}

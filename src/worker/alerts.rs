@@ -1,4 +1,4 @@
-//! Alerts (issue 39; `MEMD_ALERT_*`): the worker's supervised loop queues observations of the
+//! Alerts (issue 39; `MEMD_ALERT_*`): a job of the worker ([`super::job_table`]) queues observations of the
 //! alert types into the outbox and posts each to the webhook — text cleaned by the privacy
 //! pipeline again, nothing of an excluded project, retried with backoff, marked sent only after
 //! a 2xx. It runs beside ingest and shares nothing with it but the store's writer, so a slow or
@@ -12,41 +12,22 @@ use crate::clock::now_ms;
 use crate::config::{AlertSettings, Secret};
 use crate::store::alerts::{Delivery, DueAlert};
 
-const PASS: Duration = Duration::from_secs(1);
-/// While alerts are off, how often the loop looks whether they were turned on (SIGHUP).
-const IDLE: Duration = Duration::from_secs(30);
-const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+/// One pass a second while a webhook is set.
+pub(super) const PASS: Duration = Duration::from_secs(1);
+pub(super) const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 const DUE_MAX: usize = 20;
 
-/// The loop: one pass a second while a webhook is set.
-pub async fn run(app: std::sync::Arc<super::WorkerState>) {
-    let client = crate::providers::http_client(SEND_TIMEOUT);
-    loop {
-        let Ok(svc) = app.services() else {
-            tokio::time::sleep(PASS).await;
-            continue;
-        };
-        let cfg = svc.settings.get().alerts.clone();
-        let Some(url) = cfg.webhook.clone() else {
-            tokio::time::sleep(IDLE).await;
-            continue;
-        };
-        if let Err(e) = pass(svc, &cfg, &url, &client).await {
-            tracing::warn!(error = %e, "alert pass failed");
-        }
-        tokio::time::sleep(PASS).await;
-    }
-}
-
-/// Queues what is new, then tries every due delivery once.
+/// Queues what is new, then tries every due delivery once; how many it tried.
 pub async fn pass(
     svc: &Services,
     cfg: &AlertSettings,
     url: &Secret,
     client: &reqwest::Client,
-) -> Result<(), crate::retrieval::RetrievalError> {
+) -> Result<usize, crate::retrieval::RetrievalError> {
     svc.storage.alerts_enqueue(cfg.types.clone(), now_ms()).await?;
-    for due in svc.storage.alerts_due(now_ms(), DUE_MAX).await? {
+    let due = svc.storage.alerts_due(now_ms(), DUE_MAX).await?;
+    let tried = due.len();
+    for due in due {
         let id = due.observation_id;
         let outcome = deliver(svc, cfg, url, client, due).await;
         if let Delivery::Failed { error, .. } = &outcome {
@@ -54,7 +35,7 @@ pub async fn pass(
         }
         svc.storage.alert_delivered(id, outcome, now_ms()).await?;
     }
-    Ok(())
+    Ok(tried)
 }
 
 async fn deliver(svc: &Services, cfg: &AlertSettings, url: &Secret, client: &reqwest::Client, due: DueAlert) -> Delivery {

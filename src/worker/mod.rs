@@ -13,6 +13,8 @@ pub mod edit;
 pub mod export;
 pub mod folders;
 pub mod freshness;
+pub mod job_table;
+pub mod jobs;
 pub mod maintenance;
 pub mod memory;
 pub mod native_memory;
@@ -99,6 +101,8 @@ pub struct Counters {
     pub spool: Arc<SpoolStats>,
     /// Restarts of the supervised background loops.
     pub task_restarts: Arc<tasks::TaskRestarts>,
+    /// What each periodic job did last.
+    pub jobs: Arc<jobs::JobBoard>,
 }
 
 pub struct WorkerState {

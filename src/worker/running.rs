@@ -1,5 +1,5 @@
 //! Starting a [`Built`] worker and draining it. [`Built::start`] spawns the actor tree, turns
-//! the worker ready, and starts the supervised loops — each one entry in [`Built::loops`];
+//! the worker ready, and starts the supervised loops — a row of [`JOBS`] each, and the reload;
 //! [`Running::shutdown`] waits for in-flight requests, ends the loops, stops the sessions and
 //! the tree, flushes the store and removes the PID file, within [`SHUTDOWN_BUDGET`].
 
@@ -18,6 +18,8 @@ use crate::service::notify::Notifier;
 use crate::store::Store;
 
 use super::builder::{BuildError, Built};
+use super::job_table::JOBS;
+use super::jobs::drive;
 use super::reload::Reloader;
 use super::tasks::supervise;
 use super::{Phase, WorkerState};
@@ -53,7 +55,7 @@ impl Built {
             .await
             .map_err(|e| BuildError::Actors(e.to_string()))?;
         let root_task = watch_root(root_task, ctx.handles.clone(), app.shutdown.clone());
-        let (store, settings, ingest) = (services.store.clone(), services.settings.clone(), services.ingest.clone());
+        let (store, settings) = (services.store.clone(), services.settings.clone());
         // Refused before readiness when someone links them elsewhere (the error names the path).
         dir.ensure_subdir(&dir.spool())?;
         dir.ensure_subdir(&dir.backups())?;
@@ -81,98 +83,25 @@ impl Built {
             token: app.token.clone(),
             last: std::sync::Mutex::new(raw_at_start),
         });
-        let stop = app.shutdown.clone();
-        let restarts = app.counters.task_restarts.clone();
-        let rules = settings.get().retention;
-        let (spool_stats, spool, scan) = (
-            app.counters.spool.clone(),
-            dir.spool(),
-            Duration::from_millis(settings.get().spool_scan_ms),
-        );
-        let (db, backups) = (store.path.clone(), dir.root.join("backups"));
-        let backups_on = rules.backup_interval_hours > 0 && !store.integrity.is_damaged();
-        let doorbell = life.reload.clone();
-        let retention_store = store.clone();
-        let (consolidate_store, consolidate_settings) = (store.clone(), settings.clone());
-        let freshness = app.services().ok().and_then(|s| s.freshness.clone());
-        // The supervised loops: one entry each.
-        let loops = vec![
-            supervise("retention", stop.clone(), restarts.clone(), move || {
-                let settings = settings.clone();
-                crate::store::retention_run::schedule(retention_store.clone(), move || settings.get().retention)
-            }),
-            supervise("backups", stop.clone(), restarts.clone(), move || {
-                let (db, backups) = (db.clone(), backups.clone());
-                let every = Duration::from_secs(rules.backup_interval_hours * 3600);
-                async move {
-                    if backups_on {
-                        crate::store::integrity::schedule(db, backups, every, rules.backup_keep as usize).await;
-                    } else {
-                        std::future::pending::<()>().await;
-                    }
-                }
-            }),
-            supervise("freshness", stop.clone(), restarts.clone(), move || {
-                let f = freshness.clone();
-                async move {
-                    match f {
-                        Some(f) => f.run().await,
-                        None => std::future::pending::<()>().await,
-                    }
-                }
-            }),
-            supervise("consolidation", stop.clone(), restarts.clone(), move || {
-                let settings = consolidate_settings.clone();
-                crate::freshness::consolidate::schedule(consolidate_store.clone(), move || {
-                    settings.get().retention.consolidate_interval_hours
+        let stale = crate::store::integrity::remove_stale_temps(&dir.backups());
+        if stale > 0 {
+            tracing::info!(files = stale, "removed what interrupted backups left");
+        }
+        let (stop, restarts) = (app.shutdown.clone(), app.counters.task_restarts.clone());
+        // Every periodic job is a row of JOBS; the reload waits on a signal, so it is a loop.
+        let mut loops: Vec<JoinHandle<()>> = JOBS
+            .iter()
+            .map(|job| {
+                let (app, board, stop_job) = (app.clone(), app.counters.jobs.clone(), stop.clone());
+                supervise(job.name, stop.clone(), restarts.clone(), move || {
+                    drive(job, app.clone(), board.clone(), stop_job.clone())
                 })
-            }),
-            supervise("alerts", stop.clone(), restarts.clone(), {
-                let app = app.clone();
-                move || super::alerts::run(app.clone())
-            }),
-            supervise("notes import", stop.clone(), restarts.clone(), {
-                let app = app.clone();
-                move || {
-                    let app = app.clone();
-                    async move {
-                        loop {
-                            let Ok(svc) = app.services() else {
-                                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-                                continue;
-                            };
-                            if !svc.settings.get().native.notes_roots.is_empty() && !svc.storage.read_only() {
-                                super::native_memory::import_notes(svc).await;
-                            }
-                            tokio::time::sleep(super::native_memory::NOTES_INTERVAL).await;
-                        }
-                    }
-                }
-            }),
-            supervise("folder files", stop.clone(), restarts.clone(), {
-                let app = app.clone();
-                move || {
-                    let app = app.clone();
-                    async move {
-                        loop {
-                            tokio::time::sleep(super::folders::INTERVAL).await;
-                            let Ok(svc) = app.services() else { continue };
-                            if svc.settings.get().folders.enabled
-                                && let Err(e) = super::folders::run(svc, false).await
-                            {
-                                tracing::warn!(error = %e, "folder context files not written");
-                            }
-                        }
-                    }
-                }
-            }),
-            supervise("spool scanner", stop.clone(), restarts.clone(), move || {
-                crate::ingest::spool::scanner(ingest.clone(), spool_stats.clone(), spool.clone(), scan)
-            }),
-            supervise("reload", stop, restarts, move || {
-                super::reload::on_sighup(reloader.clone(), doorbell.clone())
-            }),
-        ];
+            })
+            .collect();
+        let doorbell = life.reload.clone();
+        loops.push(supervise("reload", stop, restarts, move || {
+            super::reload::on_sighup(reloader.clone(), doorbell.clone())
+        }));
         let notifier = notifier(&app, &life);
         Ok(Running {
             app,

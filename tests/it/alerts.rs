@@ -71,6 +71,11 @@ fn each_alerting_observation_is_delivered_once_across_a_restart() {
         status["alerts"]
     );
     assert!(!status.to_string().contains(&url), "the webhook URL is a secret");
+    let job = &status["jobs"]["alerts"];
+    assert!(
+        job["on"] == true && job["passes"].as_u64() > Some(0),
+        "the alerts job has its status: {job}"
+    );
 
     w.stop();
     w.spawn();
@@ -93,5 +98,20 @@ fn without_a_webhook_nothing_is_queued() {
     save(&w, "security_alert", "a token in the logs");
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(w.count("SELECT count(*) FROM alert_outbox"), 0);
-    assert!(w.status()["alerts"].is_null());
+    let status = w.status();
+    assert!(status["alerts"].is_null());
+    assert_eq!(status["jobs"]["alerts"]["on"], false, "without a webhook the alerts job is off");
+    let jobs: Vec<&String> = status["jobs"].as_object().unwrap().keys().collect();
+    for job in [
+        "spool scanner",
+        "anchoring",
+        "staleness check",
+        "notes import",
+        "folder files",
+        "retention",
+        "consolidation",
+        "backups",
+    ] {
+        assert!(jobs.iter().any(|j| *j == job), "{job} has its status line: {jobs:?}");
+    }
 }
