@@ -8,7 +8,9 @@
 //! (default 5 s) doubling to 5 min, with the error in the status; a panic restarts the actor.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde::{Deserialize, Serialize};

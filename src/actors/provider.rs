@@ -15,7 +15,7 @@
 //! and claude-cli children are killed in `post_stop`.
 
 use std::sync::Arc;
-use std::time::Instant;
+use tokio::time::Instant;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 

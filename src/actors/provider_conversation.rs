@@ -104,7 +104,7 @@ pub fn spawn_turn(c: Conversation, state: &ProviderState, call_id: u64) {
     tokio::spawn(async move {
         let Conversation { request, resume, reply } = c;
         let permit = calls.acquire_owned().await;
-        let started = std::time::Instant::now();
+        let started = tokio::time::Instant::now();
         let result = match permit {
             Ok(_permit) => backend.converse(&request, resume.as_deref()).await,
             Err(_) => Err(CallError::Transient("the provider is shutting down".into())),

@@ -63,7 +63,7 @@ pub struct RootState {
     children: Vec<(ractor::ActorId, Child)>,
     pub child_restarts: u64,
     trackers: std::collections::HashMap<Child, RestartTracker>,
-    epoch: std::time::Instant,
+    epoch: tokio::time::Instant,
     /// Shutting down: children stopping are expected.
     stopping: bool,
 }
@@ -143,7 +143,7 @@ impl Actor for RootSupervisor {
             children: Vec::new(),
             child_restarts: 0,
             trackers: Default::default(),
-            epoch: std::time::Instant::now(),
+            epoch: tokio::time::Instant::now(),
             stopping: false,
         };
         for &which in Child::ALL {

@@ -123,7 +123,7 @@ impl SessionActor {
                 });
                 let provider = ctx.handles.provider().ok_or_else(|| err("provider is not running"))?;
                 let batch_id = batch.id();
-                let deadline = std::time::Instant::now() + ctx.observe_deadline;
+                let deadline = tokio::time::Instant::now() + ctx.observe_deadline;
                 provider
                     .cast(ProviderMsg::Observe {
                         batch,

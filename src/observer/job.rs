@@ -62,7 +62,7 @@ pub struct Job {
     pub output_tokens: i64,
     /// When the session stops waiting for this batch: no call starts after it, and a call still
     /// open then ends as a transient failure (set by the caller; None = no deadline).
-    pub deadline: Option<std::time::Instant>,
+    pub deadline: Option<tokio::time::Instant>,
 }
 
 impl Job {
