@@ -16,16 +16,27 @@ use tracing_subscriber::prelude::*;
 
 pub const ROTATE_BYTES: u64 = 10 * 1024 * 1024;
 
-type SetFilter = Box<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
+/// Why a new log filter was not applied.
+#[derive(Debug, thiserror::Error)]
+pub enum FilterError {
+    #[error("logging was not initialised")]
+    NotInitialised,
+    #[error("not a log filter: {0}")]
+    Parse(#[from] tracing_subscriber::filter::ParseError),
+    #[error("the filter could not be swapped in: {0}")]
+    Reload(#[from] tracing_subscriber::reload::Error),
+}
+
+type SetFilter = Box<dyn Fn(&str) -> Result<(), FilterError> + Send + Sync>;
 
 /// Replaces the level filter of the subscriber [`init`] installed (a SIGHUP applying `MEMD_LOG`).
 static SET_FILTER: std::sync::OnceLock<SetFilter> = std::sync::OnceLock::new();
 
 /// Applies a new `MEMD_LOG` filter to the running process; an error names what is wrong with it.
-pub fn set_filter(filter: &str) -> Result<(), String> {
+pub fn set_filter(filter: &str) -> Result<(), FilterError> {
     match SET_FILTER.get() {
         Some(set) => set(filter),
-        None => Err("logging was not initialised".into()),
+        None => Err(FilterError::NotInitialised),
     }
 }
 
@@ -128,8 +139,8 @@ pub fn init(logs_dir: Option<PathBuf>, name: &str, filter: &str, stderr_max: Opt
     let filter = tracing_subscriber::EnvFilter::try_new(filter).unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let (filter, handle) = tracing_subscriber::reload::Layer::new(filter);
     let _ = SET_FILTER.set(Box::new(move |text: &str| {
-        let f = tracing_subscriber::EnvFilter::try_new(text).map_err(|e| e.to_string())?;
-        handle.reload(f).map_err(|e| e.to_string())
+        let f = tracing_subscriber::EnvFilter::try_new(text)?;
+        Ok(handle.reload(f)?)
     }));
     let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::{Clock, iso};
 use crate::store::Store;
+use crate::vectors::VectorError;
 use crate::vectors::chroma::ChromaClient;
 use crate::vectors::mirror::{MirrorOutcome, prepare, step};
 use crate::vectors::sync_state::progress;
@@ -36,7 +37,7 @@ pub enum ChromaSyncMsg {
     /// Periodic check: start a step unless one runs or a backoff holds.
     Tick,
     /// A step finished (sent by the step's task).
-    StepDone(Result<MirrorOutcome, String>),
+    StepDone(Result<MirrorOutcome, VectorError>),
     /// The `chroma` part of `GET /api/status`.
     Status(RpcReplyPort<ChromaSyncStatus>),
 }
@@ -87,11 +88,11 @@ impl ChromaSyncState {
             if r.is_err() {
                 client.forget_collection();
             }
-            let _ = me.cast(ChromaSyncMsg::StepDone(r.map_err(|e| e.to_string())));
+            let _ = me.cast(ChromaSyncMsg::StepDone(r));
         });
     }
 
-    fn step_done(&mut self, myself: &ActorRef<ChromaSyncMsg>, r: Result<MirrorOutcome, String>) {
+    fn step_done(&mut self, myself: &ActorRef<ChromaSyncMsg>, r: Result<MirrorOutcome, VectorError>) {
         self.running = false;
         match r {
             Ok(outcome) => {
@@ -111,7 +112,7 @@ impl ChromaSyncState {
                 self.prepared = false;
                 self.retry_at = Some(Instant::now() + backoff);
                 tracing::warn!(error = %e, retry_in_ms = backoff.as_millis() as u64, "chroma sync failed; backing off");
-                self.last_error = Some(e);
+                self.last_error = Some(e.to_string());
             }
         }
     }

@@ -232,7 +232,7 @@ impl ProviderActor {
                 self.record_usage(&job, state);
                 let _ = reply_to.cast(SessionMsg::Observed {
                     batch: job.batch,
-                    result: Err(reason),
+                    result: Err(CallError::Transient(reason)),
                 });
             }
         }

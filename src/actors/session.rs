@@ -19,6 +19,7 @@ use super::registry::{Registry, SessionState as RunState, short_error};
 use super::session_manager::ManagerMsg;
 use crate::backend::Storage;
 use crate::clock::{Clock, iso};
+use crate::providers::CallError;
 use crate::store::batch::BatchOutput;
 use crate::store::pending::{BatchLimits, Claim, ClaimedBatch, Release};
 use crate::store::sessions::SessionKey;
@@ -67,7 +68,7 @@ pub enum SessionMsg {
     /// The provider finished a batch.
     Observed {
         batch: Box<ClaimedBatch>,
-        result: Result<Box<BatchOutput>, String>,
+        result: Result<Box<BatchOutput>, CallError>,
     },
     /// The provider could not run the in-flight batch `batch_id` at all.
     ObserveFailed { batch_id: i64, error: String },
@@ -195,10 +196,11 @@ impl SessionActor {
         &self,
         myself: &ActorRef<SessionMsg>,
         batch: Box<ClaimedBatch>,
-        error: String,
+        error: CallError,
         state: &mut SessionState,
         ctx: &SessionContext,
     ) -> Result<(), ActorProcessingErr> {
+        let error = error.reason().to_string();
         let attempts = batch.meta.attempts + 1;
         if attempts >= i64::from(ctx.max_attempts) {
             tracing::info!(session_id = %state.key, attempts, error = %error, "observer attempts used up; extractive observer");

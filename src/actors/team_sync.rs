@@ -40,9 +40,9 @@ pub enum TeamSyncMsg {
     /// Periodic: start a pass unless one runs or a backoff holds.
     Tick,
     /// Run a pass now and answer when it is done (`memd team sync --now`).
-    SyncNow(RpcReplyPort<Result<PassReport, String>>),
+    SyncNow(RpcReplyPort<Result<PassReport, TeamError>>),
     /// A pass finished (sent by its task).
-    PassDone(Result<PassReport, String>),
+    PassDone(Result<PassReport, TeamError>),
     /// The `team` part of `GET /api/status` and `GET /api/team`.
     Status(RpcReplyPort<TeamStatus>),
 }
@@ -95,8 +95,8 @@ pub struct TeamSyncState {
     install: Arc<OnceLock<String>>,
     running: bool,
     /// Asked while a pass ran: answered by the next one.
-    waiting_next: Vec<RpcReplyPort<Result<PassReport, String>>>,
-    waiting: Vec<RpcReplyPort<Result<PassReport, String>>>,
+    waiting_next: Vec<RpcReplyPort<Result<PassReport, TeamError>>>,
+    waiting: Vec<RpcReplyPort<Result<PassReport, TeamError>>>,
     failures: u32,
     retry_at: Option<Instant>,
     status: TeamStatus,
@@ -139,11 +139,11 @@ impl TeamSyncState {
                 *slot = None;
             }
             drop(slot);
-            let _ = me.cast(TeamSyncMsg::PassDone(r.map_err(|e| e.to_string())));
+            let _ = me.cast(TeamSyncMsg::PassDone(r));
         });
     }
 
-    fn pass_done(&mut self, myself: &ActorRef<TeamSyncMsg>, r: Result<PassReport, String>) {
+    fn pass_done(&mut self, myself: &ActorRef<TeamSyncMsg>, r: Result<PassReport, TeamError>) {
         self.running = false;
         let now = self.args.clock.now();
         match &r {
@@ -164,7 +164,7 @@ impl TeamSyncState {
                 self.failures += 1;
                 self.retry_at = Some(Instant::now() + backoff);
                 self.status.state = "degraded".into();
-                self.status.last_error = Some(e.clone());
+                self.status.last_error = Some(e.to_string());
                 tracing::warn!(error = %e, retry_in_ms = backoff.as_millis() as u64, "team sync failed; backing off");
             }
         }

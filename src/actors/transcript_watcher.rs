@@ -25,7 +25,7 @@ use crate::clock::{Clock, iso};
 use crate::ingest::{CompleteOutcome, IngestError, IngestService, InitOutcome, ObservationOutcome, SummarizeOutcome, body_platform};
 use crate::protocol::IngestRoute;
 use crate::replay::bodies::Call;
-use crate::watch::{Answer, Pass, ScanRules, WatchState, scan};
+use crate::watch::{Answer, Pass, ScanRules, WatchError, WatchState, scan};
 
 pub struct TranscriptWatcher;
 
@@ -45,7 +45,7 @@ pub enum WatcherMsg {
     /// Start a pass unless one is running.
     Tick,
     /// A pass ended: the marks it updated, and what it did or why it stopped.
-    PassDone(Box<WatchState>, Result<Pass, String>),
+    PassDone(Box<WatchState>, Result<Pass, WatchError>),
     /// The watcher part of `GET /api/status`.
     Status(RpcReplyPort<WatcherStatus>),
 }
@@ -125,7 +125,7 @@ impl PassBook {
     }
 
     /// A pass's marks and outcome are back (its thread frees the `busy` flag itself).
-    pub fn end_pass(&mut self, marks: WatchState, outcome: Result<Pass, String>, now: i64) {
+    pub fn end_pass(&mut self, marks: WatchState, outcome: Result<Pass, WatchError>, now: i64) {
         self.status.files_tracked = marks.files.len();
         self.marks = Some(marks);
         self.status.passes += 1;
@@ -137,7 +137,7 @@ impl PassBook {
                 self.status.skipped += p.skipped as u64;
                 self.status.last_error = None;
             }
-            Err(why) => self.status.last_error = Some(why),
+            Err(why) => self.status.last_error = Some(why.to_string()),
         }
     }
 }
@@ -226,7 +226,7 @@ impl Actor for TranscriptWatcher {
                 tokio::task::spawn_blocking(move || {
                     let (mut marks, rules) = start.resolve(&path);
                     let mut send = |call: &Call| rt.block_on(deliver(&ingest, call));
-                    let outcome = scan(&roots, &mut marks, &path, rules, &mut send).map_err(|e| e.to_string());
+                    let outcome = scan(&roots, &mut marks, &path, rules, &mut send);
                     if let Err(why) = &outcome {
                         tracing::warn!(error = %why, "watcher pass stopped; retrying on the next one");
                     }
@@ -289,8 +289,9 @@ mod tests {
         assert!(s.begin_pass(7_500).is_none(), "the pass's thread has not freed the flag yet");
         s.busy.store(false, Ordering::Release);
         let (marks, _) = s.begin_pass(8_000).expect("free again").resolve(&path);
-        s.end_pass(marks, Err("store overloaded".into()), 9_000);
-        assert_eq!(s.status.last_error.as_deref(), Some("store overloaded"));
+        s.end_pass(marks, Err(WatchError::Worker("store overloaded".into())), 9_000);
+        let said = s.status.last_error.as_deref().unwrap_or_default();
+        assert!(said.contains("store overloaded"), "{said}");
         assert_eq!(s.status.delivered, 3);
     }
 

@@ -36,9 +36,9 @@ pub enum VectorSyncMsg {
     /// Periodic check: start a step unless one runs or a backoff holds.
     Tick,
     /// A step finished (sent by the step's task).
-    StepDone(Result<StepOutcome, String>, bool),
+    StepDone(Result<StepOutcome, VectorError>),
     /// Drop every vector and re-embed from the start (`memd reindex`); answers when cleared.
-    Reindex(RpcReplyPort<Result<(), String>>),
+    Reindex(RpcReplyPort<Result<(), VectorError>>),
     /// The `vectors` part of `GET /api/status`.
     Status(RpcReplyPort<VectorSyncStatus>),
 }
@@ -74,7 +74,7 @@ pub struct VectorSyncState {
     rows_embedded: u64,
     last_error: Option<String>,
     /// A reindex asked for while a step ran: done when the step reports back.
-    reindex_waiting: Option<RpcReplyPort<Result<(), String>>>,
+    reindex_waiting: Option<RpcReplyPort<Result<(), VectorError>>>,
     /// A step has been waiting for ingest to go quiet since then.
     yielding_since: Option<Instant>,
 }
@@ -112,9 +112,7 @@ impl VectorSyncState {
         self.running = true;
         let (store, embed, me) = (self.args.store.clone(), self.args.embed.clone(), myself.clone());
         tokio::spawn(async move {
-            let r = step(&store, &embed).await;
-            let model_problem = matches!(r, Err(VectorError::NoModel(_) | VectorError::Model(_)));
-            let _ = me.cast(VectorSyncMsg::StepDone(r.map_err(|e| e.to_string()), model_problem));
+            let _ = me.cast(VectorSyncMsg::StepDone(step(&store, &embed).await));
         });
     }
 
@@ -123,7 +121,7 @@ impl VectorSyncState {
         yield_to_ingest(busy, &mut self.yielding_since, now)
     }
 
-    fn step_done(&mut self, myself: &ActorRef<VectorSyncMsg>, result: Result<StepOutcome, String>, model_problem: bool) {
+    fn step_done(&mut self, myself: &ActorRef<VectorSyncMsg>, result: Result<StepOutcome, VectorError>) {
         self.running = false;
         match result {
             Ok(StepOutcome::Worked(n)) => {
@@ -144,15 +142,16 @@ impl VectorSyncState {
                 self.failures += 1;
                 let backoff = super::backoff::Backoff::LOOP.delay(self.failures);
                 self.retry_at = Some(Instant::now() + backoff);
+                let model_problem = matches!(e, VectorError::NoModel(_) | VectorError::Model(_));
                 self.no_model = model_problem && !self.args.embed.model_present();
                 tracing::warn!(error = %e, retry_in_s = backoff.as_secs(), "vector sync step failed");
-                self.last_error = Some(e);
+                self.last_error = Some(e.to_string());
             }
         }
     }
 
-    async fn reindex(&mut self, myself: &ActorRef<VectorSyncMsg>, reply: RpcReplyPort<Result<(), String>>) {
-        let r = reindex(&self.args.store).await.map_err(|e| e.to_string());
+    async fn reindex(&mut self, myself: &ActorRef<VectorSyncMsg>, reply: RpcReplyPort<Result<(), VectorError>>) {
+        let r = reindex(&self.args.store).await;
         tracing::info!(ok = r.is_ok(), "vector reindex: embedded store cleared");
         self.retry_at = None;
         self.refresh_progress(true).await;
@@ -235,8 +234,8 @@ impl Actor for VectorSync {
                 state.start_step(&myself);
                 state.refresh_progress(false).await;
             }
-            VectorSyncMsg::StepDone(result, model_problem) => {
-                state.step_done(&myself, result, model_problem);
+            VectorSyncMsg::StepDone(result) => {
+                state.step_done(&myself, result);
                 if let Some(reply) = state.reindex_waiting.take() {
                     state.reindex(&myself, reply).await;
                 }

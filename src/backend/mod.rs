@@ -154,7 +154,7 @@ pub trait Storage: Send + Sync {
     /// Observations with id > `after`, oldest id first (of `project`, since `since`).
     fn export_page(&self, project: Option<String>, since: Option<i64>, after: i64, limit: usize) -> Read<'_, Vec<ExportedObservation>>;
     /// Imports records in one transaction: each kept under its id when free, else a new one.
-    fn import_observations(&self, rows: Vec<ExportedObservation>) -> Op<'_, Vec<Result<Imported, String>>>;
+    fn import_observations(&self, rows: Vec<ExportedObservation>) -> Op<'_, Vec<Result<Imported, StoreError>>>;
     /// Sets `superseded_by` links between imported records: (id, superseded by, reason).
     fn link_observations(&self, links: Vec<(i64, i64, Option<String>)>) -> Op<'_, usize>;
 

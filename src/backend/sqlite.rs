@@ -262,7 +262,7 @@ impl Storage for SqliteBackend {
     fn export_page(&self, project: Option<String>, since: Option<i64>, after: i64, limit: usize) -> Read<'_, Vec<ExportedObservation>> {
         self.read(move |c| Ok(export_rows::export_page(c, project.as_deref(), since, after, limit)?))
     }
-    fn import_observations(&self, rows: Vec<ExportedObservation>) -> Op<'_, Vec<Result<Imported, String>>> {
+    fn import_observations(&self, rows: Vec<ExportedObservation>) -> Op<'_, Vec<Result<Imported, StoreError>>> {
         self.write(move |c| export_rows::import_all(c, &rows))
     }
     fn link_observations(&self, links: Vec<(i64, i64, Option<String>)>) -> Op<'_, usize> {

@@ -158,7 +158,7 @@ pub fn import_md(env: &HashMap<String, String>, dir: &Path) -> anyhow::Result<Ex
     let mut file_of: HashMap<i64, PathBuf> = HashMap::new();
     for (path, e) in read {
         match admit(e.clone(), now) {
-            Err(why) => skipped.push((path, why)),
+            Err(why) => skipped.push((path, why.to_string())),
             Ok(_) if serde_json::to_string(&e).map_or(0, |t| t.len()) > CHUNK_BYTES => {
                 skipped.push((path, format!("larger than {} MiB, the most one request carries", CHUNK_BYTES >> 20)));
             }

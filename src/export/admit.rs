@@ -23,6 +23,15 @@ use crate::store::quarantine::Provenance;
 pub const IMPORTED_FROM: &str = "import-md";
 const DAY_MS: i64 = 86_400_000;
 
+/// Why a record is refused (its file goes on).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refused {
+    #[error("field `{0}` is missing")]
+    Missing(&'static str),
+    #[error("field `{0}` is not a list of strings")]
+    NotAList(&'static str),
+}
+
 /// A record the store will take, and what was changed on the way.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Admitted {
@@ -39,7 +48,7 @@ fn one_line_opt(s: &mut Option<String>) {
 }
 
 /// A JSON list column: `[]` when empty, else it must be a list of strings.
-fn list(field: &str, value: &mut String) -> Result<(), String> {
+fn list(field: &'static str, value: &mut String) -> Result<(), Refused> {
     if value.trim().is_empty() {
         *value = "[]".into();
         return Ok(());
@@ -49,7 +58,7 @@ fn list(field: &str, value: &mut String) -> Result<(), String> {
             *value = serde_json::to_string(&items).unwrap_or_else(|_| "[]".into());
             Ok(())
         }
-        Err(_) => Err(format!("field `{field}` is not a list of strings")),
+        Err(_) => Err(Refused::NotAList(field)),
     }
 }
 
@@ -58,7 +67,7 @@ fn is_oid(s: &str) -> bool {
 }
 
 /// `e` on the store's terms at `now` (see the module header), or why it is refused.
-pub fn admit(mut e: ExportedObservation, now: i64) -> Result<Admitted, String> {
+pub fn admit(mut e: ExportedObservation, now: i64) -> Result<Admitted, Refused> {
     let mut warnings = Vec::new();
     let r = &mut e.record;
     for (name, v) in [
@@ -70,7 +79,7 @@ pub fn admit(mut e: ExportedObservation, now: i64) -> Result<Admitted, String> {
     ] {
         *v = one_line(v);
         if v.is_empty() && name != "platform_source" {
-            return Err(format!("field `{name}` is missing"));
+            return Err(Refused::Missing(name));
         }
     }
     for (name, v) in [
@@ -206,9 +215,9 @@ mod tests {
         assert_eq!(a.title.as_deref(), Some("two lines[2J"));
         let mut e = rec();
         e.record.facts = "{\"a\":1}".into();
-        assert_eq!(admit(e, NOW).unwrap_err(), "field `facts` is not a list of strings");
+        assert_eq!(admit(e, NOW).unwrap_err().to_string(), "field `facts` is not a list of strings");
         let mut e = rec();
         e.record.project = " \n".into();
-        assert_eq!(admit(e, NOW).unwrap_err(), "field `project` is missing");
+        assert_eq!(admit(e, NOW).unwrap_err().to_string(), "field `project` is missing");
     }
 }

@@ -25,7 +25,7 @@ impl From<MaintenanceError> for ApiError {
             MaintenanceError::Invalid(m) => ApiError::bad_request(m),
             MaintenanceError::Busy(m) => ApiError::new(StatusCode::CONFLICT, "conflict", m),
             MaintenanceError::VectorsOff => ApiError::new(StatusCode::CONFLICT, "vectors_disabled", e.to_string()),
-            MaintenanceError::ReindexFailed(m) => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "reindex_failed", m),
+            MaintenanceError::ReindexFailed(e) => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "reindex_failed", e.to_string()),
             MaintenanceError::SyncUnreachable(m) => ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "reindex_failed", m),
             MaintenanceError::Task(m) => ApiError::internal(m),
             MaintenanceError::Store(e) => e.into(),

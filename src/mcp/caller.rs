@@ -40,9 +40,9 @@ pub(super) fn ok(text: impl Into<String>) -> Result<ToolText, ToolError> {
     })
 }
 
-pub(super) fn fail(text: impl Into<String>) -> Result<ToolText, ToolError> {
+pub(super) fn fail(text: impl std::fmt::Display) -> Result<ToolText, ToolError> {
     Ok(ToolText {
-        text: text.into(),
+        text: text.to_string(),
         is_error: true,
     })
 }
@@ -51,17 +51,34 @@ pub(super) fn bad(msg: impl Into<String>) -> ToolError {
     ToolError::InvalidParams(msg.into())
 }
 
+/// Why the worker gave no answer a tool can use.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum Unanswered {
+    /// Not reached (down, not started, refused).
+    #[error("{0}")]
+    Link(#[from] super::autostart::AutostartError),
+    /// It answered with an error status; its detail.
+    #[error("{0}")]
+    Status(String),
+}
+
 impl CallerContext {
     pub(super) fn chain_or(&self, given: String) -> String {
         if given.is_empty() { self.chain.join(",") } else { given }
     }
 
-    /// GET/POST/DELETE through the link; worker down or an error status → an error text.
-    pub(super) fn fetch(&self, method: &str, path: &str, body: Option<&Value>) -> Result<Result<super::link::Answer, String>, ToolError> {
+    /// GET/POST/DELETE through the link: a 400 is the caller's error; worker down or another
+    /// error status is [`Unanswered`], which the tool shows as its error text.
+    pub(super) fn fetch(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<Result<super::link::Answer, Unanswered>, ToolError> {
         match self.link.call(method, path, body) {
-            Err(e) => Ok(Err(e.to_string())),
+            Err(e) => Ok(Err(Unanswered::Link(e))),
             Ok(a) if a.status == 400 => Err(bad(a.detail())),
-            Ok(a) if a.status >= 300 => Ok(Err(a.detail())),
+            Ok(a) if a.status >= 300 => Ok(Err(Unanswered::Status(a.detail()))),
             Ok(a) => Ok(Ok(a)),
         }
     }

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::caller::{CallerContext, ToolError, ToolText, bad, fail, ok};
+use super::caller::{CallerContext, ToolError, ToolText, Unanswered, bad, fail, ok};
 use super::params::{Bounded, Words, words};
 use crate::protocol::paths;
 use crate::text::sink::inline;
@@ -64,11 +64,11 @@ fn corpus_path(template: &str, name: &str) -> Result<String, ToolError> {
 }
 
 impl CallerContext {
-    fn corpus_call(&self, method: &str, path: &str, body: Option<&Value>) -> Result<Result<Value, String>, ToolError> {
+    fn corpus_call(&self, method: &str, path: &str, body: Option<&Value>) -> Result<Result<Value, Unanswered>, ToolError> {
         match self.link.call_with_timeout(method, path, body, MODEL_WAIT) {
-            Err(e) => Ok(Err(e.to_string())),
+            Err(e) => Ok(Err(Unanswered::Link(e))),
             Ok(a) if a.status == 400 => Err(bad(a.detail())),
-            Ok(a) if a.status >= 300 => Ok(Err(a.detail())),
+            Ok(a) if a.status >= 300 => Ok(Err(Unanswered::Status(a.detail()))),
             Ok(a) => Ok(Ok(a.json().unwrap_or(Value::Null))),
         }
     }

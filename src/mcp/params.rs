@@ -48,6 +48,27 @@ macro_rules! inline_schema {
     };
 }
 
+/// Why an argument is not of its type (the message JSON-RPC −32602 carries, after the field).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParamError {
+    #[error("must hold strings")]
+    NotStrings,
+    #[error("must be a string or an array")]
+    NotWords,
+    #[error("must be an integer in {0}..{1}")]
+    OutOfRange(i64, i64),
+    #[error("malformed id {0}")]
+    MalformedId(String),
+    #[error("must hold 1..{0} ids")]
+    IdCount(usize),
+    #[error("must be an observation id")]
+    NotObservationId,
+    #[error("malformed observation id {0}")]
+    MalformedObservationId(String),
+    #[error("must be an ISO-8601 time or epoch milliseconds")]
+    NotMoment,
+}
+
 /// A word, a number, or a list of them; the worker takes them as one comma list.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(try_from = "Value")]
@@ -55,17 +76,17 @@ pub struct Words(pub String);
 inline_schema!(Words, "Words", {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]});
 
 impl TryFrom<Value> for Words {
-    type Error = String;
-    fn try_from(v: Value) -> Result<Self, String> {
+    type Error = ParamError;
+    fn try_from(v: Value) -> Result<Self, ParamError> {
         let word = |v: &Value| match v {
             Value::String(s) => Ok(s.clone()),
             Value::Number(n) => Ok(n.to_string()),
-            _ => Err("must hold strings".to_string()),
+            _ => Err(ParamError::NotStrings),
         };
         match &v {
             Value::Array(items) => Ok(Words(items.iter().map(word).collect::<Result<Vec<_>, _>>()?.join(","))),
             Value::String(_) | Value::Number(_) => word(&v).map(Words),
-            _ => Err("must be a string or an array".into()),
+            _ => Err(ParamError::NotWords),
         }
     }
 }
@@ -81,11 +102,11 @@ pub fn words(w: &Option<Words>) -> String {
 pub struct Bounded<const MIN: i64, const MAX: i64>(pub i64);
 
 impl<const MIN: i64, const MAX: i64> TryFrom<Value> for Bounded<MIN, MAX> {
-    type Error = String;
-    fn try_from(v: Value) -> Result<Self, String> {
+    type Error = ParamError;
+    fn try_from(v: Value) -> Result<Self, ParamError> {
         match v.as_i64() {
             Some(n) if (MIN..=MAX).contains(&n) => Ok(Self(n)),
-            _ => Err(format!("must be an integer in {MIN}..{MAX}")),
+            _ => Err(ParamError::OutOfRange(MIN, MAX)),
         }
     }
 }
@@ -109,14 +130,14 @@ pub struct Id(pub RecordRef);
 inline_schema!(Id, "Id", {"anyOf": [{"type": "integer"}, {"type": "string"}]});
 
 impl TryFrom<Value> for Id {
-    type Error = String;
-    fn try_from(v: Value) -> Result<Self, String> {
+    type Error = ParamError;
+    fn try_from(v: Value) -> Result<Self, ParamError> {
         let s = match &v {
             Value::Number(n) => n.to_string(),
             Value::String(s) => s.clone(),
             _ => String::new(),
         };
-        RecordRef::parse(&s).map(Id).ok_or_else(|| format!("malformed id {v}"))
+        RecordRef::parse(&s).map(Id).ok_or_else(|| ParamError::MalformedId(v.to_string()))
     }
 }
 
@@ -126,10 +147,10 @@ impl TryFrom<Value> for Id {
 pub struct Ids<const MAX: usize>(pub Vec<RecordRef>);
 
 impl<const MAX: usize> TryFrom<Vec<Id>> for Ids<MAX> {
-    type Error = String;
-    fn try_from(ids: Vec<Id>) -> Result<Self, String> {
+    type Error = ParamError;
+    fn try_from(ids: Vec<Id>) -> Result<Self, ParamError> {
         if ids.is_empty() || ids.len() > MAX {
-            return Err(format!("must hold 1..{MAX} ids"));
+            return Err(ParamError::IdCount(MAX));
         }
         let mut out: Vec<RecordRef> = Vec::with_capacity(ids.len());
         for Id(r) in ids {
@@ -160,18 +181,18 @@ pub struct ObservationId(pub i64);
 inline_schema!(ObservationId, "ObservationId", {"type": ["integer", "string"], "description": "observation id, e.g. 123 or \"#123\""});
 
 impl TryFrom<Value> for ObservationId {
-    type Error = String;
-    fn try_from(v: Value) -> Result<Self, String> {
+    type Error = ParamError;
+    fn try_from(v: Value) -> Result<Self, ParamError> {
         let raw = match &v {
             Value::Number(n) => n.to_string(),
             Value::String(s) => s.trim().trim_start_matches('#').to_string(),
-            _ => return Err("must be an observation id".into()),
+            _ => return Err(ParamError::NotObservationId),
         };
         raw.parse()
             .ok()
             .filter(|n| *n > 0)
             .map(Self)
-            .ok_or_else(|| format!("malformed observation id {raw}"))
+            .ok_or(ParamError::MalformedObservationId(raw))
     }
 }
 
@@ -182,11 +203,11 @@ pub struct Moment(pub Value);
 inline_schema!(Moment, "Moment", {"type": ["string", "integer"]});
 
 impl TryFrom<Value> for Moment {
-    type Error = String;
-    fn try_from(v: Value) -> Result<Self, String> {
+    type Error = ParamError;
+    fn try_from(v: Value) -> Result<Self, ParamError> {
         match v {
             Value::String(_) | Value::Number(_) => Ok(Self(v)),
-            _ => Err("must be an ISO-8601 time or epoch milliseconds".into()),
+            _ => Err(ParamError::NotMoment),
         }
     }
 }

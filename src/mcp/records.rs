@@ -5,7 +5,7 @@
 use crate::protocol::paths;
 use serde_json::{Value, json};
 
-use super::caller::{CallerContext, ToolError, ToolText};
+use super::caller::{CallerContext, ToolError, ToolText, fail};
 use super::params::{Ids, ObservationId};
 use super::tool_params::{GetObservationsParams, GetToolUsesParams};
 use crate::store::forget::{RecordKind, RecordRef};
@@ -61,7 +61,7 @@ pub fn get_observations(ctx: &CallerContext, p: GetObservationsParams) -> Result
         // No worker: the records straight from the database (they are the same rows).
         Err(e) => match super::offline::batch_rows(&ctx.link.dir, &body["ids"]) {
             Some(rows) => rows,
-            None => return Ok(ToolText { text: e, is_error: true }),
+            None => return fail(e),
         },
     };
     Ok(ToolText {
@@ -78,7 +78,7 @@ pub fn get_tool_uses(ctx: &CallerContext, p: GetToolUsesParams) -> Result<ToolTe
         Ok(ans) => ans.json().unwrap_or_default(),
         Err(e) => match super::offline::tool_uses(&ctx.link.dir, id) {
             Some(v) => v,
-            None => return Ok(ToolText { text: e, is_error: true }),
+            None => return fail(e),
         },
     };
     Ok(ToolText {

@@ -203,13 +203,24 @@ fn synthesise_language(value: &mut Value, language: &str) {
     }
 }
 
-fn to_mode(value: Value, id: &str) -> Result<Mode, String> {
-    let mut mode: Mode = serde_json::from_value(value).map_err(|e| e.to_string())?;
+/// Why a mode file is not a mode.
+#[derive(Debug, thiserror::Error)]
+pub enum ModeError {
+    #[error("{0}")]
+    Shape(#[from] serde_json::Error),
+    #[error("no observation_types")]
+    NoTypes,
+    #[error("observation type with empty id (label {0:?})")]
+    EmptyTypeId(String),
+}
+
+fn to_mode(value: Value, id: &str) -> Result<Mode, ModeError> {
+    let mut mode: Mode = serde_json::from_value(value)?;
     if mode.observation_types.is_empty() {
-        return Err("no observation_types".into());
+        return Err(ModeError::NoTypes);
     }
     if let Some(bad) = mode.observation_types.iter().find(|t| t.id.trim().is_empty()) {
-        return Err(format!("observation type with empty id (label {:?})", bad.label));
+        return Err(ModeError::EmptyTypeId(bad.label.clone()));
     }
     mode.id = id.to_owned();
     Ok(mode)

@@ -382,26 +382,39 @@ fn custom_detectors(json: &str, warnings: &mut Vec<String>) -> Vec<Detector> {
         .collect()
 }
 
-/// One custom pattern; the error is a warning that never echoes the regex (it may hold a secret).
-fn compile_custom(entry: serde_json::Value) -> Result<Detector, String> {
-    let CustomPattern { name, regex } = serde_json::from_value(entry).map_err(|err| err.to_string())?;
+/// Why a custom pattern was skipped. Never echoes the regex: it may hold a secret.
+#[derive(Debug, thiserror::Error)]
+enum CustomPatternError {
+    #[error("{0}")]
+    Shape(#[from] serde_json::Error),
+    #[error("name must match ^[a-z0-9_]{{1,32}}$ and not be `oversize`")]
+    Name,
+    #[error("`{name}`: regex exceeds the {limit}-byte size limit")]
+    TooBig { name: String, limit: usize },
+    #[error("`{0}`: regex does not compile")]
+    Invalid(String),
+    #[error("`{0}`: regex matches the empty string")]
+    MatchesEmpty(String),
+}
+
+/// One custom pattern.
+fn compile_custom(entry: serde_json::Value) -> Result<Detector, CustomPatternError> {
+    let CustomPattern { name, regex } = serde_json::from_value(entry)?;
     let valid_name = (1..=32).contains(&name.len())
         && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
         && name != "oversize";
     if !valid_name {
-        return Err("name must match ^[a-z0-9_]{1,32}$ and not be `oversize`".to_owned());
+        return Err(CustomPatternError::Name);
     }
     let regex = RegexBuilder::new(&regex)
         .size_limit(CUSTOM_REGEX_SIZE_LIMIT)
         .build()
         .map_err(|err| match err {
-            regex::Error::CompiledTooBig(limit) => {
-                format!("`{name}`: regex exceeds the {limit}-byte size limit")
-            }
-            _ => format!("`{name}`: regex does not compile"),
+            regex::Error::CompiledTooBig(limit) => CustomPatternError::TooBig { name: name.clone(), limit },
+            _ => CustomPatternError::Invalid(name.clone()),
         })?;
     if regex.is_match("") {
-        return Err(format!("`{name}`: regex matches the empty string"));
+        return Err(CustomPatternError::MatchesEmpty(name));
     }
     Ok(Detector::new(name, Matcher::Regex(regex)))
 }

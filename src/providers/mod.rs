@@ -76,6 +76,14 @@ pub enum CallError {
 }
 
 impl CallError {
+    /// What the provider or the transport said, without the kind.
+    pub fn reason(&self) -> &str {
+        match self {
+            CallError::Transient(r) | CallError::Auth(r) | CallError::Overflow(r) => r,
+            CallError::Quota { reason, .. } => reason,
+        }
+    }
+
     /// The `claude` CLI could not resume a kept conversation (it was deleted or expired).
     pub fn is_lost_session(&self) -> bool {
         let CallError::Transient(reason) = self else {

@@ -49,7 +49,7 @@ pub fn search_request(p: &Params, header_platform: Option<&str>) -> Result<Searc
         date_start: p.time(&["dateStart", "date_start", "date_from"], &zone, false)?,
         date_end: p.time(&["dateEnd", "date_end", "date_to"], &zone, true)?,
         provenance: provenance_filter(p)?,
-        origin: OriginFilter::parse(p.get(&["origin"]).unwrap_or_default()).map_err(RetrievalError::Invalid)?,
+        origin: OriginFilter::parse(p.get(&["origin"]).unwrap_or_default())?,
     };
     let has_filter = p.get(&["type"]).is_some()
         || filters != Filters::default()

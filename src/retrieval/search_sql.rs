@@ -113,12 +113,14 @@ pub enum OriginFilter {
 
 impl OriginFilter {
     /// `mine`, `team`; `all` (or nothing) is no filter.
-    pub fn parse(s: &str) -> Result<Option<Self>, String> {
+    pub fn parse(s: &str) -> Result<Option<Self>, super::RetrievalError> {
         match s.trim() {
             "" | "all" => Ok(None),
             "mine" => Ok(Some(Self::Mine)),
             "team" => Ok(Some(Self::Team)),
-            other => Err(format!("origin {other:?} must be mine, team or all")),
+            other => Err(super::RetrievalError::Invalid(format!(
+                "origin {other:?} must be mine, team or all"
+            ))),
         }
     }
 

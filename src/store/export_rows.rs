@@ -142,7 +142,7 @@ fn highest_id(conn: &Connection) -> Result<i64, rusqlite::Error> {
 /// Imports a chunk of records, each on its own (a savepoint each): one that fails is refused
 /// with the reason and the rest are stored. An id is kept only when free and not above the
 /// store's highest id plus the chunk's size, so no import can push the id sequence to its end.
-pub fn import_all(conn: &Connection, rows: &[ExportedObservation]) -> Result<Vec<Result<Imported, String>>, StoreError> {
+pub fn import_all(conn: &Connection, rows: &[ExportedObservation]) -> Result<Vec<Result<Imported, StoreError>>, StoreError> {
     let ceiling = highest_id(conn)?.saturating_add(rows.len() as i64);
     let mut out = Vec::with_capacity(rows.len());
     for e in rows {
@@ -154,7 +154,7 @@ pub fn import_all(conn: &Connection, rows: &[ExportedObservation]) -> Result<Vec
             }
             Err(err) => {
                 conn.execute_batch("ROLLBACK TO import_one; RELEASE import_one")?;
-                out.push(Err(err.to_string()));
+                out.push(Err(err));
             }
         }
     }

@@ -8,8 +8,8 @@ pub mod plain_guard;
 pub mod server;
 pub mod tls;
 
-/// What the team layer reports.
-#[derive(Debug, thiserror::Error)]
+/// What the team layer reports (Clone: one pass's answer goes to every caller waiting on it).
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum TeamError {
     #[error("team settings: {0}")]
     Config(String),

@@ -21,29 +21,46 @@ pub struct Edit {
     pub narrative: Option<String>,
 }
 
+/// What is wrong with an edit (HTTP 400, the message as given).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EditError {
+    #[error("nothing to change: give title, facts or narrative")]
+    Nothing,
+    #[error("title must not be empty")]
+    EmptyTitle,
+    #[error("title exceeds {TITLE_MAX_CHARS} characters")]
+    LongTitle,
+    #[error("narrative exceeds {NARRATIVE_MAX_CHARS} characters")]
+    LongNarrative,
+    #[error("at most {FACTS_MAX} facts")]
+    TooManyFacts,
+    #[error("a fact exceeds {FACT_MAX_CHARS} characters")]
+    LongFact,
+}
+
 impl Edit {
     /// The request's problem, if any.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), EditError> {
         if self.title.is_none() && self.facts.is_none() && self.narrative.is_none() {
-            return Err("nothing to change: give title, facts or narrative".into());
+            return Err(EditError::Nothing);
         }
         if let Some(t) = &self.title {
             if t.trim().is_empty() {
-                return Err("title must not be empty".into());
+                return Err(EditError::EmptyTitle);
             }
             if t.chars().count() > TITLE_MAX_CHARS {
-                return Err(format!("title exceeds {TITLE_MAX_CHARS} characters"));
+                return Err(EditError::LongTitle);
             }
         }
         if self.narrative.as_ref().is_some_and(|n| n.chars().count() > NARRATIVE_MAX_CHARS) {
-            return Err(format!("narrative exceeds {NARRATIVE_MAX_CHARS} characters"));
+            return Err(EditError::LongNarrative);
         }
         if let Some(f) = &self.facts {
             if f.len() > FACTS_MAX {
-                return Err(format!("at most {FACTS_MAX} facts"));
+                return Err(EditError::TooManyFacts);
             }
             if f.iter().any(|x| x.chars().count() > FACT_MAX_CHARS) {
-                return Err(format!("a fact exceeds {FACT_MAX_CHARS} characters"));
+                return Err(EditError::LongFact);
             }
         }
         Ok(())
@@ -52,7 +69,7 @@ impl Edit {
 
 /// Applies `edit` to observation `id` (404 when there is none).
 pub async fn edit_observation(svc: &Services, id: i64, edit: Edit) -> Result<(), MemoryError> {
-    edit.check().map_err(MemoryError::Invalid)?;
+    edit.check().map_err(|e| MemoryError::Invalid(e.to_string()))?;
     let pipeline = &svc.ingest.pipeline;
     let privacy = &pipeline.privacy;
     let mut counts = crate::pipeline::redact::RedactionCounts::default();

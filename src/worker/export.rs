@@ -70,7 +70,7 @@ pub async fn import(svc: &Services, rows: Vec<ExportedObservation>) -> Result<Ve
         match admit(e, now).map(|a| cleaned(svc, a.record)) {
             Ok(Some(e)) => keep.push(e),
             Ok(None) => out.push(refused(from, "private content".into())),
-            Err(why) => out.push(refused(from, why)),
+            Err(why) => out.push(refused(from, why.to_string())),
         }
     }
     let froms: Vec<i64> = keep.iter().map(|e| e.id).collect();
@@ -81,7 +81,7 @@ pub async fn import(svc: &Services, rows: Vec<ExportedObservation>) -> Result<Ve
             outcome: Some(o),
             refused: None,
         },
-        Err(why) => refused(from, why),
+        Err(why) => refused(from, why.to_string()),
     }));
     let kept = out.iter().filter(|o| o.outcome.is_some()).count();
     tracing::info!(records = out.len(), kept, "observations imported");

@@ -28,7 +28,7 @@ pub enum MaintenanceError {
     VectorsOff,
     /// The vector sync failed to start the reindex (HTTP 500).
     #[error("{0}")]
-    ReindexFailed(String),
+    ReindexFailed(crate::vectors::VectorError),
     /// The vector sync did not answer (HTTP 503).
     #[error("{0}")]
     SyncUnreachable(String),

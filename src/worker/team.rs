@@ -59,7 +59,7 @@ pub async fn sync_now(svc: &Services) -> Result<PassReport, TeamUseError> {
     }
     let actor = svc.handles.team_sync().ok_or(TeamUseError::NotRunning)?;
     match actor.call(TeamSyncMsg::SyncNow, Some(Duration::from_secs(120))).await {
-        Ok(CallResult::Success(r)) => r.map_err(TeamUseError::Failed),
+        Ok(CallResult::Success(r)) => r.map_err(|e| TeamUseError::Failed(e.to_string())),
         _ => Err(TeamUseError::NotRunning),
     }
 }
