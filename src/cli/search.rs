@@ -8,7 +8,13 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use super::client_context::CliContext;
-use crate::mcp::link::with_query;
+use crate::mcp::link::with_pairs;
+use crate::protocol::params::{Bounded, Words, to_pairs};
+use crate::protocol::search::{Answer, OrderBy, SearchParams};
+
+fn order_by(s: &str) -> Result<OrderBy, String> {
+    OrderBy::parse(s).ok_or_else(|| "one of relevance, date_desc, date_asc".to_string())
+}
 
 #[derive(Debug, clap::Args)]
 pub struct SearchArgs {
@@ -27,8 +33,8 @@ pub struct SearchArgs {
     #[arg(long)]
     pub offset: Option<u32>,
     /// relevance | date_desc | date_asc.
-    #[arg(long)]
-    pub order_by: Option<String>,
+    #[arg(long, value_parser = order_by)]
+    pub order_by: Option<OrderBy>,
     /// Print the JSON answer.
     #[arg(long)]
     pub json: bool,
@@ -37,16 +43,22 @@ pub struct SearchArgs {
 pub fn run(env: &HashMap<String, String>, a: SearchArgs) -> anyhow::Result<ExitCode> {
     let ctx = CliContext::load(env, None);
     let project = a.project.unwrap_or_else(|| ctx.identity().chain.join(","));
-    let q = [
-        ("query", a.query.join(" ")),
-        ("project", project),
-        ("type", a.kind.unwrap_or_default()),
-        ("limit", a.limit.map(|l| l.to_string()).unwrap_or_default()),
-        ("offset", a.offset.map(|o| o.to_string()).unwrap_or_default()),
-        ("orderBy", a.order_by.unwrap_or_default()),
-        ("format", if a.json { "json".to_string() } else { String::new() }),
-    ];
-    let ans = ctx.link().call("GET", &with_query(paths::SEARCH, &q), None).context("searching")?;
+    let p = SearchParams {
+        query: Some(a.query.join(" ")),
+        project: Some(Words(project)),
+        kind: a.kind.map(Words),
+        limit: a.limit.map(|l| Bounded(i64::from(l))),
+        offset: a.offset.map(|o| Bounded(i64::from(o))),
+        order_by: a.order_by,
+        ..SearchParams::default()
+    };
+    let answer = Answer {
+        format: a.json.then(|| "json".to_string()),
+        mode: None,
+    };
+    let mut q = to_pairs(&p);
+    q.extend(to_pairs(&answer));
+    let ans = ctx.link().call("GET", &with_pairs(paths::SEARCH, &q), None).context("searching")?;
     if ans.status != 200 {
         say_err!("memd: {}", ans.detail());
         return Ok(ExitCode::from(1));

@@ -8,8 +8,10 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use super::client_context::CliContext;
-use crate::mcp::link::with_query;
+use crate::mcp::link::with_pairs;
+use crate::protocol::params::{Bounded, Moment, to_pairs};
 use crate::protocol::paths;
+use crate::protocol::search::{DEPTH_MAX, TimelineParams};
 
 #[derive(Debug, clap::Args)]
 pub struct TimelineArgs {
@@ -42,14 +44,15 @@ pub fn for_a_person(text: &str) -> String {
 
 pub fn run(env: &HashMap<String, String>, a: TimelineArgs) -> anyhow::Result<ExitCode> {
     let ctx = CliContext::load(env, None);
-    let q = [
-        ("anchor", a.id.trim().to_string()),
-        ("depth_before", a.before.min(20).to_string()),
-        ("depth_after", a.after.min(20).to_string()),
-    ];
+    let p = TimelineParams {
+        anchor: Some(Moment(a.id.trim().into())),
+        depth_before: Some(Bounded(i64::from(a.before).min(DEPTH_MAX))),
+        depth_after: Some(Bounded(i64::from(a.after).min(DEPTH_MAX))),
+        ..TimelineParams::default()
+    };
     let ans = ctx
         .link()
-        .call("GET", &with_query(paths::TIMELINE, &q), None)
+        .call("GET", &with_pairs(paths::TIMELINE, &to_pairs(&p)), None)
         .context("asking the worker")?;
     if ans.status != 200 {
         say_err!("memd: {}", ans.detail());

@@ -11,8 +11,9 @@ use axum::response::{IntoResponse, Response};
 use super::error::ApiError;
 use super::platform::header_platform;
 use super::retrieval_routes::{api_error, text};
+use crate::protocol::params::from_pairs;
+use crate::protocol::search::{Answer, SearchParams, TimelineParams};
 use crate::retrieval::Zone;
-use crate::retrieval::params::Params;
 use crate::retrieval::requests::{search_request, timeline_request, timeline_text};
 use crate::retrieval::search_render::{render_index, render_json};
 use crate::retrieval::timeline::timeline_json;
@@ -21,16 +22,22 @@ use crate::worker::search::{Halves, Searched, search as search_use_case};
 
 type Q = Query<Vec<(String, String)>>;
 
+/// The request and how to answer it, from the query string (a bad value: 400 naming it).
+fn read<P: serde::de::DeserializeOwned>(q: &[(String, String)]) -> Result<(P, Answer), ApiError> {
+    let bad = |e: crate::protocol::params::Invalid| ApiError::bad_request(e.0);
+    Ok((from_pairs(q).map_err(bad)?, from_pairs(q).map_err(bad)?))
+}
+
 /// `GET /api/search`.
 pub async fn search(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: HeaderMap) -> Result<Response, ApiError> {
-    let p = Params(q);
+    let (p, answer) = read::<SearchParams>(&q)?;
     let req = search_request(&p, header_platform(&headers)).map_err(api_error)?;
     let svc = app.services()?;
-    let json = p.get(&["format"]) == Some("json");
+    let json = answer.format.as_deref() == Some("json");
     let mode = svc.mode.clone();
     // `mode=keyword|vector|hybrid` (default hybrid) picks the halves that run (the benchmark
     // compares them).
-    let mode_param = p.get(&["mode"]).map(str::trim).unwrap_or("hybrid");
+    let mode_param = answer.mode.as_deref().map(str::trim).unwrap_or("hybrid");
     let halves = Halves::parse(mode_param)
         .ok_or_else(|| ApiError::bad_request(format!("mode must be keyword, vector or hybrid, not {mode_param:?}")))?;
     let Searched {
@@ -53,10 +60,10 @@ pub async fn search(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: H
 
 /// `GET /api/timeline`.
 pub async fn timeline(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: HeaderMap) -> Result<Response, ApiError> {
-    let p = Params(q);
+    let (p, answer) = read::<TimelineParams>(&q)?;
     let req = timeline_request(&p, header_platform(&headers)).map_err(api_error)?;
     let svc = app.services()?;
-    let json = p.get(&["format"]) == Some("json");
+    let json = answer.format.as_deref() == Some("json");
     let mode = svc.mode.clone();
     let res = svc.storage.timeline(req.clone()).await?;
     if json {

@@ -104,6 +104,12 @@ pub fn with_query(path: &str, pairs: &[(&str, String)]) -> String {
     }
 }
 
+/// `path?k=v&…` for pairs a request type gave ([`crate::protocol::params::to_pairs`]).
+pub fn with_pairs(path: &str, pairs: &[(String, String)]) -> String {
+    let pairs: Vec<(&str, String)> = pairs.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    with_query(path, &pairs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,23 +6,13 @@
 
 use crate::data_dir::DataDir;
 use crate::modes::Mode;
+use crate::protocol::search::{SearchParams, TimelineParams};
 use crate::retrieval::Zone;
-use crate::retrieval::params::Params;
 use crate::retrieval::requests::{search_request, timeline_request, timeline_text};
 use crate::retrieval::search_render::render_index;
 
 /// The line appended to an answer read directly from the database.
 pub const OFFLINE_NOTE: &str = "(memd worker not running: answered from the database, keyword only)";
-
-fn params(pairs: &[(&str, String)]) -> Params {
-    Params(
-        pairs
-            .iter()
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect(),
-    )
-}
 
 fn open(dir: &DataDir) -> Option<rusqlite::Connection> {
     let path = dir.db();
@@ -34,10 +24,10 @@ fn open(dir: &DataDir) -> Option<rusqlite::Connection> {
         .ok()
 }
 
-/// The search answer for the query `pairs`, or None when the database cannot be read or the
-/// request is invalid (the caller reports the worker error then).
-pub fn search(dir: &DataDir, mode: &Mode, pairs: &[(&str, String)]) -> Option<String> {
-    let req = search_request(&params(pairs), None).ok()?;
+/// The search answer for `p`, or None when the database cannot be read or the request is invalid
+/// (the caller reports the worker error then).
+pub fn search(dir: &DataDir, mode: &Mode, p: &SearchParams) -> Option<String> {
+    let req = search_request(p, None).ok()?;
     let conn = open(dir)?;
     let res = crate::retrieval::search(&conn, &req)
         .map_err(|e| tracing::warn!(error = %e, "offline search failed"))
@@ -45,9 +35,9 @@ pub fn search(dir: &DataDir, mode: &Mode, pairs: &[(&str, String)]) -> Option<St
     Some(format!("{}\n{OFFLINE_NOTE}", render_index(&req, &res, mode, &Zone::Local)))
 }
 
-/// The timeline answer for the query `pairs` (None as for [`search`]).
-pub fn timeline(dir: &DataDir, mode: &Mode, pairs: &[(&str, String)]) -> Option<String> {
-    let req = timeline_request(&params(pairs), None).ok()?;
+/// The timeline answer for `p` (None as for [`search`]).
+pub fn timeline(dir: &DataDir, mode: &Mode, p: &TimelineParams) -> Option<String> {
+    let req = timeline_request(p, None).ok()?;
     let conn = open(dir)?;
     let res = crate::retrieval::timeline(&conn, &req)
         .map_err(|e| tracing::warn!(error = %e, "offline timeline failed"))

@@ -9,71 +9,7 @@ use serde_json::{Map, Value};
 
 use super::params::{Bounded, Ids, Moment, ObservationId, Words};
 
-/// The order of search results.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum OrderBy {
-    Relevance,
-    DateDesc,
-    DateAsc,
-}
-
-impl OrderBy {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OrderBy::Relevance => "relevance",
-            OrderBy::DateDesc => "date_desc",
-            OrderBy::DateAsc => "date_asc",
-        }
-    }
-}
-
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-pub struct SearchParams {
-    /// words, "phrases", prefix*; empty = newest first
-    pub query: Option<String>,
-    /// observations | sessions | prompts, or an observation type
-    #[serde(rename = "type")]
-    pub kind: Option<Words>,
-    /// observation types (any of)
-    pub obs_type: Option<Words>,
-    /// concepts (any of)
-    pub concepts: Option<Words>,
-    /// file path substrings (any of)
-    pub files: Option<Words>,
-    /// where items came from (any of): user, agent, observer, tool_output, import
-    pub provenance: Option<Words>,
-    /// mine (this machine's) | team (pulled from the team server) | all (default)
-    pub origin: Option<String>,
-    /// project or chain; default: this project; * = all
-    pub project: Option<Words>,
-    #[serde(rename = "platformSource")]
-    pub platform_source: Option<Words>,
-    #[serde(rename = "dateStart")]
-    pub date_start: Option<Moment>,
-    #[serde(rename = "dateEnd")]
-    pub date_end: Option<Moment>,
-    pub limit: Option<Bounded<1, 100>>,
-    pub offset: Option<Bounded<0, { i64::MAX }>>,
-    #[serde(rename = "orderBy")]
-    pub order_by: Option<OrderBy>,
-}
-
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-pub struct TimelineParams {
-    /// a record id (123, S12, P7) or a time; give this or query
-    pub anchor: Option<Moment>,
-    /// centre on the best hit of this search; give this or anchor
-    pub query: Option<String>,
-    /// rows before the anchor (default 5)
-    pub depth_before: Option<Bounded<0, 20>>,
-    /// rows after the anchor (default 5)
-    pub depth_after: Option<Bounded<0, 20>>,
-    /// project or chain
-    pub project: Option<Words>,
-    #[serde(rename = "platformSource")]
-    pub platform_source: Option<Words>,
-}
+pub use crate::protocol::search::{OrderBy, SearchParams, TimelineParams};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct GetObservationsParams {

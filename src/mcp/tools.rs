@@ -4,9 +4,10 @@ use crate::protocol::paths;
 use serde_json::{Map, Value, json};
 
 use super::caller::{CallerContext, ToolError, ToolText, bad, fail, ok};
-use super::link::with_query;
-use super::params::{Ids, Moment, moment, words};
+use super::link::{with_pairs, with_query};
+use super::params::{Ids, Moment, Words, moment, words};
 use super::tool_params::{ContextParams, ForgetParams, SaveMemoryParams, SearchParams, TimelineParams};
+use crate::protocol::params::{given, to_pairs};
 use crate::store::forget::RecordKind;
 
 impl CallerContext {
@@ -18,28 +19,14 @@ impl CallerContext {
         }
     }
 
-    pub(super) fn search(&self, p: SearchParams) -> Result<ToolText, ToolError> {
-        let q: Vec<(&str, String)> = vec![
-            ("query", p.query.unwrap_or_default()),
-            ("type", words(&p.kind)),
-            ("obs_type", words(&p.obs_type)),
-            ("concepts", words(&p.concepts)),
-            ("files", words(&p.files)),
-            ("provenance", words(&p.provenance)),
-            ("origin", p.origin.unwrap_or_default()),
-            ("platformSource", words(&p.platform_source)),
-            ("dateStart", moment(&p.date_start)),
-            ("dateEnd", moment(&p.date_end)),
-            ("orderBy", p.order_by.map(|o| o.as_str().to_string()).unwrap_or_default()),
-            ("project", self.chain_or(words(&p.project))),
-            ("limit", p.limit.map(|l| l.0.to_string()).unwrap_or_default()),
-            ("offset", p.offset.map(|o| o.0.to_string()).unwrap_or_default()),
-        ];
-        let q: Vec<(&str, String)> = q.into_iter().filter(|(_, v)| !v.is_empty()).collect();
-        match self.fetch("GET", &with_query(paths::SEARCH, &q), None)? {
+    pub(super) fn search(&self, mut p: SearchParams) -> Result<ToolText, ToolError> {
+        if given(&p.project).is_none() {
+            p.project = Some(Words(self.chain.join(",")));
+        }
+        match self.fetch("GET", &with_pairs(paths::SEARCH, &to_pairs(&p)), None)? {
             Ok(ans) => ok(ans.text()),
             // No worker: answer from the database (keyword only) rather than not at all.
-            Err(e) => match super::offline::search(&self.link.dir, &self.mode, &q) {
+            Err(e) => match super::offline::search(&self.link.dir, &self.mode, &p) {
                 Some(text) => ok(text),
                 None => fail(e),
             },
@@ -47,22 +34,12 @@ impl CallerContext {
     }
 
     pub(super) fn timeline(&self, p: TimelineParams) -> Result<ToolText, ToolError> {
-        let anchor = moment(&p.anchor);
-        let query = p.query.unwrap_or_default();
-        if anchor.is_empty() == query.is_empty() {
+        if moment(&p.anchor).is_empty() == p.query.as_deref().unwrap_or_default().is_empty() {
             return Err(bad("give exactly one of anchor and query"));
         }
-        let q = [
-            ("anchor", anchor),
-            ("query", query),
-            ("depth_before", p.depth_before.map_or(5, |d| d.0).to_string()),
-            ("depth_after", p.depth_after.map_or(5, |d| d.0).to_string()),
-            ("project", words(&p.project)),
-            ("platformSource", words(&p.platform_source)),
-        ];
-        match self.fetch("GET", &with_query(paths::TIMELINE, &q), None)? {
+        match self.fetch("GET", &with_pairs(paths::TIMELINE, &to_pairs(&p)), None)? {
             Ok(ans) => ok(ans.text()),
-            Err(e) => match super::offline::timeline(&self.link.dir, &self.mode, &q) {
+            Err(e) => match super::offline::timeline(&self.link.dir, &self.mode, &p) {
                 Some(text) => ok(text),
                 None => fail(e),
             },

@@ -1,4 +1,5 @@
-//! Wire types only, no I/O: HTTP bodies, every API path, the ingest route paths, the hook's stdin.
+//! Wire types only, no I/O: HTTP bodies, every API path, the ingest route paths, the hook's stdin,
+//! the read requests (search, timeline) and their lenient parameter types.
 
 pub mod api;
 pub mod fence;
@@ -7,3 +8,5 @@ pub mod paths;
 pub mod routes;
 
 pub use routes::IngestRoute;
+pub mod params;
+pub mod search;

@@ -1,23 +1,25 @@
-//! Search and timeline requests from query-string pairs (docs/spec/api.md §4.3–§4.4), and the text
-//! of a timeline answer: shared by `GET /api/search`, `GET /api/timeline` and `memd mcp`'s answers
-//! from the database when no worker runs.
+//! The search and timeline requests of their one wire type (`protocol::search`, docs/spec/api.md
+//! §4.3–§4.4), and the text of a timeline answer: shared by `GET /api/search`, `GET /api/timeline`
+//! and `memd mcp`'s answers from the database when no worker runs.
 
 use super::ids::parse_id;
-use super::params::Params;
 use super::scope::parse_chain;
 use super::search_sql::{Filters, OriginFilter};
-use super::timeline::{DEPTH_MAX, render_timeline};
+use super::timeline::render_timeline;
 use super::zone::parse_time;
 use super::{Anchor, Kind, Order, RetrievalError, Scope, SearchRequest, TimelineRequest, TimelineResult, Zone};
 use crate::modes::Mode;
+use crate::pipeline::platform::normalize_platform_source;
+use crate::protocol::params::{Moment, Words, given, items};
+use crate::protocol::search::{OrderBy, SearchParams, TimelineParams};
 
 fn invalid(detail: &str) -> RetrievalError {
     RetrievalError::Invalid(detail.to_string())
 }
 
 /// `provenance=tool_output,agent`: each must be a provenance (issue 36).
-fn provenance_filter(p: &Params) -> Result<Vec<String>, RetrievalError> {
-    let list = p.list(&["provenance"]);
+fn provenance_filter(w: &Option<Words>) -> Result<Vec<String>, RetrievalError> {
+    let list = items(w);
     match list.iter().find(|v| crate::store::quarantine::Provenance::parse(v).is_none()) {
         Some(bad) => Err(RetrievalError::Invalid(format!(
             "provenance {bad:?} must be one of user, agent, observer, tool_output, import"
@@ -26,12 +28,31 @@ fn provenance_filter(p: &Params) -> Result<Vec<String>, RetrievalError> {
     }
 }
 
-/// The search request of a query string; `header_platform` is the caller's platform header.
-pub fn search_request(p: &Params, header_platform: Option<&str>) -> Result<SearchRequest, RetrievalError> {
+/// A time bound (ISO date or date-time, or epoch ms), else 400 naming `name`.
+fn time(m: &Option<Moment>, name: &str, zone: &Zone, end_of_day: bool) -> Result<Option<i64>, RetrievalError> {
+    match m.as_ref().map(Moment::text).filter(|t| !t.trim().is_empty()) {
+        None => Ok(None),
+        Some(t) => parse_time(&t, zone, end_of_day)
+            .map(Some)
+            .ok_or_else(|| RetrievalError::Invalid(format!("{name} is not an ISO date, date-time or epoch ms"))),
+    }
+}
+
+/// `platformSource` when one is given (the request's, else the caller's header value),
+/// normalised; None = no filter.
+fn platform(w: &Option<Words>, header: Option<&str>) -> Option<String> {
+    given(w)
+        .or(header.filter(|v| !v.trim().is_empty()))
+        .map(|raw| normalize_platform_source(Some(raw)))
+}
+
+/// The search request of `p`; `header_platform` is the caller's platform header.
+pub fn search_request(p: &SearchParams, header_platform: Option<&str>) -> Result<SearchRequest, RetrievalError> {
     let zone = Zone::Local;
-    let query = p.get(&["query", "q"]).unwrap_or_default().to_string();
-    let mut obs_types = p.list(&["obs_type"]);
-    let kinds = match p.get(&["type"]).map(str::trim) {
+    let query = p.query.clone().unwrap_or_default();
+    let mut obs_types = items(&p.obs_type);
+    let kind = given(&p.kind).map(str::trim);
+    let kinds = match kind {
         None => vec![Kind::Observation, Kind::Summary, Kind::Prompt],
         Some("observations") => vec![Kind::Observation],
         Some("sessions") => vec![Kind::Summary],
@@ -42,53 +63,51 @@ pub fn search_request(p: &Params, header_platform: Option<&str>) -> Result<Searc
         }
     };
     let filters = Filters {
-        scope: Scope::new(parse_chain(p.get(&["project", "projects"])), p.platform(header_platform)),
+        scope: Scope::new(parse_chain(given(&p.project)), platform(&p.platform_source, header_platform)),
         obs_types,
-        concepts: p.list(&["concepts", "concept"]),
-        files: p.list(&["files", "filePath"]),
-        date_start: p.time(&["dateStart", "date_start", "date_from"], &zone, false)?,
-        date_end: p.time(&["dateEnd", "date_end", "date_to"], &zone, true)?,
-        provenance: provenance_filter(p)?,
-        origin: OriginFilter::parse(p.get(&["origin"]).unwrap_or_default())?,
+        concepts: items(&p.concepts),
+        files: items(&p.files),
+        date_start: time(&p.date_start, "dateStart", &zone, false)?,
+        date_end: time(&p.date_end, "dateEnd", &zone, true)?,
+        provenance: provenance_filter(&p.provenance)?,
+        origin: OriginFilter::parse(p.origin.as_deref().unwrap_or_default())?,
     };
-    let has_filter = p.get(&["type"]).is_some()
-        || filters != Filters::default()
-        || p.get(&["project", "projects"]).is_some()
-        || p.get(&["platformSource", "platform_source"]).is_some();
+    let has_filter = kind.is_some() || filters != Filters::default() || given(&p.project).is_some() || given(&p.platform_source).is_some();
     if query.trim().is_empty() && !has_filter {
         return Err(invalid("missing search input"));
     }
-    let order = match p.get(&["orderBy"]) {
-        None => None,
-        Some(o) => Some(Order::parse(o).ok_or_else(|| invalid("orderBy must be relevance, date_desc or date_asc"))?),
-    };
     Ok(SearchRequest {
         query,
         kinds,
         filters,
-        limit: p.int(&["limit"], 1, 100)?.unwrap_or(20) as usize,
-        offset: p.int(&["offset"], 0, i64::from(u32::MAX))?.unwrap_or(0) as usize,
-        order,
+        limit: p.limit.map_or(20, |l| l.0) as usize,
+        offset: p.offset.map_or(0, |o| o.0) as usize,
+        order: p.order_by.map(|o| match o {
+            OrderBy::Relevance => Order::Relevance,
+            OrderBy::DateDesc => Order::DateDesc,
+            OrderBy::DateAsc => Order::DateAsc,
+        }),
     })
 }
 
-/// The timeline request of a query string (docs/spec/api.md §4.4).
-pub fn timeline_request(p: &Params, header_platform: Option<&str>) -> Result<TimelineRequest, RetrievalError> {
-    let anchor = match (p.get(&["anchor"]), p.get(&["query", "q"])) {
-        (Some(a), None) => match parse_id(a) {
+/// The timeline request of `p` (docs/spec/api.md §4.4).
+pub fn timeline_request(p: &TimelineParams, header_platform: Option<&str>) -> Result<TimelineRequest, RetrievalError> {
+    let anchor = p.anchor.as_ref().map(Moment::text).filter(|a| !a.trim().is_empty());
+    let query = p.query.as_deref().filter(|q| !q.trim().is_empty());
+    let anchor = match (anchor, query) {
+        (Some(a), None) => match parse_id(&a) {
             Some(rid) => Anchor::Record(rid),
-            None => Anchor::Time(parse_time(a, &Zone::Local, false).ok_or_else(|| invalid("anchor must be an id or an ISO-8601 time"))?),
+            None => Anchor::Time(parse_time(&a, &Zone::Local, false).ok_or_else(|| invalid("anchor must be an id or an ISO-8601 time"))?),
         },
         (None, Some(query)) => Anchor::Query(query.to_string()),
         _ => return Err(invalid("exactly one of anchor and query is required")),
     };
-    let depth = DEPTH_MAX as i64;
     Ok(TimelineRequest {
         anchor,
-        depth_before: p.int(&["depth_before", "depthBefore"], 0, depth)?.unwrap_or(5) as usize,
-        depth_after: p.int(&["depth_after", "depthAfter"], 0, depth)?.unwrap_or(5) as usize,
-        projects: parse_chain(p.get(&["project", "projects"])),
-        platform: p.platform(header_platform),
+        depth_before: p.depth_before.map_or(5, |d| d.0) as usize,
+        depth_after: p.depth_after.map_or(5, |d| d.0) as usize,
+        projects: parse_chain(given(&p.project)),
+        platform: platform(&p.platform_source, header_platform),
     })
 }
 

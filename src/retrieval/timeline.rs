@@ -19,7 +19,7 @@ use super::zone::Zone;
 use crate::modes::Mode;
 
 /// Largest allowed depth.
-pub const DEPTH_MAX: usize = 20;
+pub const DEPTH_MAX: usize = crate::protocol::search::DEPTH_MAX as usize;
 
 /// What the window is centred on.
 #[derive(Debug, Clone, PartialEq)]
