@@ -90,7 +90,7 @@ pub(crate) async fn contract(s: Arc<dyn Storage>) {
 
     let page = Page { before: None, limit: 10 };
     let listed = s.observations_page(None, None, page).await.unwrap();
-    assert_eq!(listed["items"][0]["id"], id);
+    assert_eq!(listed.items[0].id, id);
     let (events, next) = s.feed_since(head).await.unwrap();
     assert!(!events.is_empty() && next != head, "the feed carries the new rows");
     assert_eq!(s.feed_since(next).await.unwrap().0.len(), 0, "and nothing twice");

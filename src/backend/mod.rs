@@ -1,8 +1,11 @@
 //! The store seam: every operation that ingest, the session actors, the observer, retrieval, the
-//! viewer and the memory use-cases need from storage, as one object-safe trait ([`Storage`]).
-//! Callers hold an `Arc<dyn Storage>` (the worker's `Services::storage`) and never see a
-//! connection, so a second backend implements this trait and is chosen in the worker's builder
-//! without touching retrieval, ingest or the routes.
+//! viewer and the memory use-cases need from storage, as small object-safe traits, one per area
+//! ([`Ingest`], [`WorkQueue`], [`Memories`], [`Recall`], [`Browse`], [`WorkStates`], [`Transfer`],
+//! [`TeamRows`], [`AlertOutbox`], [`Figures`]); [`Storage`] is all of them. Callers hold an
+//! `Arc<dyn Storage>` (the worker's `Services::storage`) and never see a connection; no method
+//! hands out loose JSON. A second backend implements each area trait once and is chosen in the
+//! worker's builder without touching retrieval, ingest or the routes; `contract_areas.rs` calls
+//! every method of every area on it, and `failing.rs` is the backend whose every call fails.
 //!
 //! [`sqlite::SqliteBackend`] is the default and, for now, only backend: each method runs the
 //! existing functions of `store/` and `retrieval/` on the writer thread or the read pool.
@@ -13,7 +16,11 @@
 //! [`RetrievalError`], whose `Store` variant carries a store failure.
 
 #[cfg(test)]
+mod contract_areas;
+#[cfg(test)]
 mod contract_tests;
+#[cfg(test)]
+pub mod failing;
 mod raw_drain;
 pub mod sqlite;
 
@@ -22,11 +29,10 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use crate::config::ContextSettings;
 use crate::modes::Mode;
-use crate::retrieval::browse::Page;
+use crate::retrieval::browse::{Listed, Page, SessionDetail, SessionRow, ToolUses, Usage};
+use crate::retrieval::browse_rows::ProjectList;
 use crate::retrieval::feed::{Cursor, FeedEvent};
 use crate::retrieval::fusion::{Fusion, Near};
 use crate::retrieval::overview::DatabaseFigures;
@@ -76,19 +82,23 @@ pub struct Forgotten {
     pub vector_target: Option<String>,
 }
 
-/// Everything memd asks of a storage backend (see the module header).
-pub trait Storage: Send + Sync {
-    /// Writes are refused (a damaged file, a newer schema): no work can be claimed.
-    fn read_only(&self) -> bool;
+/// Everything memd asks of a storage backend (see the module header): one trait per area below,
+/// each implemented once per backend; callers hold an `Arc<dyn Storage>`.
+pub trait Storage: Ingest + WorkQueue + Memories + Recall + Browse + WorkStates + Transfer + TeamRows + AlertOutbox + Figures {}
 
-    // --- ingest: one event, one transaction, idempotent by event id ---
+impl<T> Storage for T where T: Ingest + WorkQueue + Memories + Recall + Browse + WorkStates + Transfer + TeamRows + AlertOutbox + Figures {}
+
+/// Events from the hooks: one event, one transaction, idempotent by event id.
+pub trait Ingest: Send + Sync {
     fn ingest_prompt(&self, p: PromptIn) -> Op<'_, PromptOutcome>;
     fn ingest_tool_event(&self, e: ToolEventIn) -> Op<'_, ToolEventOutcome>;
     fn ingest_summary_request(&self, s: SummaryRequestIn) -> Op<'_, SummaryRequestOutcome>;
     /// Ends a session (None: `event_id` was seen before, nothing changed).
     fn complete_session(&self, key: SessionKey, reason: String, event_id: Option<String>, now: i64) -> Op<'_, Option<CompleteOutcome>>;
+}
 
-    // --- pending work: claimed by the session actors, released or completed by the observer ---
+/// Pending work: claimed by the session actors, released or completed by the observer; token usage.
+pub trait WorkQueue: Send + Sync {
     fn sessions_with_pending_work(&self) -> Op<'_, Vec<(i64, SessionKey)>>;
     /// Rows a dead predecessor had claimed become claimable again; answers the depth after.
     fn revert_session(&self, session_db_id: i64) -> Op<'_, Depth>;
@@ -100,8 +110,10 @@ pub trait Storage: Send + Sync {
     fn complete_idle_session(&self, session_db_id: i64, now: i64) -> Op<'_, bool>;
     fn record_usage(&self, delta: UsageDelta, now: i64) -> Op<'_, ()>;
     fn tokens_today(&self, now: i64) -> Op<'_, i64>;
+}
 
-    // --- memories written by hand, edited, forgotten ---
+/// Memories written by hand, edited, forgotten, quarantined and released.
+pub trait Memories: Send + Sync {
     fn save_memory(&self, m: ManualMemory, now: i64) -> Op<'_, SavedMemory>;
     /// Applies an edit and queues the observation for re-embedding (false: no such observation).
     fn edit_observation(&self, id: i64, edit: ObservationEdit) -> Op<'_, bool>;
@@ -111,8 +123,10 @@ pub trait Storage: Send + Sync {
     fn release(&self, observation_id: i64) -> Op<'_, bool>;
     /// The newest quarantined records and how many there are.
     fn quarantined(&self, limit: usize) -> Op<'_, (Vec<crate::store::quarantine::Quarantined>, i64)>;
+}
 
-    // --- retrieval ---
+/// The read side an agent meets: context, file context, search halves, timeline, records, the graph, the read gate's stored text, what a native memory note cites, folder files' rows.
+pub trait Recall: Send + Sync {
     fn context(&self, req: ContextRequest, cfg: ContextSettings, mode: Arc<Mode>, now: i64) -> Read<'_, RenderedContext>;
     /// The semantic-context block and the number of records in it.
     fn semantic_context(&self, req: SemanticRequest, vector: Option<Vec<Near>>, floor: f32) -> Read<'_, (String, usize)>;
@@ -130,38 +144,51 @@ pub trait Storage: Send + Sync {
     /// Observations that changed the files defining the symbols a query names (the graph).
     fn graph_expansion(&self, query: String, scope: Scope) -> Read<'_, Vec<i64>>;
     fn records(&self, ids: Vec<RecordId>, scope: Scope) -> Read<'_, HashMap<RecordId, Record>>;
-    fn projects(&self, platform: Option<String>) -> Read<'_, Value>;
+    fn projects(&self, platform: Option<String>) -> Read<'_, ProjectList>;
     fn database_figures(&self) -> Read<'_, DatabaseFigures>;
+    /// Injectable observations since `since` with their files and project root (folder files).
+    fn folder_rows(&self, since: i64, limit: usize) -> Read<'_, Vec<crate::folders::plan::FolderRow>>;
+    /// What memd knows newer than `since` for a note on a Claude Code memory file (issue 39).
+    fn memory_evidence(&self, scope: Scope, since: i64) -> Read<'_, crate::bridge::note::Evidence>;
+    /// The newest stored full text of a file and when it was recorded (the read gate's outline).
+    fn stored_text(&self, paths: Vec<String>, scope: Scope) -> Read<'_, Option<(String, i64)>>;
+}
 
-    // --- the viewer: browse pages and the live feed ---
-    fn observations_page(&self, project: Option<String>, memory_session: Option<String>, page: Page) -> Read<'_, Value>;
-    fn sessions_page(&self, project: Option<String>, page: Page) -> Read<'_, Value>;
-    fn session_detail(&self, id: i64) -> Read<'_, Value>;
-    fn tool_uses(&self, observation_id: i64) -> Read<'_, Value>;
-    fn usage_by_day(&self, days: i64, today: String) -> Read<'_, Value>;
+/// The viewer: paged lists, one session in order, tool uses, usage and charts, the live feed.
+pub trait Browse: Send + Sync {
+    fn observations_page(&self, project: Option<String>, memory_session: Option<String>, page: Page) -> Read<'_, Listed<Observation>>;
+    fn sessions_page(&self, project: Option<String>, page: Page) -> Read<'_, Listed<SessionRow>>;
+    fn session_detail(&self, id: i64) -> Read<'_, SessionDetail>;
+    fn tool_uses(&self, observation_id: i64) -> Read<'_, ToolUses>;
+    fn usage_by_day(&self, days: i64, today: String) -> Read<'_, Usage>;
     /// What `memd stats` and the status page draw, over the `days` days up to `now`'s.
     fn stats(&self, now: i64, days: i64) -> Read<'_, crate::retrieval::stats::Stats>;
     fn feed_head(&self) -> Read<'_, Cursor>;
     fn feed_since(&self, from: Cursor) -> Read<'_, (Vec<FeedEvent>, Cursor)>;
+}
 
-    // --- work state (issue 39) ---
+/// Work state per project and branch (issue 39).
+pub trait WorkStates: Send + Sync {
     fn write_work_state(&self, w: WorkWrite, now: i64) -> Op<'_, WorkState>;
     fn work_state(&self, project: String, branch: String) -> Read<'_, Option<WorkState>>;
     /// Every project's and branch's state, newest first (one project's when given).
     fn work_states(&self, project: Option<String>, limit: usize) -> Read<'_, Vec<WorkState>>;
+}
 
-    // --- export and import of whole records (issue 39) ---
+/// Whole records in and out: export pages, imports, supersession links, Markdown notes (issue 39).
+pub trait Transfer: Send + Sync {
     /// Observations with id > `after`, oldest id first (of `project`, since `since`).
     fn export_page(&self, project: Option<String>, since: Option<i64>, after: i64, limit: usize) -> Read<'_, Vec<ExportedObservation>>;
     /// Imports records in one transaction: each kept under its id when free, else a new one.
     fn import_observations(&self, rows: Vec<ExportedObservation>) -> Op<'_, Vec<Result<Imported, StoreError>>>;
     /// Sets `superseded_by` links between imported records: (id, superseded by, reason).
     fn link_observations(&self, links: Vec<(i64, i64, Option<String>)>) -> Op<'_, usize>;
+    /// Imports one Markdown note (again when it changed).
+    fn import_note(&self, n: crate::store::notes::NoteIn, now: i64) -> Op<'_, crate::store::notes::NoteOutcome>;
+}
 
-    /// Injectable observations since `since` with their files and project root (folder files).
-    fn folder_rows(&self, since: i64, limit: usize) -> Read<'_, Vec<crate::folders::plan::FolderRow>>;
-
-    // --- team memory (issue 40): what goes to the server, what came from it, forgets to send ---
+/// Team memory's local side (issue 40): what goes to the server, what came from it, forgets to send.
+pub trait TeamRows: Send + Sync {
     /// Not pushed yet, as pushed (a read: the writer is free while the server is slow).
     fn team_outgoing(
         &self,
@@ -192,24 +219,21 @@ pub trait Storage: Send + Sync {
     fn team_figures(&self, projects: Vec<String>) -> Read<'_, crate::store::team::TeamFigures>;
     /// Teammates' work states as last pulled, newest first.
     fn team_work(&self, limit: usize) -> Read<'_, Vec<crate::store::team_work::TeamWork>>;
+}
 
-    // --- the alert outbox (issue 39) ---
+/// The alert outbox (issue 39).
+pub trait AlertOutbox: Send + Sync {
     /// Queues new observations of `types` (the first call only sets the cursor).
     fn alerts_enqueue(&self, types: Vec<String>, now: i64) -> Op<'_, usize>;
     fn alerts_due(&self, now: i64, limit: usize) -> Read<'_, Vec<crate::store::alerts::DueAlert>>;
     fn alert_delivered(&self, observation_id: i64, d: crate::store::alerts::Delivery, now: i64) -> Op<'_, ()>;
     fn alert_figures(&self) -> Read<'_, crate::store::alerts::AlertFigures>;
+}
 
-    /// What memd knows newer than `since` for a note on a Claude Code memory file (issue 39).
-    fn memory_evidence(&self, scope: Scope, since: i64) -> Read<'_, crate::bridge::note::Evidence>;
-
-    /// Imports one Markdown note (again when it changed).
-    fn import_note(&self, n: crate::store::notes::NoteIn, now: i64) -> Op<'_, crate::store::notes::NoteOutcome>;
-
-    /// The newest stored full text of a file and when it was recorded (the read gate's outline).
-    fn stored_text(&self, paths: Vec<String>, scope: Scope) -> Read<'_, Option<(String, i64)>>;
-
-    // --- stats ---
+/// The store's state and figures for status.
+pub trait Figures: Send + Sync {
+    /// Writes are refused (a damaged file, a newer schema): no work can be claimed.
+    fn read_only(&self) -> bool;
     fn store_figures(&self, now: i64) -> Op<'_, StoreFigures>;
     fn parked_sessions(&self, limit: i64) -> Op<'_, Vec<ParkedSession>>;
 }

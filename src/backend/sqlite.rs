@@ -7,12 +7,15 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use rusqlite::{Connection, OptionalExtension};
-use serde_json::Value;
 
-use super::{Depth, Forgotten, ObservationEdit, Op, Read, Storage};
+use super::{
+    AlertOutbox, Browse, Depth, Figures, Forgotten, Ingest, Memories, ObservationEdit, Op, Read, Recall, TeamRows, Transfer, WorkQueue,
+    WorkStates,
+};
 use crate::config::ContextSettings;
 use crate::modes::Mode;
-use crate::retrieval::browse::{self, Page};
+use crate::retrieval::browse::{self, Listed, Page, SessionDetail, SessionRow, ToolUses, Usage};
+use crate::retrieval::browse_rows::ProjectList;
 use crate::retrieval::feed::{self, Cursor, FeedEvent};
 use crate::retrieval::fusion::{Fusion, Near};
 use crate::retrieval::overview::{self, DatabaseFigures};
@@ -82,11 +85,7 @@ impl SqliteBackend {
     }
 }
 
-impl Storage for SqliteBackend {
-    fn read_only(&self) -> bool {
-        self.store.read_only
-    }
-
+impl Ingest for SqliteBackend {
     fn ingest_prompt(&self, p: PromptIn) -> Op<'_, PromptOutcome> {
         self.raw_drain.touched();
         self.write(move |c| ingest_prompt(c, &p))
@@ -110,7 +109,9 @@ impl Storage for SqliteBackend {
             Ok(Some(out))
         })
     }
+}
 
+impl WorkQueue for SqliteBackend {
     fn sessions_with_pending_work(&self) -> Op<'_, Vec<(i64, SessionKey)>> {
         self.stat(sessions::with_pending_work)
     }
@@ -148,7 +149,9 @@ impl Storage for SqliteBackend {
     fn tokens_today(&self, now: i64) -> Op<'_, i64> {
         self.stat(move |c| tokens_today(c, now))
     }
+}
 
+impl Memories for SqliteBackend {
     fn save_memory(&self, m: ManualMemory, now: i64) -> Op<'_, SavedMemory> {
         self.write(move |c| save_memory(c, &m, now))
     }
@@ -183,7 +186,9 @@ impl Storage for SqliteBackend {
     fn quarantined(&self, limit: usize) -> Op<'_, (Vec<crate::store::quarantine::Quarantined>, i64)> {
         self.write(move |c| Ok(crate::store::quarantine::list(c, limit)?))
     }
+}
 
+impl Recall for SqliteBackend {
     fn context(&self, req: ContextRequest, cfg: ContextSettings, mode: Arc<Mode>, now: i64) -> Read<'_, RenderedContext> {
         self.read(move |c| crate::retrieval::context_inject(c, &req, &cfg, &mode, &Zone::Local, now))
     }
@@ -211,33 +216,44 @@ impl Storage for SqliteBackend {
     fn records(&self, ids: Vec<RecordId>, scope: Scope) -> Read<'_, HashMap<RecordId, Record>> {
         self.read(move |c| crate::retrieval::fetch_records(c, &ids, &scope))
     }
-    fn projects(&self, platform: Option<String>) -> Read<'_, Value> {
+    fn projects(&self, platform: Option<String>) -> Read<'_, ProjectList> {
         self.read(move |c| overview::projects(c, platform.as_deref()))
     }
     fn database_figures(&self) -> Read<'_, DatabaseFigures> {
         self.read(overview::database_figures)
-    }
-
-    fn observations_page(&self, project: Option<String>, session: Option<String>, page: Page) -> Read<'_, Value> {
-        self.read(move |c| browse::observations_page(c, project.as_deref(), session.as_deref(), page))
-    }
-    fn sessions_page(&self, project: Option<String>, page: Page) -> Read<'_, Value> {
-        self.read(move |c| browse::sessions_page(c, project.as_deref(), page))
-    }
-    fn session_detail(&self, id: i64) -> Read<'_, Value> {
-        self.read(move |c| browse::session_detail(c, id))
-    }
-    fn tool_uses(&self, id: i64) -> Read<'_, Value> {
-        self.read(move |c| browse::tool_uses_of(c, id))
-    }
-    fn usage_by_day(&self, days: i64, today: String) -> Read<'_, Value> {
-        self.read(move |c| browse::usage_by_day(c, days, &today))
     }
     fn related(&self, req: crate::retrieval::related::RelatedRequest) -> Read<'_, crate::retrieval::related::Related> {
         self.read(move |c| crate::retrieval::related::related(c, &req))
     }
     fn graph_expansion(&self, query: String, scope: Scope) -> Read<'_, Vec<i64>> {
         self.read(move |c| crate::retrieval::graph_expand::expand(c, &query, &scope))
+    }
+    fn folder_rows(&self, since: i64, limit: usize) -> Read<'_, Vec<crate::folders::plan::FolderRow>> {
+        self.read(move |c| crate::retrieval::folder_rows::folder_rows(c, since, limit))
+    }
+    fn memory_evidence(&self, scope: Scope, since: i64) -> Read<'_, crate::bridge::note::Evidence> {
+        self.read(move |c| crate::retrieval::native_rows::memory_evidence(c, &scope, since))
+    }
+    fn stored_text(&self, paths: Vec<String>, scope: Scope) -> Read<'_, Option<(String, i64)>> {
+        self.read(move |c| crate::retrieval::gate_rows::stored_text(c, &paths, &scope))
+    }
+}
+
+impl Browse for SqliteBackend {
+    fn observations_page(&self, project: Option<String>, session: Option<String>, page: Page) -> Read<'_, Listed<Observation>> {
+        self.read(move |c| browse::observations_page(c, project.as_deref(), session.as_deref(), page))
+    }
+    fn sessions_page(&self, project: Option<String>, page: Page) -> Read<'_, Listed<SessionRow>> {
+        self.read(move |c| browse::sessions_page(c, project.as_deref(), page))
+    }
+    fn session_detail(&self, id: i64) -> Read<'_, SessionDetail> {
+        self.read(move |c| browse::session_detail(c, id))
+    }
+    fn tool_uses(&self, id: i64) -> Read<'_, ToolUses> {
+        self.read(move |c| browse::tool_uses_of(c, id))
+    }
+    fn usage_by_day(&self, days: i64, today: String) -> Read<'_, Usage> {
+        self.read(move |c| browse::usage_by_day(c, days, &today))
     }
     fn stats(&self, now: i64, days: i64) -> Read<'_, crate::retrieval::stats::Stats> {
         self.read(move |c| crate::retrieval::stats::stats(c, now, days))
@@ -248,7 +264,9 @@ impl Storage for SqliteBackend {
     fn feed_since(&self, from: Cursor) -> Read<'_, (Vec<FeedEvent>, Cursor)> {
         self.read(move |c| feed::since(c, from))
     }
+}
 
+impl WorkStates for SqliteBackend {
     fn write_work_state(&self, w: WorkWrite, now: i64) -> Op<'_, WorkState> {
         self.write(move |c| work_state::write(c, &w, now))
     }
@@ -258,7 +276,9 @@ impl Storage for SqliteBackend {
     fn work_states(&self, project: Option<String>, limit: usize) -> Read<'_, Vec<WorkState>> {
         self.read(move |c| Ok(work_state::list(c, project.as_deref(), limit)?))
     }
+}
 
+impl Transfer for SqliteBackend {
     fn export_page(&self, project: Option<String>, since: Option<i64>, after: i64, limit: usize) -> Read<'_, Vec<ExportedObservation>> {
         self.read(move |c| Ok(export_rows::export_page(c, project.as_deref(), since, after, limit)?))
     }
@@ -268,11 +288,12 @@ impl Storage for SqliteBackend {
     fn link_observations(&self, links: Vec<(i64, i64, Option<String>)>) -> Op<'_, usize> {
         self.write(move |c| export_rows::link(c, &links))
     }
-
-    fn folder_rows(&self, since: i64, limit: usize) -> Read<'_, Vec<crate::folders::plan::FolderRow>> {
-        self.read(move |c| crate::retrieval::folder_rows::folder_rows(c, since, limit))
+    fn import_note(&self, n: crate::store::notes::NoteIn, now: i64) -> Op<'_, crate::store::notes::NoteOutcome> {
+        self.write(move |c| crate::store::notes::import_note(c, &n, now))
     }
+}
 
+impl TeamRows for SqliteBackend {
     fn team_outgoing(
         &self,
         projects: Vec<String>,
@@ -319,6 +340,9 @@ impl Storage for SqliteBackend {
     fn team_figures(&self, projects: Vec<String>) -> Read<'_, crate::store::team::TeamFigures> {
         self.read(move |c| Ok(crate::store::team::figures(c, &projects)?))
     }
+}
+
+impl AlertOutbox for SqliteBackend {
     fn alerts_enqueue(&self, types: Vec<String>, now: i64) -> Op<'_, usize> {
         self.write(move |c| crate::store::alerts::enqueue(c, &types, now))
     }
@@ -331,19 +355,12 @@ impl Storage for SqliteBackend {
     fn alert_figures(&self) -> Read<'_, crate::store::alerts::AlertFigures> {
         self.read(|c| Ok(crate::store::alerts::figures(c)?))
     }
+}
 
-    fn memory_evidence(&self, scope: Scope, since: i64) -> Read<'_, crate::bridge::note::Evidence> {
-        self.read(move |c| crate::retrieval::native_rows::memory_evidence(c, &scope, since))
+impl Figures for SqliteBackend {
+    fn read_only(&self) -> bool {
+        self.store.read_only
     }
-
-    fn import_note(&self, n: crate::store::notes::NoteIn, now: i64) -> Op<'_, crate::store::notes::NoteOutcome> {
-        self.write(move |c| crate::store::notes::import_note(c, &n, now))
-    }
-
-    fn stored_text(&self, paths: Vec<String>, scope: Scope) -> Read<'_, Option<(String, i64)>> {
-        self.read(move |c| crate::retrieval::gate_rows::stored_text(c, &paths, &scope))
-    }
-
     fn store_figures(&self, now: i64) -> Op<'_, StoreFigures> {
         self.stat(move |c| figures(c, now))
     }

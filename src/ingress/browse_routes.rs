@@ -13,7 +13,7 @@ use super::checks::json_body;
 use super::error::ApiError;
 use super::retrieval_routes::api_error;
 use crate::clock::{day, now_ms};
-use crate::retrieval::browse::Page;
+use crate::retrieval::browse::{Page, ToolUses, Usage};
 use crate::retrieval::params::Params;
 use crate::worker::WorkerState;
 use crate::worker::edit::{Edit, edit_observation};
@@ -45,7 +45,7 @@ pub async fn observations(State(app): State<Arc<WorkerState>>, Query(q): Q) -> R
     let p = Params(q);
     let (page, project, session) = (page(&p)?, text(&p, &["project"]), text(&p, &["session", "memorySessionId"]));
     let svc = app.services()?;
-    Ok(Json(svc.storage.observations_page(project, session, page).await?))
+    Ok(Json(svc.storage.observations_page(project, session, page).await?.to_json()))
 }
 
 /// `GET /api/sessions?project=&before=&limit=`.
@@ -53,18 +53,18 @@ pub async fn sessions(State(app): State<Arc<WorkerState>>, Query(q): Q) -> Resul
     let p = Params(q);
     let (page, project) = (page(&p)?, text(&p, &["project"]));
     let svc = app.services()?;
-    Ok(Json(svc.storage.sessions_page(project, page).await?))
+    Ok(Json(svc.storage.sessions_page(project, page).await?.to_json()))
 }
 
 /// `GET /api/session/:id`.
 pub async fn session(State(app): State<Arc<WorkerState>>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
     let id = positive_id(&id, "session")?;
     let svc = app.services()?;
-    Ok(Json(svc.storage.session_detail(id).await?))
+    Ok(Json(svc.storage.session_detail(id).await?.to_json()))
 }
 
 /// `GET /api/tool-uses?observation=<id>`.
-pub async fn tool_uses(State(app): State<Arc<WorkerState>>, Query(q): Q) -> Result<Json<Value>, ApiError> {
+pub async fn tool_uses(State(app): State<Arc<WorkerState>>, Query(q): Q) -> Result<Json<ToolUses>, ApiError> {
     let p = Params(q);
     let raw = p
         .get(&["observation", "id"])
@@ -75,7 +75,7 @@ pub async fn tool_uses(State(app): State<Arc<WorkerState>>, Query(q): Q) -> Resu
 }
 
 /// `GET /api/usage?days=30`.
-pub async fn usage(State(app): State<Arc<WorkerState>>, Query(q): Q) -> Result<Json<Value>, ApiError> {
+pub async fn usage(State(app): State<Arc<WorkerState>>, Query(q): Q) -> Result<Json<Usage>, ApiError> {
     let days = Params(q).int(&["days"], 1, 366).map_err(api_error)?.unwrap_or(30);
     let today = day(now_ms());
     let svc = app.services()?;
@@ -111,8 +111,8 @@ pub async fn edit(State(app): State<Arc<WorkerState>>, Path(id): Path<String>, b
         before: Some(id + 1),
         limit: 1,
     };
-    let v = svc.storage.observations_page(None, None, page).await?;
-    let o = v["items"].get(0).filter(|o| o["id"] == id).cloned();
+    let listed = svc.storage.observations_page(None, None, page).await?;
+    let o = listed.items.first().filter(|o| o.id == id).map(|o| o.to_json_with_arrays());
     o.map(Json)
         .ok_or_else(|| ApiError::not_found(format!("Observation #{id} not found")))
 }

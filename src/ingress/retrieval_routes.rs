@@ -280,7 +280,11 @@ pub async fn observation(
 }
 
 /// `GET /api/projects` (§6.1).
-pub async fn projects(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
+pub async fn projects(
+    State(app): State<Arc<WorkerState>>,
+    Query(q): Q,
+    headers: HeaderMap,
+) -> Result<Json<crate::retrieval::browse_rows::ProjectList>, ApiError> {
     let platform = Params(q).platform(header_platform(&headers));
     let svc = app.services()?;
     Ok(Json(svc.storage.projects(platform).await?))

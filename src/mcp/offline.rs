@@ -62,5 +62,6 @@ pub fn batch_rows(dir: &DataDir, ids: &serde_json::Value) -> Option<Vec<serde_js
 /// is no such observation).
 pub fn tool_uses(dir: &DataDir, id: i64) -> Option<serde_json::Value> {
     let conn = open(dir)?;
-    crate::retrieval::browse::tool_uses_of(&conn, id).ok()
+    let uses = crate::retrieval::browse::tool_uses_of(&conn, id).ok()?;
+    serde_json::to_value(uses).ok()
 }

@@ -5,9 +5,9 @@
 
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, params};
-use serde_json::{Value, json};
 
 use super::RetrievalError;
+pub use super::browse_rows::{DayUsage, Listed, SessionDetail, SessionHead, SessionItem, SessionRow, ToolUse, ToolUses, Usage};
 use super::records::{OBS_COLS, Observation, PROMPT_COLS, Prompt, SUMMARY_COLS, Summary};
 
 /// Longest tool input/response text a tool-use row carries to a client (chars).
@@ -28,7 +28,7 @@ pub fn observations_page(
     project: Option<&str>,
     memory_session: Option<&str>,
     page: Page,
-) -> Result<Value, RetrievalError> {
+) -> Result<Listed<Observation>, RetrievalError> {
     let mut sql = format!("SELECT {OBS_COLS} FROM observations o WHERE o.id < ?1");
     let mut p: Vec<SqlValue> = vec![SqlValue::Integer(page.before.unwrap_or(i64::MAX))];
     if let Some(project) = project {
@@ -46,7 +46,10 @@ pub fn observations_page(
         .query_map(rusqlite::params_from_iter(p), Observation::from_row)?
         .collect::<Result<_, _>>()?;
     let next = (rows.len() as i64 == page.limit).then(|| rows.last().map(|o| o.id)).flatten();
-    Ok(json!({"items": rows.iter().map(Observation::to_json_with_arrays).collect::<Vec<_>>(), "nextBefore": next}))
+    Ok(Listed {
+        items: rows,
+        next_before: next,
+    })
 }
 
 /// A session's title for a person: its custom title, else its first prompt, else its newest
@@ -54,12 +57,8 @@ pub fn observations_page(
 const SESSION_TITLE: &str = "coalesce(nullif(s.custom_title, ''), nullif(s.user_prompt, ''),
     (SELECT nullif(ss.request, '') FROM session_summaries ss WHERE ss.memory_session_id = s.memory_session_id ORDER BY ss.id DESC LIMIT 1))";
 
-/// A session's row for its page: content and memory session ids, platform, project, status,
-/// title, start.
-type SessionHead = (String, String, String, String, String, Option<String>, i64);
-
 /// Sessions newest first, with their counts.
-pub fn sessions_page(conn: &Connection, project: Option<&str>, page: Page) -> Result<Value, RetrievalError> {
+pub fn sessions_page(conn: &Connection, project: Option<&str>, page: Page) -> Result<Listed<SessionRow>, RetrievalError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT s.id, s.content_session_id, s.memory_session_id, s.platform_source, s.project, s.user_prompt, s.custom_title,
                 s.status, s.started_at_epoch, s.last_event_epoch,
@@ -67,27 +66,34 @@ pub fn sessions_page(conn: &Connection, project: Option<&str>, page: Page) -> Re
                 (SELECT count(*) FROM user_prompts p WHERE p.session_db_id = s.id) AS prompts, {SESSION_TITLE} AS title
          FROM sdk_sessions s WHERE s.id < ?1 AND (?2 IS NULL OR s.project = ?2) ORDER BY s.id DESC LIMIT ?3"
     ))?;
-    let rows: Vec<Value> = stmt
+    let rows: Vec<SessionRow> = stmt
         .query_map(params![page.before.unwrap_or(i64::MAX), project, page.limit], |r| {
-            Ok(json!({
-                "id": r.get::<_, i64>("id")?, "content_session_id": r.get::<_, String>("content_session_id")?,
-                "memory_session_id": r.get::<_, String>("memory_session_id")?, "platform_source": r.get::<_, String>("platform_source")?,
-                "project": r.get::<_, String>("project")?, "user_prompt": r.get::<_, Option<String>>(5)?,
-                "custom_title": r.get::<_, Option<String>>(6)?, "status": r.get::<_, String>("status")?,
-                "started_at_epoch": r.get::<_, i64>("started_at_epoch")?, "last_event_epoch": r.get::<_, i64>("last_event_epoch")?,
-                "observations": r.get::<_, i64>("observations")?, "prompts": r.get::<_, i64>("prompts")?,
-                "title": r.get::<_, Option<String>>(12)?,
-            }))
+            Ok(SessionRow {
+                id: r.get("id")?,
+                content_session_id: r.get("content_session_id")?,
+                memory_session_id: r.get("memory_session_id")?,
+                platform_source: r.get("platform_source")?,
+                project: r.get("project")?,
+                user_prompt: r.get("user_prompt")?,
+                custom_title: r.get("custom_title")?,
+                status: r.get("status")?,
+                started_at_epoch: r.get("started_at_epoch")?,
+                last_event_epoch: r.get("last_event_epoch")?,
+                observations: r.get("observations")?,
+                prompts: r.get("prompts")?,
+                title: r.get("title")?,
+            })
         })?
         .collect::<Result<_, _>>()?;
-    let next = (rows.len() as i64 == page.limit)
-        .then(|| rows.last().and_then(|s| s["id"].as_i64()))
-        .flatten();
-    Ok(json!({"items": rows, "nextBefore": next}))
+    let next = (rows.len() as i64 == page.limit).then(|| rows.last().map(|s| s.id)).flatten();
+    Ok(Listed {
+        items: rows,
+        next_before: next,
+    })
 }
 
 /// One session: its row and its prompts, observations and summaries in the order they were stored.
-pub fn session_detail(conn: &Connection, id: i64) -> Result<Value, RetrievalError> {
+pub fn session_detail(conn: &Connection, id: i64) -> Result<SessionDetail, RetrievalError> {
     let head: Option<SessionHead> = conn
         .query_row(
             &format!(
@@ -96,22 +102,24 @@ pub fn session_detail(conn: &Connection, id: i64) -> Result<Value, RetrievalErro
             ),
             [id],
             |r| {
-                Ok((
-                    r.get("content_session_id")?,
-                    r.get("memory_session_id")?,
-                    r.get("platform_source")?,
-                    r.get("project")?,
-                    r.get("status")?,
-                    r.get("title")?,
-                    r.get("started_at_epoch")?,
-                ))
+                Ok(SessionHead {
+                    id,
+                    content_session_id: r.get("content_session_id")?,
+                    memory_session_id: r.get("memory_session_id")?,
+                    platform_source: r.get("platform_source")?,
+                    project: r.get("project")?,
+                    status: r.get("status")?,
+                    title: r.get("title")?,
+                    started_at_epoch: r.get("started_at_epoch")?,
+                })
             },
         )
         .optional()?;
-    let Some((content, memory, platform, project, status, title, started)) = head else {
+    let Some(session) = head else {
         return Err(RetrievalError::NotFound(format!("Session {id} not found")));
     };
-    let mut items: Vec<(i64, u8, i64, Value)> = Vec::new();
+    let memory = session.memory_session_id.clone();
+    let mut items: Vec<(i64, u8, i64, SessionItem)> = Vec::new();
     let cap = SESSION_ITEMS_MAX as usize;
     let sql = format!("SELECT {PROMPT_COLS} FROM user_prompts p WHERE p.session_db_id = ?1 ORDER BY p.id LIMIT ?2");
     let prompts: Vec<Prompt> = conn
@@ -125,33 +133,22 @@ pub fn session_detail(conn: &Connection, id: i64) -> Result<Value, RetrievalErro
         .collect::<Result<_, _>>()?;
     let truncated = prompts.len() > cap || observations.len() > cap;
     for p in prompts.into_iter().take(cap) {
-        let mut v = p.to_json();
-        if p.is_private {
-            v["prompt_text"] = json!(p.title());
-        }
-        v["kind"] = json!("prompt");
-        items.push((p.created_at_epoch, 0, p.id, v));
+        items.push((p.created_at_epoch, 0, p.id, SessionItem::Prompt(p)));
     }
     for o in observations.into_iter().take(cap) {
-        let mut v = o.to_json_with_arrays();
-        v["kind"] = json!("observation");
-        items.push((o.created_at_epoch, 1, o.id, v));
+        items.push((o.created_at_epoch, 1, o.id, SessionItem::Observation(Box::new(o))));
     }
     let sql = format!("SELECT {SUMMARY_COLS} FROM session_summaries s WHERE s.memory_session_id = ?1 ORDER BY s.id LIMIT 100");
     for s in conn.prepare(&sql)?.query_map([&memory], Summary::from_row)? {
         let s = s?;
-        let mut v = s.to_json();
-        v["kind"] = json!("summary");
-        items.push((s.created_at_epoch, 2, s.id, v));
+        items.push((s.created_at_epoch, 2, s.id, SessionItem::Summary(Box::new(s))));
     }
     items.sort_by_key(|(at, k, id, _)| (*at, *k, *id));
-    Ok(json!({
-        "session": {"id": id, "content_session_id": content, "memory_session_id": memory,
-            "platform_source": platform, "project": project, "status": status, "title": title,
-            "started_at_epoch": started},
-        "items": items.into_iter().map(|(_, _, _, v)| v).collect::<Vec<_>>(),
-        "truncated": truncated,
-    }))
+    Ok(SessionDetail {
+        session,
+        items: items.into_iter().map(|(_, _, _, v)| v).collect(),
+        truncated,
+    })
 }
 
 fn bounded(s: String) -> String {
@@ -162,7 +159,7 @@ fn bounded(s: String) -> String {
 }
 
 /// The raw tool uses observation `id` was made from (as stored: tags stripped, secrets redacted).
-pub fn tool_uses_of(conn: &Connection, id: i64) -> Result<Value, RetrievalError> {
+pub fn tool_uses_of(conn: &Connection, id: i64) -> Result<ToolUses, RetrievalError> {
     let exists = conn
         .query_row("SELECT 1 FROM observations WHERE id = ?1", [id], |_| Ok(()))
         .optional()?
@@ -176,38 +173,49 @@ pub fn tool_uses_of(conn: &Connection, id: i64) -> Result<Value, RetrievalError>
          FROM observation_sources os JOIN tool_uses t ON t.id = os.tool_use_row_id
          WHERE os.observation_id = ?1 ORDER BY t.occurred_at_epoch, t.id LIMIT 200",
     )?;
-    let rows: Vec<Value> = stmt
+    let items: Vec<ToolUse> = stmt
         .query_map([id], |r| {
-            Ok(json!({
-                "id": r.get::<_, i64>("id")?, "tool_use_id": r.get::<_, Option<String>>(1)?,
-                "tool_name": r.get::<_, String>("tool_name")?, "tool_input": bounded(r.get("tool_input")?),
-                "tool_response": bounded(r.get("tool_response")?), "is_error": r.get::<_, i64>("is_error")? != 0,
-                "cwd": r.get::<_, Option<String>>(6)?, "prompt_number": r.get::<_, i64>("prompt_number")?,
-                "agent_type": r.get::<_, Option<String>>(8)?, "duration_ms": r.get::<_, Option<i64>>(9)?,
-                "truncated": r.get::<_, i64>("truncated")? != 0, "redactions": r.get::<_, i64>("redactions")?,
-                "occurred_at_epoch": r.get::<_, i64>("occurred_at_epoch")?, "content_session_id": r.get::<_, String>("content_session_id")?,
-            }))
+            Ok(ToolUse {
+                id: r.get("id")?,
+                tool_use_id: r.get("tool_use_id")?,
+                tool_name: r.get("tool_name")?,
+                tool_input: bounded(r.get("tool_input")?),
+                tool_response: bounded(r.get("tool_response")?),
+                is_error: r.get::<_, i64>("is_error")? != 0,
+                cwd: r.get("cwd")?,
+                prompt_number: r.get("prompt_number")?,
+                agent_type: r.get("agent_type")?,
+                duration_ms: r.get("duration_ms")?,
+                truncated: r.get::<_, i64>("truncated")? != 0,
+                redactions: r.get("redactions")?,
+                occurred_at_epoch: r.get("occurred_at_epoch")?,
+                content_session_id: r.get("content_session_id")?,
+            })
         })?
         .collect::<Result<_, _>>()?;
-    Ok(json!({"observation": id, "items": rows}))
+    Ok(ToolUses { observation: id, items })
 }
 
 /// Tokens per day and provider for the last `days` days (newest last).
-pub fn usage_by_day(conn: &Connection, days: i64, today: &str) -> Result<Value, RetrievalError> {
+pub fn usage_by_day(conn: &Connection, days: i64, today: &str) -> Result<Usage, RetrievalError> {
     let mut stmt = conn.prepare_cached(
         "SELECT day, provider, sum(calls) AS calls, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
                 sum(failures) AS failures
          FROM token_usage WHERE day > date(?1, '-' || ?2 || ' days') GROUP BY day, provider ORDER BY day, provider",
     )?;
-    let rows: Vec<Value> = stmt
+    let items: Vec<DayUsage> = stmt
         .query_map(params![today, days], |r| {
-            Ok(json!({
-                "day": r.get::<_, String>("day")?, "provider": r.get::<_, String>("provider")?, "calls": r.get::<_, i64>("calls")?,
-                "input_tokens": r.get::<_, i64>("input_tokens")?, "output_tokens": r.get::<_, i64>("output_tokens")?, "failures": r.get::<_, i64>("failures")?,
-            }))
+            Ok(DayUsage {
+                day: r.get("day")?,
+                provider: r.get("provider")?,
+                calls: r.get("calls")?,
+                input_tokens: r.get("input_tokens")?,
+                output_tokens: r.get("output_tokens")?,
+                failures: r.get("failures")?,
+            })
         })?
         .collect::<Result<_, _>>()?;
-    Ok(json!({"days": days, "items": rows}))
+    Ok(Usage { days, items })
 }
 
 #[cfg(test)]
@@ -244,15 +252,15 @@ mod tests {
         let mut before = None;
         loop {
             let page = observations_page(&conn, Some("acme"), None, Page { before, limit: 3 }).unwrap();
-            seen.extend(page["items"].as_array().unwrap().iter().map(|o| o["id"].as_i64().unwrap()));
-            match page["nextBefore"].as_i64() {
+            seen.extend(page.items.iter().map(|o| o.id));
+            match page.next_before {
                 Some(n) => before = Some(n),
                 None => break,
             }
         }
         assert_eq!(seen, ids.iter().rev().copied().collect::<Vec<_>>());
         let none = observations_page(&conn, Some("other"), None, Page { before: None, limit: 3 }).unwrap();
-        assert_eq!(none["items"], json!([]));
+        assert!(none.items.is_empty());
     }
 
     #[test]
@@ -269,15 +277,16 @@ mod tests {
         .unwrap();
         let t = conn.last_insert_rowid();
         conn.execute("INSERT INTO observation_sources VALUES (?1, ?2)", [o, t]).unwrap();
-        let d = session_detail(&conn, sid).unwrap();
+        let d = session_detail(&conn, sid).unwrap().to_json();
         assert_eq!(d["items"][0]["title"], "first");
         assert_eq!(d["items"][0]["kind"], "observation");
         let uses = tool_uses_of(&conn, o).unwrap();
-        assert_eq!(uses["items"][0]["tool_name"], "Bash");
+        assert_eq!(uses.items[0].tool_name, "Bash");
         assert!(matches!(tool_uses_of(&conn, 999), Err(RetrievalError::NotFound(_))));
         assert!(matches!(session_detail(&conn, 999), Err(RetrievalError::NotFound(_))));
         let s = sessions_page(&conn, None, Page { before: None, limit: 10 }).unwrap();
-        assert_eq!(s["items"][0]["observations"], 1);
+        assert_eq!(s.items[0].observations, 1);
+        assert_eq!(s.to_json()["items"][0]["observations"], 1);
     }
 
     #[test]

@@ -31,6 +31,7 @@
 //! | [`requests`] | search and timeline requests from those pairs; the timeline's text answer |
 
 pub mod browse;
+pub mod browse_rows;
 pub mod context;
 pub mod context_render;
 pub mod feed;

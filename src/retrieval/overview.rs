@@ -1,39 +1,35 @@
 //! Project list and database figures (docs/spec/api.md §6.1–§6.2).
 
 use rusqlite::Connection;
-use serde_json::{Map, Value, json};
 
 use super::RetrievalError;
+use super::browse_rows::ProjectList;
 
 /// `{"projects","sources","projectsBySource"}`; projects by latest activity, newest first.
-pub fn projects(conn: &Connection, platform: Option<&str>) -> Result<Value, RetrievalError> {
+pub fn projects(conn: &Connection, platform: Option<&str>) -> Result<ProjectList, RetrievalError> {
     let mut stmt = conn.prepare(
         "SELECT project, CASE WHEN platform_source = '' THEN 'claude' ELSE platform_source END AS src, max(last_event_epoch) AS t
          FROM sdk_sessions GROUP BY project, src ORDER BY t DESC, project",
     )?;
-    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
-    let mut projects: Vec<String> = Vec::new();
-    let mut sources: Vec<String> = Vec::new();
-    let mut by_source: Map<String, Value> = Map::new();
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>("project")?, r.get::<_, String>("src")?)))?;
+    let mut out = ProjectList::default();
     for row in rows {
         let (project, src) = row?;
         if platform.is_some_and(|p| p != src) {
             continue;
         }
-        if !projects.contains(&project) {
-            projects.push(project.clone());
+        if !out.projects.contains(&project) {
+            out.projects.push(project.clone());
         }
-        if !sources.contains(&src) {
-            sources.push(src.clone());
+        if !out.sources.contains(&src) {
+            out.sources.push(src.clone());
         }
-        let list = by_source.entry(src).or_insert_with(|| Value::Array(Vec::new()));
-        if let Value::Array(a) = list
-            && !a.iter().any(|v| v.as_str() == Some(project.as_str()))
-        {
-            a.push(Value::from(project));
+        let list = out.projects_by_source.entry(src).or_default();
+        if !list.contains(&project) {
+            list.push(project);
         }
     }
-    Ok(json!({"projects": projects, "sources": sources, "projectsBySource": by_source}))
+    Ok(out)
 }
 
 /// Row counts and the oldest observation's time.
