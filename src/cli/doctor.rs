@@ -20,7 +20,6 @@ use crate::config::{Settings, data_dir_from_env};
 use crate::data_dir::DataDir;
 use crate::hook::Handler;
 use crate::install::ClaudePaths;
-use crate::install::edit::ALLOWED_TOOLS;
 use crate::install::hooks_config::{REGISTRATIONS, is_memd_mcp, owned_handler_doc};
 use crate::install::json_doc::Doc;
 
@@ -224,7 +223,9 @@ fn mcp(r: &mut Report, paths: &ClaudePaths) {
             _ => None,
         })
         .unwrap_or_default();
-    let all = ALLOWED_TOOLS.iter().all(|t| allowed.iter().any(|a| a == t || a == "mcp__memd"));
+    let all = crate::mcp::schema::allowed_tools()
+        .iter()
+        .all(|t| allowed.iter().any(|a| a == t || a == "mcp__memd"));
     match all {
         true => r.line(Verdict::Ok, "permissions", "memd's read and save tools run without asking"),
         false => r.line(

@@ -5,19 +5,6 @@
 use super::hooks_config::{HookForm, REGISTRATIONS, group_doc, handler_doc, is_memd_mcp, owned_handler_doc};
 use super::json_doc::Doc;
 
-/// memd's MCP tools that need no confirmation: they read memory or add to it. `forget` deletes
-/// memories and keeps asking.
-pub const ALLOWED_TOOLS: [&str; 8] = [
-    "mcp__memd__search",
-    "mcp__memd__timeline",
-    "mcp__memd__get_observations",
-    "mcp__memd__save_memory",
-    "mcp__memd__session_start_context",
-    "mcp__memd__work_state_write",
-    "mcp__memd__work_state_read",
-    "mcp__memd__related",
-];
-
 /// What an install into one settings file did.
 #[derive(Debug, Default)]
 pub struct HooksAdded {
@@ -126,7 +113,7 @@ pub fn remove_hooks(doc: &mut Doc, created_hooks: bool) -> Vec<String> {
     changes
 }
 
-/// Adds [`ALLOWED_TOOLS`] to `permissions.allow`; returns (changes, the entries it added — only
+/// Adds the tools that run without asking (`allowed` in the MCP tool table) to `permissions.allow`; returns (changes, the entries it added — only
 /// those go again at uninstall).
 pub fn add_permissions(doc: &mut Doc) -> (Vec<String>, Vec<String>) {
     if !matches!(doc.get("permissions"), Some(Doc::Obj(_))) {
@@ -142,10 +129,10 @@ pub fn add_permissions(doc: &mut Doc) -> (Vec<String>, Vec<String>) {
         return (Vec::new(), Vec::new());
     };
     let mut added = Vec::new();
-    for tool in ALLOWED_TOOLS {
-        if !allow.iter().any(|a| a.as_str() == Some(tool)) {
-            allow.push(Doc::str(tool));
-            added.push(tool.to_string());
+    for tool in crate::mcp::schema::allowed_tools() {
+        if !allow.iter().any(|a| a.as_str() == Some(tool.as_str())) {
+            allow.push(Doc::str(&tool));
+            added.push(tool);
         }
     }
     let changes = if added.is_empty() {

@@ -33,19 +33,35 @@ pub struct ToolDef {
     pub run: fn(&CallerContext, &Map<String, Value>) -> Result<ToolText, ToolError>,
     /// Its answer is recalled memory (fenced like injected context), not a confirmation.
     pub recall: bool,
+    /// It reads memory or adds to it, so `memd install` lets it run without asking
+    /// (`permissions.allow`); a tool that deletes keeps asking.
+    pub allowed: bool,
 }
 
 /// A [`ToolDef`] from the tool's name, description, parameter type, handler and whether it recalls.
 macro_rules! tool {
     ($name:literal, $description:expr, $params:ty, $handler:path, recall: $recall:literal) => {
+        tool!($name, $description, $params, $handler, recall: $recall, allowed: false)
+    };
+    ($name:literal, $description:expr, $params:ty, $handler:path, recall: $recall:literal, allowed: $allowed:literal) => {
         ToolDef {
             name: $name,
             description: $description,
             input_schema: schema_of::<$params>,
             run: |ctx, args| $handler(ctx, parse::<$params>(args)?),
             recall: $recall,
+            allowed: $allowed,
         }
     };
+}
+
+/// The `permissions.allow` entries of the tools that run without asking (`mcp__memd__<name>`).
+pub fn allowed_tools() -> Vec<String> {
+    TOOLS
+        .iter()
+        .filter(|t| t.allowed)
+        .map(|t| format!("mcp__memd__{}", t.name))
+        .collect()
 }
 
 /// Every tool, in the order `tools/list` gives them.
@@ -56,7 +72,8 @@ pub const TOOLS: &[ToolDef] = &[
              (#id, time, type, title, read cost). Then use timeline around a hit, and get_observations for full records.",
         SearchParams,
         CallerContext::search,
-        recall: true
+        recall: true,
+        allowed: true
     ),
     tool!(
         "timeline",
@@ -64,7 +81,8 @@ pub const TOOLS: &[ToolDef] = &[
              Cheap rows; then get_observations for the ids you need.",
         TimelineParams,
         CallerContext::timeline,
-        recall: true
+        recall: true,
+        allowed: true
     ),
     tool!(
         "get_observations",
@@ -72,7 +90,8 @@ pub const TOOLS: &[ToolDef] = &[
              prompts P7). Always batch the ids in one call.",
         GetObservationsParams,
         super::records::get_observations,
-        recall: true
+        recall: true,
+        allowed: true
     ),
     tool!(
         "get_tool_uses",
@@ -89,7 +108,8 @@ pub const TOOLS: &[ToolDef] = &[
              defines — strongest first, each with the observation ids that show it (then get_observations).",
         RelatedParams,
         super::related::related,
-        recall: true
+        recall: true,
+        allowed: true
     ),
     tool!(
         "save_memory",
@@ -97,7 +117,8 @@ pub const TOOLS: &[ToolDef] = &[
              It is found later by search and listed in session context.",
         SaveMemoryParams,
         CallerContext::save_memory,
-        recall: false
+        recall: false,
+        allowed: true
     ),
     tool!(
         "forget",
@@ -113,7 +134,8 @@ pub const TOOLS: &[ToolDef] = &[
              or the given ones; read it before searching.",
         ContextParams,
         CallerContext::session_start_context,
-        recall: true
+        recall: true,
+        allowed: true
     ),
     tool!(
         "work_state_write",
@@ -122,7 +144,8 @@ pub const TOOLS: &[ToolDef] = &[
              Open items are shown at the next session start, also after clear or compact.",
         WorkStateWriteParams,
         CallerContext::work_state_write,
-        recall: false
+        recall: false,
+        allowed: true
     ),
     tool!(
         "work_state_read",
@@ -130,7 +153,8 @@ pub const TOOLS: &[ToolDef] = &[
              next session start shows it.",
         WorkStateReadParams,
         CallerContext::work_state_read,
-        recall: true
+        recall: true,
+        allowed: true
     ),
     tool!(
         "build_corpus",
@@ -202,5 +226,22 @@ mod tests {
             assert!(find(&t.name).is_some());
         }
         assert!(find("no_such_tool").is_none());
+    }
+
+    #[test]
+    fn the_tools_that_run_without_asking_come_from_the_table() {
+        let allowed = allowed_tools();
+        for name in [
+            "search",
+            "timeline",
+            "get_observations",
+            "save_memory",
+            "session_start_context",
+            "related",
+        ] {
+            assert!(allowed.contains(&format!("mcp__memd__{name}")), "{name} reads or adds memory");
+        }
+        assert!(!allowed.iter().any(|t| t.ends_with("__forget")), "forget deletes and keeps asking");
+        assert_eq!(allowed.len(), 8);
     }
 }
