@@ -1,6 +1,7 @@
 //! Column mapping of docs/spec/storage.md §7.2: every text through the current privacy processing and
 //! the stored-field bounds, JSON arrays repaired, types and concepts normalised, times filled.
 
+use crate::pipeline::field_limits as max;
 use serde_json::Value;
 
 use super::source::SourceRow;
@@ -104,14 +105,14 @@ impl Cleaner<'_> {
             src_session_id,
             project: project(r.text("project")),
             merged_into_project: r.text("merged_into_project").filter(|p| !p.trim().is_empty()),
-            title: self.text(r.text("title"), 200),
-            subtitle: self.text(r.text("subtitle"), 300),
-            narrative: self.text(narrative, 8_000),
-            facts: json(&self.list(r.text("facts"), 1_000, 30)),
+            title: self.text(r.text("title"), max::TITLE_CHARS),
+            subtitle: self.text(r.text("subtitle"), max::SUBTITLE_CHARS),
+            narrative: self.text(narrative, max::NARRATIVE_CHARS),
+            facts: json(&self.list(r.text("facts"), max::FACTS.item_chars, max::FACTS.count)),
             concepts: json(&normalize_concepts(&concepts, &obs_type)),
-            files_read: json(&self.list(r.text("files_read"), 1_024, 100)),
-            files_modified: json(&self.list(r.text("files_modified"), 1_024, 100)),
-            obs_type: bound(&obs_type, 64).into_owned(),
+            files_read: json(&self.list(r.text("files_read"), max::FILES.item_chars, max::FILES.count)),
+            files_modified: json(&self.list(r.text("files_modified"), max::FILES.item_chars, max::FILES.count)),
+            obs_type: bound(&obs_type, max::OBS_TYPE_CHARS).into_owned(),
             prompt_number: r.int("prompt_number").filter(|n| *n > 0),
             discovery_tokens: r.int("discovery_tokens").unwrap_or(0).max(0),
             created_at_epoch: epoch(r, "created_at")?,
@@ -125,7 +126,7 @@ impl Cleaner<'_> {
     }
 
     pub fn summary(&mut self, r: &SourceRow, src_session_id: i64) -> Option<ImportSummary> {
-        let mut field = |name: &str| self.text(r.text(name), 4_000);
+        let mut field = |name: &str| self.text(r.text(name), max::SUMMARY_FIELD_CHARS);
         let fields = [
             field("request"),
             field("investigated"),

@@ -2,6 +2,7 @@
 
 use super::types::BatchOutput;
 use crate::observer::types::{ObservationDraft, SummaryDraft};
+use crate::pipeline::field_limits::{self as max, ListLimit};
 use crate::pipeline::limits::bound;
 use crate::pipeline::privacy::Privacy;
 
@@ -11,35 +12,35 @@ fn text(privacy: &Privacy, v: &Option<String>, max: usize) -> Option<String> {
         .filter(|s| !s.trim().is_empty())
 }
 
-fn list(privacy: &Privacy, v: &[String], item_max: usize, count: usize) -> Vec<String> {
+fn list(privacy: &Privacy, v: &[String], limit: ListLimit) -> Vec<String> {
     v.iter()
-        .take(count)
-        .map(|s| privacy.redactor().redact(&bound(s, item_max)).0)
+        .take(limit.count)
+        .map(|s| privacy.redactor().redact(&bound(s, limit.item_chars)).0)
         .collect()
 }
 
 pub fn bound_observation(o: ObservationDraft, privacy: &Privacy) -> ObservationDraft {
     ObservationDraft {
-        obs_type: bound(&o.obs_type, 64).into_owned(),
-        title: text(privacy, &o.title, 200),
-        subtitle: text(privacy, &o.subtitle, 300),
-        narrative: text(privacy, &o.narrative, 8_000),
-        facts: list(privacy, &o.facts, 1_000, 30),
-        concepts: list(privacy, &o.concepts, 64, 10),
-        files_read: list(privacy, &o.files_read, 1_024, 100),
-        files_modified: list(privacy, &o.files_modified, 1_024, 100),
-        relations: list(privacy, &o.relations, 512, 20),
+        obs_type: bound(&o.obs_type, max::OBS_TYPE_CHARS).into_owned(),
+        title: text(privacy, &o.title, max::TITLE_CHARS),
+        subtitle: text(privacy, &o.subtitle, max::SUBTITLE_CHARS),
+        narrative: text(privacy, &o.narrative, max::NARRATIVE_CHARS),
+        facts: list(privacy, &o.facts, max::FACTS),
+        concepts: list(privacy, &o.concepts, max::CONCEPTS),
+        files_read: list(privacy, &o.files_read, max::FILES),
+        files_modified: list(privacy, &o.files_modified, max::FILES),
+        relations: list(privacy, &o.relations, max::RELATIONS),
     }
 }
 
 pub fn bound_summary(s: SummaryDraft, privacy: &Privacy) -> SummaryDraft {
     SummaryDraft {
-        request: text(privacy, &s.request, 4_000),
-        investigated: text(privacy, &s.investigated, 4_000),
-        learned: text(privacy, &s.learned, 4_000),
-        completed: text(privacy, &s.completed, 4_000),
-        next_steps: text(privacy, &s.next_steps, 4_000),
-        notes: text(privacy, &s.notes, 4_000),
+        request: text(privacy, &s.request, max::SUMMARY_FIELD_CHARS),
+        investigated: text(privacy, &s.investigated, max::SUMMARY_FIELD_CHARS),
+        learned: text(privacy, &s.learned, max::SUMMARY_FIELD_CHARS),
+        completed: text(privacy, &s.completed, max::SUMMARY_FIELD_CHARS),
+        next_steps: text(privacy, &s.next_steps, max::SUMMARY_FIELD_CHARS),
+        notes: text(privacy, &s.notes, max::SUMMARY_FIELD_CHARS),
     }
 }
 

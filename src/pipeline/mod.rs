@@ -6,6 +6,7 @@
 
 pub mod consolidation;
 mod detector;
+pub mod field_limits;
 pub mod glob;
 pub mod hash;
 pub mod images;

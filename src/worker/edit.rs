@@ -8,10 +8,10 @@ use super::memory::MemoryError;
 use crate::backend::ObservationEdit;
 use crate::pipeline::limits::bound;
 
-const TITLE_MAX_CHARS: usize = 200;
-const NARRATIVE_MAX_CHARS: usize = 8_000;
-const FACTS_MAX: usize = 50;
-const FACT_MAX_CHARS: usize = 1_000;
+use crate::pipeline::field_limits::{FACTS, NARRATIVE_CHARS as NARRATIVE_MAX_CHARS, TITLE_CHARS as TITLE_MAX_CHARS};
+
+const FACTS_MAX: usize = FACTS.count;
+const FACT_MAX_CHARS: usize = FACTS.item_chars;
 
 /// The fields to replace (None = keep).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -16,8 +16,7 @@ use crate::store::memory::ManualMemory;
 use crate::store::quarantine::Provenance;
 
 pub const SAVE_TEXT_MAX_CHARS: usize = 100_000;
-const TITLE_MAX_CHARS: usize = 200;
-const NARRATIVE_MAX_CHARS: usize = 8_000;
+use crate::pipeline::field_limits::{NARRATIVE_CHARS as NARRATIVE_MAX_CHARS, TITLE_CHARS as TITLE_MAX_CHARS};
 pub const REASON_MAX_CHARS: usize = 200;
 
 #[derive(Debug, thiserror::Error)]
