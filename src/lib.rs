@@ -18,9 +18,9 @@
 //! | [`modes`] | observer modes (`modes/*.json`), lookup and deep merge |
 //! | [`service`] | systemd units and the launchd agent (`memd service`), sd_notify, socket activation, which manager started us |
 //! | [`logging`] | tracing to stderr and a rotating file in `<data>/logs/` |
-//! | [`protocol`] | wire types: HTTP bodies, every API path (`paths.rs`), the ingest route paths, the hook's stdin, the fence around recalled text (`fence.rs`) |
+//! | [`protocol`] | wire types: HTTP bodies, every API path (`paths.rs`), the ingest route paths, the hook's stdin, the fence around recalled text (`fence.rs`), the one request type of search and timeline (`search.rs`) and the lenient parameter types that read it from a tool call or a query string (`params.rs`) |
 //! | **2 domain** | rules and transports, no storage |
-//! | [`pipeline`] | pure privacy and hygiene rules: tags, redaction (fixed-prefix, context and structure-aware detectors), images, globs, limits, hashing, project identity, a call's search terms (`terms.rs`), the instruction screen (`instruction.rs`), supersession and contradiction rules (`supersession.rs`), consolidation rules (`consolidation.rs`) |
+//! | [`pipeline`] | pure privacy and hygiene rules: tags, redaction (fixed-prefix, context and structure-aware detectors), images, globs, limits (every stored field's bound once: `field_limits.rs`), hashing, project identity, a call's search terms (`terms.rs`), the instruction screen (`instruction.rs`), supersession and contradiction rules (`supersession.rs`), consolidation rules (`consolidation.rs`) |
 //! | [`providers`] | observer transports: anthropic, openai, gemini, the `claude` CLI subprocess, extractive |
 //! | [`observer`] | prompt, XML reply parser, batch job state machine, output bounds, file evidence, the extractive observer (what each edit added, removed and renamed: `extractive/changes.rs`), an LLM's names checked against the batch (`grounding.rs`) |
 //! | [`graph`] | the graph of entities and relations (issue 41), from evidence only: what a batch of tool calls shows (`extract.rs`: co-edited files, symbols an edit defined or tested, a command and the error it failed with, the edits that made a failing command pass, concepts), canonical names (`names.rs`); the tables are `store/graph.rs`, `related` is `retrieval/related.rs` |
@@ -41,7 +41,7 @@
 //! | [`export`] | `memd export` / `memd import-md` files: an observation as Markdown (front matter of every field, the narrative as body) or JSON, and the index (`index.rs`) |
 //! | **5 read side** |  |
 //! | [`bridge`] | Claude Code's own memory (`docs/spec/native-memory.md`): where its files are (`files.rs`), their lines and the restatement rule, memd's note on a read one (`note.rs`), `memd promote`'s edits (`promote.rs`), which Markdown notes to import (`notes.rs`) |
-//! | [`retrieval`] | the read side: context injection (the work-state section: `work_render.rs`), file context, search (with the raw archive's index, `raw_search.rs`), timeline, records, the `/stream` feed, the viewer's paged lists and charts (`stats.rs`), an entity's neighbours in the graph (`related.rs`), request parameters |
+//! | [`retrieval`] | the read side: context injection (the work-state section: `work_render.rs`), file context, search (with the raw archive's index, `raw_search.rs`), timeline, records, the `/stream` feed, the viewer's paged lists as typed rows (`browse_rows.rs`) and charts (`stats.rs`), an entity's neighbours in the graph (`related.rs`), the search and timeline requests built from their wire type (`requests.rs`) |
 //! | **6 seam** |  |
 //! | [`backend`] | the store seam: one trait per area (ingest, work queue, memories, recall, browse, work states, transfer, team rows, alert outbox, figures; [`backend::Storage`] is all of them), the SQLite implementation of each, the failing backend and the contract that calls every method (tests); services hold an `Arc<dyn Storage>`; `raw_drain.rs` indexes queued raw calls once ingest is quiet |
 //! | **7 the worker** |  |
@@ -52,7 +52,7 @@
 //! | **8 adapters** | leaves: nothing imports them but `cli` and each other |
 //! | [`hook`] | `memd hook claude-code|codex|gemini <event>`: the thin blocking hook process, host adapters, spool writer (also on SIGTERM) |
 //! | [`install`] | `memd install`: hooks and MCP entry in Claude Code's settings (order-preserving edits), plugin folder; Codex and Gemini CLI (`--host`) |
-//! | [`mcp`] | `memd mcp`: the stdio MCP server (a framing task answers unparsable lines, `framing.rs`), a client of the worker's HTTP API; one table of tools (the work-state pair in `work.rs`, the corpus tools in `corpus.rs`), each with a parameter type that gives its schema (`tool_params.rs`, value types in `params.rs`); reads the database when no worker runs |
+//! | [`mcp`] | `memd mcp`: the stdio MCP server (a framing task answers unparsable lines, `framing.rs`), a client of the worker's HTTP API; one table of tools (the work-state pair in `work.rs`, the corpus tools in `corpus.rs`), each with a parameter type that gives its schema (`tool_params.rs`; search and timeline share theirs with the route, `protocol/search.rs`) and says whether it runs without asking; reads the database when no worker runs |
 //! | [`eval`] | `memd eval`: the retrieval benchmark — dataset generator from transcripts ("where did we change X?" questions: `where_changed.rs`), runs over the public API, metrics, report with the tune/held-out halves |
 //! | [`ingress`] | the HTTP leaf: axum routes, request checks (Host/Origin/size), who may call (token, viewer cookie + CSRF), `/stream`, the embedded viewer page, typed errors → HTTP |
 //! | [`server`] | `memd serve`: the listener, signals, and [`server::serve`], which calls the worker's builder, start and shutdown |

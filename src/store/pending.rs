@@ -219,7 +219,7 @@ fn load_event(conn: &Connection, tool_row: i64) -> Result<Option<ToolEvent>, Sto
                     r.get::<_, String>("tool_input")?,
                     r.get::<_, String>("tool_response")?,
                     r.get::<_, bool>("is_error")?,
-                    r.get::<_, Option<String>>(5)?,
+                    r.get::<_, Option<String>>("cwd")?,
                     r.get::<_, i64>("occurred_at_epoch")?,
                 ))
             },

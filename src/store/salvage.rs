@@ -98,10 +98,10 @@ fn drop_orphans(fresh: &Connection) -> Result<u64, StoreError> {
         let rows = st
             .query_map([], |r| {
                 Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, Option<String>>(3)?,
+                    r.get::<_, i64>("id")?,
+                    r.get::<_, String>("table")?,
+                    r.get::<_, String>("from")?,
+                    r.get::<_, Option<String>>("to")?,
                 ))
             })?
             .collect::<Result<Vec<_>, _>>()?;
