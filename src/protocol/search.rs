@@ -181,5 +181,7 @@ mod tests {
                 .0
                 .starts_with("orderBy:")
         );
+        let both = from_pairs::<SearchParams>(&pairs(&[("project", "a"), ("projects", "b")])).unwrap_err();
+        assert!(both.0.contains("duplicate field"), "two names of one field are ambiguous: {both}");
     }
 }
