@@ -31,8 +31,11 @@ def is_test_file(path: Path) -> bool:
 
 
 def strip_comments(text: str) -> str:
+    # Doc comments stay: a `crate::x` link in them is a path rustdoc resolves, so it is an edge.
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    return "\n".join(line.split("//")[0] for line in text.splitlines())
+    return "\n".join(
+        line if line.lstrip().startswith(("//!", "///")) else line.split("//")[0] for line in text.splitlines()
+    )
 
 
 def strip_test_blocks(text: str) -> str:

@@ -40,12 +40,16 @@ fn layers() -> BTreeMap<String, u32> {
     out
 }
 
-/// `text` without comments and `#[cfg(test)] mod … { … }` blocks (test code may reach anywhere).
+/// `text` without plain comments and `#[cfg(test)] mod … { … }` blocks (test code may reach
+/// anywhere); doc comments stay, as their `crate::` links are paths rustdoc resolves.
 fn without_tests(text: &str) -> String {
     let text = regex::Regex::new(r"(?s)/\*.*?\*/").unwrap().replace_all(text, "");
     let text: String = text
         .lines()
-        .map(|l| l.split("//").next().unwrap_or(""))
+        .map(|l| match l.trim_start().starts_with("//!") || l.trim_start().starts_with("///") {
+            true => l,
+            false => l.split("//").next().unwrap_or(""),
+        })
         .collect::<Vec<_>>()
         .join("\n");
     let start = regex::Regex::new(r"#\[cfg\(test\)\]\s*mod\s+\w+\s*\{").unwrap();

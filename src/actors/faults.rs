@@ -1,6 +1,6 @@
 //! Faults a test asks the actor tree to suffer: a session whose next stores fail, a session
 //! actor slow to stop, respawns of the root's children that fail. Built empty by the worker's
-//! builder ([`crate::worker::builder::WorkerBuilder::faults`] hands a test's in), so production
+//! builder (`WorkerBuilder::faults` in `worker/builder.rs` hands a test's in), so production
 //! pays one empty-map lookup per stored batch and nothing else.
 
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -2,7 +2,7 @@
 //!
 //! A mode is a JSON document: a name, the ordered observation types (the first one is the default
 //! type and the legend order), the observation concepts, and the prompt texts the observer request
-//! is built from (`crate::observer::prompt`). Mode texts are never templated, so the fixed part of
+//! is built from (the observer's `prompt.rs`). Mode texts are never templated, so the fixed part of
 //! every observer request (Part A) depends on the mode alone.
 //!
 //! Loading (`load_mode`) looks in the given directories first (callers pass `MEMD_MODES_DIR`, then

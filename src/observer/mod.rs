@@ -2,8 +2,8 @@
 //! the transport. The prompt it sends (Part A + events), the tolerant reader of the model's XML
 //! reply, the job state machine of one batch (parts, overflow splits, one re-ask), the output
 //! bounds, file evidence, and the deterministic extractive observer used when no LLM is available
-//! (docs/spec/pipeline.md §8–§16). `crate::providers` are the transports only (HTTP APIs, the
-//! `claude` CLI); `crate::actors::provider` runs jobs and calls them.
+//! (docs/spec/pipeline.md §8–§16). the providers are the transports only (HTTP APIs, the
+//! `claude` CLI); the provider actor (`actors/provider.rs`) runs jobs and calls them.
 //!
 //! Everything here is pure: no I/O, no filesystem access, no clock.
 //!

@@ -17,7 +17,7 @@
 //! - a file still being written (modified within `idle`) delivers everything but its trailing
 //!   turn end and session end, which the converter synthesises at end of file; once idle, those
 //!   follow;
-//! - the worker's watcher ([`crate::actors::transcript_watcher`]) does not deliver history: what
+//! - the worker's watcher (the `TranscriptWatcher` actor, `actors/transcript_watcher.rs`) does not deliver history: what
 //!   was written before it was first enabled is `memd replay`'s to backfill
 //!   ([`ScanRules::history_before`]); `memd watch` delivers everything it finds.
 
