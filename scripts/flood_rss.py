@@ -11,7 +11,7 @@ Run: `cargo build --release && python3 scripts/flood_rss.py 20000 target/release
 """
 import subprocess, json, os, sys, time, threading, http.client, tempfile
 N=int(sys.argv[1]) if len(sys.argv)>1 else 20000
-exe=sys.argv[2] if len(sys.argv)>2 else "/work/main/target/debug/memd"
+exe=sys.argv[2] if len(sys.argv)>2 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "debug", "memd")
 d=tempfile.mkdtemp()
 port=39000+os.getpid()%1000
 env={"PATH":os.environ["PATH"],"HOME":d,"MEMD_DATA_DIR":d,"MEMD_PORT":str(port),"MEMD_EMBEDDINGS":"none","MEMD_SESSION_IDLE_MS":"300",
