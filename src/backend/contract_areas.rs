@@ -26,7 +26,6 @@ use crate::store::sessions::{SessionKey, SessionSeed};
 use crate::store::team_rows::LocalRef;
 use crate::store::tool_events::SummaryRequestIn;
 use crate::store::work_state::WorkWrite;
-use crate::store::{Store, StoreOptions};
 
 const NOW: i64 = 1_787_011_200_000;
 
@@ -265,12 +264,7 @@ fn declared() -> Vec<String> {
 #[tokio::test]
 async fn every_method_of_every_area_answers_on_sqlite_and_fails_cleanly_on_failure() {
     let dir = tempfile::tempdir().unwrap();
-    let opts = StoreOptions {
-        readers: 2,
-        queue_max: 100,
-        ..Default::default()
-    };
-    let store = Store::open(&dir.path().join("memd.db"), &opts, NOW).unwrap();
+    let store = super::contract_tests::open_store(dir.path());
     let sqlite = SqliteBackend::new(store.clone(), None);
     let answers = every_method(&sqlite).await;
     let mut called: Vec<String> = answers.iter().map(|(n, _)| n.to_string()).collect();
@@ -282,11 +276,7 @@ async fn every_method_of_every_area_answers_on_sqlite_and_fails_cleanly_on_failu
     store.writer.shutdown().await;
 
     let failing = Failing;
-    let answered: Vec<_> = every_method(&failing)
-        .await
-        .into_iter()
-        .filter(|(n, ok)| *ok && *n != "tool_uses")
-        .collect();
+    let answered: Vec<_> = every_method(&failing).await.into_iter().filter(|(_, ok)| *ok).collect();
     assert!(answered.is_empty(), "the failing backend fails every method: {answered:?}");
     let err = failing.store_figures(NOW).await.unwrap_err();
     assert!(err.to_string().contains(REASON), "{err}");

@@ -108,15 +108,20 @@ pub(crate) async fn contract(s: Arc<dyn Storage>) {
     assert!(s.fuse(req, phase, None, Fusion::default()).await.unwrap().records.is_empty());
 }
 
-#[tokio::test]
-async fn the_sqlite_backend_meets_the_storage_contract() {
-    let dir = tempfile::tempdir().unwrap();
+/// A store on a real file in `dir`, as the contract tests use it.
+pub(crate) fn open_store(dir: &std::path::Path) -> Store {
     let opts = StoreOptions {
         readers: 2,
         queue_max: 100,
         ..Default::default()
     };
-    let store = Store::open(&dir.path().join("memd.db"), &opts, NOW).unwrap();
+    Store::open(&dir.join("memd.db"), &opts, NOW).unwrap()
+}
+
+#[tokio::test]
+async fn the_sqlite_backend_meets_the_storage_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_store(dir.path());
     contract(Arc::new(SqliteBackend::new(store.clone(), None))).await;
     store.writer.shutdown().await;
 }

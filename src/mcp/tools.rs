@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 
 use super::caller::{CallerContext, ToolError, ToolText, bad, fail, ok};
 use super::link::{with_pairs, with_query};
-use super::params::{Ids, Moment, Words, moment, words};
+use super::params::{Ids, Moment, Words, words};
 use super::tool_params::{ContextParams, ForgetParams, SaveMemoryParams, SearchParams, TimelineParams};
 use crate::protocol::params::{given, to_pairs};
 use crate::store::forget::RecordKind;
@@ -34,9 +34,9 @@ impl CallerContext {
     }
 
     pub(super) fn timeline(&self, p: TimelineParams) -> Result<ToolText, ToolError> {
-        if moment(&p.anchor).is_empty() == p.query.as_deref().unwrap_or_default().is_empty() {
-            return Err(bad("give exactly one of anchor and query"));
-        }
+        // The route's own rule, checked here too so that the offline path is never asked a
+        // request the worker would refuse.
+        crate::retrieval::requests::timeline_request(&p, None).map_err(|e| bad(e.to_string()))?;
         match self.fetch("GET", &with_pairs(paths::TIMELINE, &to_pairs(&p)), None)? {
             Ok(ans) => ok(ans.text()),
             Err(e) => match super::offline::timeline(&self.link.dir, &self.mode, &p) {
