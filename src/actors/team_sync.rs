@@ -190,7 +190,7 @@ async fn pass(args: &TeamSyncArgs, slot: &mut Option<Client>, known_install: &On
     // Every pass: a failure drops the connection (the caller), a newer schema stops the pass.
     report.schema_version = server::check_schema(client).await?;
     let store_err = |e: crate::store::StoreError| TeamError::Config(format!("local store: {e}"));
-    let read_err = |e: crate::retrieval::RetrievalError| TeamError::Config(format!("local store: {e}"));
+    let read_err = |e: crate::store::StoreError| TeamError::Config(format!("local store: {e}"));
     let install = match known_install.get() {
         Some(i) => i.clone(),
         None => {

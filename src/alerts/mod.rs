@@ -1,6 +1,13 @@
-//! Alert bodies (issue 39): what the webhook receives for one observation — generic JSON, a
-//! Slack incoming-webhook message, or a Telegram `sendMessage` — from text already cleaned by the
-//! privacy pipeline; and the retry schedule. Pure; the worker's loop queues and sends.
+//! Alerts (issue 39; `MEMD_ALERT_*`), one feature in one folder: the bodies the webhook receives
+//! for one observation — generic JSON, a Slack incoming-webhook message, or a Telegram
+//! `sendMessage` — from text already cleaned by the privacy pipeline, and the retry schedule
+//! (here, pure); the outbox's table (`outbox.rs`); its storage trait and the SQLite implementation
+//! (`storage.rs`); the pass that queues and sends (`service.rs`), which the worker's job table
+//! runs.
+
+pub mod outbox;
+pub mod service;
+pub mod storage;
 
 use serde_json::{Value, json};
 

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::failing::{Failing, REASON};
 use super::sqlite::SqliteBackend;
 use super::{Figures, Storage};
+use crate::alerts::outbox::Delivery;
 use crate::config::ContextSettings;
 use crate::pipeline::redact::Redactor;
 use crate::retrieval::browse::Page;
@@ -16,16 +17,15 @@ use crate::retrieval::related::RelatedRequest;
 use crate::retrieval::semantic::SemanticRequest;
 use crate::retrieval::vector_rows::VectorRows;
 use crate::retrieval::{ContextRequest, FileContextRequest, RetrievalError, Scope};
-use crate::store::alerts::Delivery;
 use crate::store::forget::ForgetSelector;
 use crate::store::memory::ManualMemory;
 use crate::store::notes::NoteIn;
 use crate::store::pending::Release;
 use crate::store::prompts::PromptIn;
 use crate::store::sessions::{SessionKey, SessionSeed};
-use crate::store::team_rows::LocalRef;
 use crate::store::tool_events::SummaryRequestIn;
-use crate::store::work_state::WorkWrite;
+use crate::team::local::rows::LocalRef;
+use crate::work_state::tables::WorkWrite;
 
 const NOW: i64 = 1_787_011_200_000;
 
@@ -247,12 +247,24 @@ async fn every_method(s: &dyn Storage) -> Vec<(&'static str, bool)> {
 }
 
 /// The methods of every area trait, read from the trait definitions (`backend/mod.rs`).
+/// Every method the area traits declare: the core areas here, and the areas a feature keeps in its
+/// own folder (each file from its first `pub trait` to its implementation).
 fn declared() -> Vec<String> {
-    let src = include_str!("mod.rs");
-    let traits = &src[src.find("pub trait Ingest").expect("the first area")..];
-    let mut names: Vec<String> = traits
-        .split("fn ")
-        .skip(1)
+    let core = include_str!("mod.rs");
+    let features = [
+        include_str!("../alerts/storage.rs"),
+        include_str!("../team/storage.rs"),
+        include_str!("../work_state/storage.rs"),
+    ];
+    let mut texts = vec![&core[core.find("pub trait Ingest").expect("the first area")..]];
+    for f in features {
+        let from = f.find("pub trait ").expect("a feature's area trait");
+        let to = f.find("\nimpl<").expect("its SQLite implementation");
+        texts.push(&f[from..to]);
+    }
+    let mut names: Vec<String> = texts
+        .iter()
+        .flat_map(|t| t.split("fn ").skip(1))
         .filter_map(|rest| rest.split('(').next())
         .map(str::to_string)
         .filter(|n| n != "read_only")

@@ -170,14 +170,14 @@ impl Browse for Failing {
 }
 
 impl WorkStates for Failing {
-    fn write_work_state(&self, _w: WorkWrite, _now: i64) -> Op<'_, WorkState> {
+    fn write_work_state(&self, _w: crate::work_state::tables::WorkWrite, _now: i64) -> Op<'_, crate::work_state::tables::WorkState> {
         op()
     }
-    fn work_state(&self, _project: String, _branch: String) -> Read<'_, Option<WorkState>> {
-        read()
+    fn work_state(&self, _project: String, _branch: String) -> Op<'_, Option<crate::work_state::tables::WorkState>> {
+        op()
     }
-    fn work_states(&self, _project: Option<String>, _limit: usize) -> Read<'_, Vec<WorkState>> {
-        read()
+    fn work_states(&self, _project: Option<String>, _limit: usize) -> Op<'_, Vec<crate::work_state::tables::WorkState>> {
+        op()
     }
 }
 
@@ -203,18 +203,18 @@ impl TeamRows for Failing {
         _redactor: Arc<crate::pipeline::redact::Redactor>,
         _install: String,
         _limit: usize,
-    ) -> Read<'_, Vec<crate::store::team_rows::Outgoing>> {
-        read()
+    ) -> Op<'_, Vec<crate::team::local::rows::Outgoing>> {
+        op()
     }
-    fn team_mark_pushed(&self, _rows: Vec<(String, crate::store::team_rows::LocalRef)>, _origin: String, _now: i64) -> Op<'_, ()> {
+    fn team_mark_pushed(&self, _rows: Vec<(String, crate::team::local::rows::LocalRef)>, _origin: String, _now: i64) -> Op<'_, ()> {
         op()
     }
     fn team_edits_due(
         &self,
         _redactor: Arc<crate::pipeline::redact::Redactor>,
         _limit: usize,
-    ) -> Read<'_, Vec<crate::store::team_edits::Edit>> {
-        read()
+    ) -> Op<'_, Vec<crate::team::local::edits::Edit>> {
+        op()
     }
     fn team_edit_sent(&self, _gid: String, _count: i64) -> Op<'_, ()> {
         op()
@@ -230,18 +230,18 @@ impl TeamRows for Failing {
     }
     fn team_apply_pulled(
         &self,
-        _rows: Vec<crate::store::team_rows::Incoming>,
+        _rows: Vec<crate::team::local::rows::Incoming>,
         _install: String,
         _projects: Vec<String>,
         _now: i64,
-    ) -> Op<'_, crate::store::team::Applied> {
+    ) -> Op<'_, crate::team::local::Applied> {
         op()
     }
-    fn team_figures(&self, _projects: Vec<String>) -> Read<'_, crate::store::team::TeamFigures> {
-        read()
+    fn team_figures(&self, _projects: Vec<String>) -> Op<'_, crate::team::local::TeamFigures> {
+        op()
     }
-    fn team_work(&self, _limit: usize) -> Read<'_, Vec<crate::store::team_work::TeamWork>> {
-        read()
+    fn team_work(&self, _limit: usize) -> Op<'_, Vec<crate::team::local::work::TeamWork>> {
+        op()
     }
 }
 
@@ -249,14 +249,14 @@ impl AlertOutbox for Failing {
     fn alerts_enqueue(&self, _types: Vec<String>, _now: i64) -> Op<'_, usize> {
         op()
     }
-    fn alerts_due(&self, _now: i64, _limit: usize) -> Read<'_, Vec<crate::store::alerts::DueAlert>> {
-        read()
-    }
-    fn alert_delivered(&self, _observation_id: i64, _d: crate::store::alerts::Delivery, _now: i64) -> Op<'_, ()> {
+    fn alerts_due(&self, _now: i64, _limit: usize) -> Op<'_, Vec<crate::alerts::outbox::DueAlert>> {
         op()
     }
-    fn alert_figures(&self) -> Read<'_, crate::store::alerts::AlertFigures> {
-        read()
+    fn alert_delivered(&self, _observation_id: i64, _d: crate::alerts::outbox::Delivery, _now: i64) -> Op<'_, ()> {
+        op()
+    }
+    fn alert_figures(&self) -> Op<'_, crate::alerts::outbox::AlertFigures> {
+        op()
     }
 }
 

@@ -7,6 +7,11 @@
 //! worker's builder without touching retrieval, ingest or the routes; `contract_areas.rs` calls
 //! every method of every area on it, and `failing.rs` is the backend whose every call fails.
 //!
+//! Three areas belong to one feature each and live in its folder with their tables and use-cases
+//! ([`WorkStates`] in `work_state/`, [`TeamRows`] in `team/`, [`AlertOutbox`] in `alerts/`); their
+//! SQLite implementation there is written over anything that holds the embedded store
+//! (`AsRef<Store>`), and re-exported here so `Storage` stays their sum.
+//!
 //! [`sqlite::SqliteBackend`] is the default and, for now, only backend: each method runs the
 //! existing functions of `store/` and `retrieval/` on the writer thread or the read pool.
 //! Maintenance of the embedded file itself (repair, backups, retention, re-scan, the claude-mem
@@ -53,11 +58,12 @@ use crate::store::prompts::{PromptIn, PromptOutcome};
 use crate::store::sessions::{CompleteOutcome, SessionKey};
 use crate::store::stats::{ParkedSession, StoreFigures};
 use crate::store::tool_events::{SummaryRequestIn, SummaryRequestOutcome, ToolEventIn, ToolEventOutcome};
-use crate::store::work_state::{WorkState, WorkWrite};
 use crate::vectors::nearest::VectorScope;
 
-/// A storage operation in flight (boxed so the trait stays object-safe).
-pub type Op<'a, T, E = StoreError> = Pin<Box<dyn Future<Output = Result<T, E>> + Send + 'a>>;
+pub use crate::alerts::storage::AlertOutbox;
+pub use crate::store::Op;
+pub use crate::team::storage::TeamRows;
+pub use crate::work_state::storage::WorkStates;
 
 /// A read (retrieval) operation in flight.
 pub type Read<'a, T> = Op<'a, T, RetrievalError>;
@@ -167,14 +173,6 @@ pub trait Browse: Send + Sync {
     fn feed_since(&self, from: Cursor) -> Read<'_, (Vec<FeedEvent>, Cursor)>;
 }
 
-/// Work state per project and branch (issue 39).
-pub trait WorkStates: Send + Sync {
-    fn write_work_state(&self, w: WorkWrite, now: i64) -> Op<'_, WorkState>;
-    fn work_state(&self, project: String, branch: String) -> Read<'_, Option<WorkState>>;
-    /// Every project's and branch's state, newest first (one project's when given).
-    fn work_states(&self, project: Option<String>, limit: usize) -> Read<'_, Vec<WorkState>>;
-}
-
 /// Whole records in and out: export pages, imports, supersession links, Markdown notes (issue 39).
 pub trait Transfer: Send + Sync {
     /// Observations with id > `after`, oldest id first (of `project`, since `since`).
@@ -185,49 +183,6 @@ pub trait Transfer: Send + Sync {
     fn link_observations(&self, links: Vec<(i64, i64, Option<String>)>) -> Op<'_, usize>;
     /// Imports one Markdown note (again when it changed).
     fn import_note(&self, n: crate::store::notes::NoteIn, now: i64) -> Op<'_, crate::store::notes::NoteOutcome>;
-}
-
-/// Team memory's local side (issue 40): what goes to the server, what came from it, forgets to send.
-pub trait TeamRows: Send + Sync {
-    /// Not pushed yet, as pushed (a read: the writer is free while the server is slow).
-    fn team_outgoing(
-        &self,
-        projects: Vec<String>,
-        redactor: Arc<crate::pipeline::redact::Redactor>,
-        install: String,
-        limit: usize,
-    ) -> Read<'_, Vec<crate::store::team_rows::Outgoing>>;
-    fn team_mark_pushed(&self, rows: Vec<(String, crate::store::team_rows::LocalRef)>, origin: String, now: i64) -> Op<'_, ()>;
-    /// Edits of pushed observations not sent yet (a read).
-    fn team_edits_due(
-        &self,
-        redactor: Arc<crate::pipeline::redact::Redactor>,
-        limit: usize,
-    ) -> Read<'_, Vec<crate::store::team_edits::Edit>>;
-    fn team_edit_sent(&self, gid: String, count: i64) -> Op<'_, ()>;
-    fn team_tombstones_due(&self, limit: usize) -> Op<'_, Vec<String>>;
-    fn team_tombstone_done(&self, gid: String, refused: bool) -> Op<'_, ()>;
-    /// This data directory's install id and the pull cursor.
-    fn team_pull_state(&self) -> Op<'_, (String, i64)>;
-    fn team_apply_pulled(
-        &self,
-        rows: Vec<crate::store::team_rows::Incoming>,
-        install: String,
-        projects: Vec<String>,
-        now: i64,
-    ) -> Op<'_, crate::store::team::Applied>;
-    fn team_figures(&self, projects: Vec<String>) -> Read<'_, crate::store::team::TeamFigures>;
-    /// Teammates' work states as last pulled, newest first.
-    fn team_work(&self, limit: usize) -> Read<'_, Vec<crate::store::team_work::TeamWork>>;
-}
-
-/// The alert outbox (issue 39).
-pub trait AlertOutbox: Send + Sync {
-    /// Queues new observations of `types` (the first call only sets the cursor).
-    fn alerts_enqueue(&self, types: Vec<String>, now: i64) -> Op<'_, usize>;
-    fn alerts_due(&self, now: i64, limit: usize) -> Read<'_, Vec<crate::store::alerts::DueAlert>>;
-    fn alert_delivered(&self, observation_id: i64, d: crate::store::alerts::Delivery, now: i64) -> Op<'_, ()>;
-    fn alert_figures(&self) -> Read<'_, crate::store::alerts::AlertFigures>;
 }
 
 /// The store's state and figures for status.

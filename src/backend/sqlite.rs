@@ -8,10 +8,7 @@ use std::sync::Arc;
 
 use rusqlite::{Connection, OptionalExtension};
 
-use super::{
-    AlertOutbox, Browse, Depth, Figures, Forgotten, Ingest, Memories, ObservationEdit, Op, Read, Recall, TeamRows, Transfer, WorkQueue,
-    WorkStates,
-};
+use super::{Browse, Depth, Figures, Forgotten, Ingest, Memories, ObservationEdit, Op, Read, Recall, Transfer, WorkQueue};
 use crate::config::ContextSettings;
 use crate::modes::Mode;
 use crate::retrieval::browse::{self, Listed, Page, SessionDetail, SessionRow, ToolUses, Usage};
@@ -37,7 +34,6 @@ use crate::store::stats::{ParkedSession, StoreFigures, figures, parked_sessions}
 use crate::store::tool_events::{
     SummaryRequestIn, SummaryRequestOutcome, ToolEventIn, ToolEventOutcome, ingest_summary_request, ingest_tool_event,
 };
-use crate::store::work_state::{self, WorkState, WorkWrite};
 use crate::store::{Store, StoreError};
 use crate::vectors::nearest::VectorScope;
 use crate::vectors::runtime::VectorRuntime;
@@ -266,18 +262,6 @@ impl Browse for SqliteBackend {
     }
 }
 
-impl WorkStates for SqliteBackend {
-    fn write_work_state(&self, w: WorkWrite, now: i64) -> Op<'_, WorkState> {
-        self.write(move |c| work_state::write(c, &w, now))
-    }
-    fn work_state(&self, project: String, branch: String) -> Read<'_, Option<WorkState>> {
-        self.read(move |c| Ok(work_state::read(c, &project, &branch)?))
-    }
-    fn work_states(&self, project: Option<String>, limit: usize) -> Read<'_, Vec<WorkState>> {
-        self.read(move |c| Ok(work_state::list(c, project.as_deref(), limit)?))
-    }
-}
-
 impl Transfer for SqliteBackend {
     fn export_page(&self, project: Option<String>, since: Option<i64>, after: i64, limit: usize) -> Read<'_, Vec<ExportedObservation>> {
         self.read(move |c| Ok(export_rows::export_page(c, project.as_deref(), since, after, limit)?))
@@ -293,67 +277,11 @@ impl Transfer for SqliteBackend {
     }
 }
 
-impl TeamRows for SqliteBackend {
-    fn team_outgoing(
-        &self,
-        projects: Vec<String>,
-        redactor: Arc<crate::pipeline::redact::Redactor>,
-        install: String,
-        limit: usize,
-    ) -> Read<'_, Vec<crate::store::team_rows::Outgoing>> {
-        self.read(move |c| Ok(crate::store::team::outgoing(c, &projects, &redactor, &install, limit)?))
-    }
-    fn team_mark_pushed(&self, rows: Vec<(String, crate::store::team_rows::LocalRef)>, origin: String, now: i64) -> Op<'_, ()> {
-        self.write(move |c| crate::store::team::mark_pushed(c, &rows, &origin, now))
-    }
-    fn team_edits_due(
-        &self,
-        redactor: Arc<crate::pipeline::redact::Redactor>,
-        limit: usize,
-    ) -> Read<'_, Vec<crate::store::team_edits::Edit>> {
-        self.read(move |c| Ok(crate::store::team_edits::edits_due(c, &redactor, limit)?))
-    }
-    fn team_edit_sent(&self, gid: String, count: i64) -> Op<'_, ()> {
-        self.write(move |c| crate::store::team_edits::edit_sent(c, &gid, count))
-    }
-    fn team_tombstones_due(&self, limit: usize) -> Op<'_, Vec<String>> {
-        self.write(move |c| crate::store::team::tombstones_due(c, limit))
-    }
-    fn team_tombstone_done(&self, gid: String, refused: bool) -> Op<'_, ()> {
-        self.write(move |c| crate::store::team::tombstone_done(c, &gid, refused))
-    }
-    fn team_pull_state(&self) -> Op<'_, (String, i64)> {
-        self.write(|c| Ok((crate::store::team::install_id(c)?, crate::store::team::pull_cursor(c)?)))
-    }
-    fn team_apply_pulled(
-        &self,
-        rows: Vec<crate::store::team_rows::Incoming>,
-        install: String,
-        projects: Vec<String>,
-        now: i64,
-    ) -> Op<'_, crate::store::team::Applied> {
-        self.write(move |c| crate::store::team::apply_pulled(c, &rows, &install, &projects, now))
-    }
-    fn team_work(&self, limit: usize) -> Read<'_, Vec<crate::store::team_work::TeamWork>> {
-        self.read(move |c| Ok(crate::store::team_work::list(c, limit)?))
-    }
-    fn team_figures(&self, projects: Vec<String>) -> Read<'_, crate::store::team::TeamFigures> {
-        self.read(move |c| Ok(crate::store::team::figures(c, &projects)?))
-    }
-}
-
-impl AlertOutbox for SqliteBackend {
-    fn alerts_enqueue(&self, types: Vec<String>, now: i64) -> Op<'_, usize> {
-        self.write(move |c| crate::store::alerts::enqueue(c, &types, now))
-    }
-    fn alerts_due(&self, now: i64, limit: usize) -> Read<'_, Vec<crate::store::alerts::DueAlert>> {
-        self.read(move |c| Ok(crate::store::alerts::due(c, now, limit)?))
-    }
-    fn alert_delivered(&self, observation_id: i64, d: crate::store::alerts::Delivery, now: i64) -> Op<'_, ()> {
-        self.write(move |c| crate::store::alerts::record(c, observation_id, &d, now))
-    }
-    fn alert_figures(&self) -> Read<'_, crate::store::alerts::AlertFigures> {
-        self.read(|c| Ok(crate::store::alerts::figures(c)?))
+impl AsRef<Store> for SqliteBackend {
+    /// The areas implemented over the embedded file in their feature's folder (alerts, team rows,
+    /// work states) reach it through this.
+    fn as_ref(&self) -> &Store {
+        &self.store
     }
 }
 

@@ -11,8 +11,9 @@ use serde_json::{Value, json};
 
 use super::client_context::CliContext;
 use crate::clock::now_ms;
+use crate::freshness::consolidation_plan as consolidation;
 use crate::protocol::paths;
-use crate::store::{consolidation, migrations, open};
+use crate::store::{migrations, open};
 
 pub fn run(env: &HashMap<String, String>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let ctx = CliContext::load(env, None);

@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use super::git::{Repo, discover, relative_to};
-use crate::store::anchors::{Anchor, AnchorJob};
+use crate::freshness::anchor_rows::{Anchor, AnchorJob};
 
 /// The anchors of `jobs` (jobs outside any work tree get none). A work tree git cannot read is
 /// logged and its jobs get none: they are not retried.

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::store::consolidation::{self, Change};
+use crate::freshness::consolidation_plan::{self as consolidation, Change};
 use crate::store::{Store, StoreError};
 
 pub const FIRST_RUN_AFTER: Duration = Duration::from_secs(10 * 60);

@@ -1,4 +1,4 @@
-//! Memory that stays current (issue 38): code anchors taken from git (`anchor.rs`, `git.rs`),
+//! Memory that stays current (issue 38): code anchors taken from git (`anchor.rs`, `git.rs`; their table `anchor_rows.rs`),
 //! staleness when a later commit changes an anchored file (`staleness.rs`), supersession and
 //! contradictions between a new observation and live ones (the rules in
 //! `pipeline/supersession.rs`, run as each record is written), and the background consolidation
@@ -8,7 +8,9 @@
 //! checks the project's work trees first, within a budget.
 
 pub mod anchor;
+pub mod anchor_rows;
 pub mod consolidate;
+pub mod consolidation_plan;
 pub mod git;
 pub mod service;
 pub mod staleness;

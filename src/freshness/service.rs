@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use super::FreshnessError;
 use super::git::discover;
+use crate::freshness::anchor_rows::{self as anchors, AnchorJob};
 use crate::store::Store;
-use crate::store::anchors::{self, AnchorJob};
 
 /// Observations anchored per step.
 const CHUNK: usize = 64;

@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::FreshnessError;
 use super::git::Repo;
-use crate::store::anchors::{LiveAnchor, StaleMark};
+use crate::freshness::anchor_rows::{LiveAnchor, StaleMark};
 
 /// What HEAD says of one anchored file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

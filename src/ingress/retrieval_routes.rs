@@ -71,7 +71,7 @@ pub async fn context_inject(State(app): State<Arc<WorkerState>>, Query(q): Q, he
     let cap = req.max_chars.unwrap_or(cfg.max_chars);
     let primary = req.chain.last().cloned().unwrap_or_default();
     let branch = super::work_routes::branch_from(p.get(&["branch"]), p.get(&["cwd"]));
-    let section = crate::worker::work_state::section(svc, primary, branch, cap / 2).await;
+    let section = crate::work_state::service::section(&*svc.storage, &svc.settings.get().context, primary, branch, cap / 2).await;
     let room = section.as_ref().map_or(0, |s| crate::text::lines::utf16_len(s) + 2);
     let req = ContextRequest {
         max_chars: Some(cap.saturating_sub(room).max(1)),

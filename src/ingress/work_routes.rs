@@ -1,7 +1,7 @@
 //! Work-state routes (issue 39): `POST /api/work-state` records the task, items and notes of a
 //! project and branch; `GET /api/work-state` reads one (`?project=`, `?branch=` or `?cwd=`) with
 //! the section SessionStart would inject, or every state when no project is given (the viewer).
-//! Bodies are checked here; the use-cases are in [`crate::worker::work_state`].
+//! Bodies are checked here; the use-cases are in [`crate::work_state::service`].
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -16,9 +16,9 @@ use serde_json::{Value, json};
 use super::checks::json_body;
 use super::error::ApiError;
 use crate::freshness::git::branch_of;
-use crate::store::work_state::WorkItemIn;
+use crate::work_state::service::{self, WorkRequest, WorkStateError};
+use crate::work_state::tables::WorkItemIn;
 use crate::worker::WorkerState;
-use crate::worker::work_state::{self, WorkRequest, WorkStateError};
 
 type Q = Query<HashMap<String, String>>;
 
@@ -83,7 +83,8 @@ pub async fn write(State(app): State<Arc<WorkerState>>, body: Body) -> Result<Js
             .collect(),
         remove: b.remove.unwrap_or_default(),
     };
-    let state = work_state::write(app.services()?, req).await?;
+    let svc = app.services()?;
+    let state = service::write(&*svc.storage, &svc.ingest.pipeline.privacy, req).await?;
     Ok(Json(json!({"success": true, "state": state})))
 }
 
@@ -95,7 +96,9 @@ pub async fn read(State(app): State<Arc<WorkerState>>, Query(q): Q) -> Result<Js
     };
     let branch = branch_from(q.get("branch").map(String::as_str), q.get("cwd").map(String::as_str));
     let state = svc.storage.work_state(project.to_string(), branch.clone()).await?;
-    let section = state.as_ref().and_then(|s| work_state::render(svc, s, usize::MAX));
+    let section = state
+        .as_ref()
+        .and_then(|s| service::render(&svc.settings.get().context, s, usize::MAX));
     Ok(Json(
         json!({"project": project, "branch": branch, "state": state, "section": section}),
     ))

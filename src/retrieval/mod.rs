@@ -62,7 +62,6 @@ pub mod semantic;
 pub mod stats;
 pub mod timeline;
 pub mod vector_rows;
-pub mod work_render;
 pub mod zone;
 
 pub use context::{ContextRequest, context_inject};

@@ -214,7 +214,8 @@ pub fn forget_bulk(
             done.push(r);
         }
     }
-    // Forgetting a whole project forgets what it was working on (issue 39) and its graph's names
+    // Forgetting a whole project forgets what it was working on (issue 39: the work state's tables
+    // are the feature's, but forgetting is the store's promise, so it deletes their rows here) and its graph's names
     // (issue 41; relations of other forgets lose their evidence with the observations).
     if let ForgetSelector::Project {
         project,
@@ -222,7 +223,8 @@ pub fn forget_bulk(
         provenance: None,
     } = sel
     {
-        super::work_state::forget_project(conn, project)?;
+        conn.execute("DELETE FROM work_items WHERE project = ?1", [project])?;
+        conn.execute("DELETE FROM work_state WHERE project = ?1", [project])?;
         super::graph::forget_project(conn, project)?;
     }
     Ok(count(&done))

@@ -4,10 +4,7 @@
 //! and the read pool. Table families live in their own files as plain functions over a
 //! `&Connection`, so each can be unit tested on an in-memory database.
 
-pub mod alerts;
-pub mod anchors;
 pub mod batch;
-pub mod consolidation;
 pub mod export_rows;
 pub mod forget;
 pub mod graph;
@@ -34,18 +31,16 @@ pub mod salvage;
 pub mod sessions;
 pub mod stats;
 pub mod supersession;
-pub mod team;
-pub mod team_edits;
-pub mod team_rows;
-pub mod team_summaries;
-pub mod team_work;
 pub mod tool_events;
-pub mod work_state;
 pub mod writer;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// A storage operation in flight (boxed so the area traits stay object-safe): what every storage
+/// trait's method returns, from `backend` and from each feature's own storage trait.
+pub type Op<'a, T, E = StoreError> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<T, E>> + Send + 'a>>;
 
 pub use integrity::Integrity;
 pub use open::sqlite_memory_used;

@@ -4,8 +4,10 @@
 //! local side is `store/team.rs`; the push and pull loops are the `TeamSync` actor.
 
 pub mod check;
+pub mod local;
 pub mod plain_guard;
 pub mod server;
+pub mod storage;
 pub mod tls;
 
 /// What the team layer reports (Clone: one pass's answer goes to every caller waiting on it).

@@ -11,7 +11,7 @@ use tokio_postgres::{Client, Config};
 use super::TeamError;
 use super::plain_guard::Guarded;
 use super::tls::RustlsConnector;
-use crate::store::team_rows::{Incoming, Outgoing};
+use crate::team::local::rows::{Incoming, Outgoing};
 
 /// The server schema's migrations, in order (`memd.meta.schema_version` counts them).
 pub const SERVER_MIGRATIONS: &[&str] = &[include_str!("server_v1.sql"), include_str!("server_v2.sql")];

@@ -6,7 +6,7 @@
 use super::Services;
 use super::memory::{MemoryError, forget_record};
 use crate::clock::now_ms;
-use crate::store::consolidation::{Change, LogEntry};
+use crate::freshness::consolidation_plan::{Change, LogEntry};
 use crate::store::forget::{RecordKind, RecordRef};
 use crate::store::supersession::{Contradiction, Resolution};
 
@@ -17,7 +17,7 @@ pub async fn consolidate(svc: &Services, dry_run: bool) -> Result<Vec<Change>, M
 
 /// The newest rows of the consolidation audit log.
 pub async fn consolidation_log(svc: &Services, limit: i64) -> Result<Vec<LogEntry>, MemoryError> {
-    Ok(svc.store.read(move |c| crate::store::consolidation::log(c, limit)).await?)
+    Ok(svc.store.read(move |c| crate::freshness::consolidation_plan::log(c, limit)).await?)
 }
 
 /// Open contradictions (every one with `all`), newest first.

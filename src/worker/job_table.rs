@@ -42,7 +42,11 @@ pub static JOBS: &[Job<App>] = &[
     Job {
         name: "alerts",
         first: None,
-        every: |app| on(app, |s| s.settings.get().alerts.webhook.is_some().then_some(super::alerts::PASS)),
+        every: |app| {
+            on(app, |s| {
+                s.settings.get().alerts.webhook.is_some().then_some(crate::alerts::service::PASS)
+            })
+        },
         backoff: Backoff::LOOP,
         pass: alerts,
     },
@@ -149,8 +153,16 @@ fn alerts(app: App) -> PassFuture {
         let Some(url) = cfg.webhook.clone() else {
             return Ok(Done::Did("no webhook".into()));
         };
-        let client = CLIENT.get_or_init(|| crate::providers::http_client(super::alerts::SEND_TIMEOUT));
-        let n = super::alerts::pass(svc, &cfg, &url, client).await.map_err(JobError::of)?;
+        let client = CLIENT.get_or_init(|| crate::providers::http_client(crate::alerts::service::SEND_TIMEOUT));
+        let pipeline = &svc.ingest.pipeline;
+        let excluded = |root: &str| pipeline.check_cwd(Some(root)).is_some();
+        let screen = crate::alerts::service::Screen {
+            privacy: &pipeline.privacy,
+            excluded: &excluded,
+        };
+        let n = crate::alerts::service::pass(&*svc.storage, &screen, &cfg, &url, client)
+            .await
+            .map_err(JobError::of)?;
         Ok(Done::Did(format!("{n} deliveries tried")))
     })
 }

@@ -6,7 +6,6 @@
 //! ingest, settings, vectors, mode — exist once the worker is ready, and are reached through
 //! [`WorkerState::services`], which says why they are not there otherwise.
 
-pub mod alerts;
 pub mod builder;
 pub mod corpus;
 pub mod edit;
@@ -27,7 +26,6 @@ pub mod stats;
 pub mod tasks;
 pub mod team;
 pub mod viewer_access;
-pub mod work_state;
 
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};

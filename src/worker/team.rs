@@ -28,7 +28,7 @@ pub async fn with_figures(
     svc: &crate::worker::Services,
 ) -> Option<(
     crate::actors::team_sync::TeamStatus,
-    Result<crate::store::team::TeamFigures, crate::retrieval::RetrievalError>,
+    Result<crate::team::local::TeamFigures, crate::store::StoreError>,
 )> {
     let cfg = svc.settings.get().team.clone()?;
     let asked = match svc.handles.team_sync() {

@@ -6,9 +6,9 @@
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
-use super::StoreError;
+use super::rows::{Incoming, LocalRef, Outgoing, WorkBody, WorkItemBody, work_gid};
 use crate::pipeline::redact::Redactor;
-use crate::store::team_rows::{Incoming, LocalRef, Outgoing, WorkBody, WorkItemBody, work_gid};
+use crate::store::StoreError;
 
 /// States of the shared projects whose newest version is not on the server yet.
 pub fn outgoing(
@@ -20,7 +20,7 @@ pub fn outgoing(
 ) -> Result<Vec<Outgoing>, StoreError> {
     let mut out = Vec::new();
     for project in projects {
-        for w in super::work_state::list(conn, Some(project), 100)? {
+        for w in crate::work_state::tables::list(conn, Some(project), 100)? {
             if out.len() >= limit {
                 return Ok(out);
             }

@@ -4,13 +4,18 @@
 //! page and its cursor land together (exactly once) and a push is marked only after the server
 //! committed it.
 
+pub mod edits;
+pub mod rows;
+pub mod summaries;
+pub mod work;
+
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::StoreError;
-use super::observation_record::{OBS_COLS, ObservationRecord, json_array};
-use super::team_edits::Known;
 use crate::pipeline::redact::Redactor;
-use crate::store::team_rows::{Body, Incoming, LocalRef, Outgoing, body_of, observation_gid};
+use crate::store::StoreError;
+use crate::store::observation_record::{OBS_COLS, ObservationRecord, json_array};
+use edits::Known;
+use rows::{Body, Incoming, LocalRef, Outgoing, body_of, observation_gid};
 
 /// This data directory's id in global ids (random, made once).
 pub fn install_id(conn: &Connection) -> Result<String, StoreError> {
@@ -20,7 +25,7 @@ pub fn install_id(conn: &Connection) -> Result<String, StoreError> {
     if let Some(id) = found {
         return Ok(id);
     }
-    let id = super::random_id().replace('-', "")[..16].to_string();
+    let id = crate::store::random_id().replace('-', "")[..16].to_string();
     conn.execute("INSERT INTO meta(key, value) VALUES ('team_install_id', ?1)", [&id])?;
     Ok(id)
 }
@@ -68,16 +73,10 @@ pub fn outgoing(
         });
     }
     if out.len() < limit {
-        out.extend(super::team_work::outgoing(conn, projects, redactor, install, limit - out.len())?);
+        out.extend(work::outgoing(conn, projects, redactor, install, limit - out.len())?);
     }
     if out.len() < limit {
-        out.extend(super::team_summaries::outgoing(
-            conn,
-            projects,
-            redactor,
-            install,
-            limit - out.len(),
-        )?);
+        out.extend(summaries::outgoing(conn, projects, redactor, install, limit - out.len())?);
     }
     Ok(out)
 }
@@ -138,7 +137,7 @@ pub(super) fn ensure_session(conn: &Connection, origin: &str, project: &str, now
 
 /// Removes the local copy of a row its origin forgot.
 fn remove_local(conn: &Connection, gid: &str, known: Option<Known>, now: i64) -> Result<bool, StoreError> {
-    use super::forget::{RecordKind, RecordRef, forget_one};
+    use crate::store::forget::{RecordKind, RecordRef, forget_one};
     let target = match known {
         Some(Known { observation: Some(id), .. }) => RecordRef {
             kind: RecordKind::Observation,
@@ -186,21 +185,21 @@ pub fn apply_pulled(conn: &Connection, rows: &[Incoming], install: &str, project
         } else {
             r
         };
-        let known = super::team_edits::known(conn, &r.gid)?;
+        let known = edits::known(conn, &r.gid)?;
         if r.deleted {
             done.removed += usize::from(remove_local(conn, &r.gid, known, now)?);
             continue;
         }
         if let Some(k) = known {
-            done.edited += usize::from(super::team_edits::apply_edit(conn, &k, r)?);
+            done.edited += usize::from(edits::apply_edit(conn, &k, r)?);
             continue;
         }
         if r.kind == "summary" {
-            done.added += usize::from(super::team_summaries::apply(conn, r, now)?);
+            done.added += usize::from(summaries::apply(conn, r, now)?);
             continue;
         }
         if r.kind == "work_state" {
-            done.edited += usize::from(super::team_work::apply(conn, r)?);
+            done.edited += usize::from(work::apply(conn, r)?);
             continue;
         }
         let body: Body = serde_json::from_value(r.body.clone()).unwrap_or_default();
@@ -250,7 +249,7 @@ fn queue(conn: &Connection, projects: &[String]) -> Result<i64, StoreError> {
     }
     let sql = waiting(projects, "count(*)");
     let observations: i64 = conn.query_row(&sql, rusqlite::params_from_iter(projects.iter()), |r| r.get(0))?;
-    Ok(observations + super::team_summaries::queue(conn, projects)?)
+    Ok(observations + summaries::queue(conn, projects)?)
 }
 
 pub fn figures(conn: &Connection, projects: &[String]) -> Result<TeamFigures, StoreError> {

@@ -4,10 +4,10 @@
 
 use rusqlite::{Connection, params};
 
-use super::StoreError;
-use super::observation_record::json_array;
+use super::rows::{Incoming, LocalRef, Outgoing, SummaryBody, json_list, summary_gid};
 use crate::pipeline::redact::Redactor;
-use crate::store::team_rows::{Incoming, LocalRef, Outgoing, SummaryBody, json_list, summary_gid};
+use crate::store::StoreError;
+use crate::store::observation_record::json_array;
 
 const WAITING: &str = "FROM session_summaries s
      WHERE s.project IN ({marks}) AND s.quarantined = 0
@@ -83,7 +83,7 @@ pub fn queue(conn: &Connection, projects: &[String]) -> Result<i64, StoreError> 
 /// Stores another member's summary; true when it was added.
 pub fn apply(conn: &Connection, r: &Incoming, now: i64) -> Result<bool, StoreError> {
     let body: SummaryBody = serde_json::from_value(r.body.clone()).unwrap_or_default();
-    let msid = super::team::ensure_session(conn, &r.origin, &r.project, now)?;
+    let msid = super::ensure_session(conn, &r.origin, &r.project, now)?;
     let added = conn.execute(
         "INSERT INTO session_summaries(memory_session_id, project, platform_source, request, investigated, learned,
              completed, next_steps, notes, files_read, files_edited, origin, created_at, created_at_epoch)
@@ -105,7 +105,7 @@ pub fn apply(conn: &Connection, r: &Incoming, now: i64) -> Result<bool, StoreErr
         ],
     )?;
     let id = conn.last_insert_rowid();
-    super::quarantine::screen_summary(conn, id)?;
+    crate::store::quarantine::screen_summary(conn, id)?;
     conn.execute(
         "INSERT OR IGNORE INTO team_rows(gid, summary_id, origin, mine, seq, at_epoch) VALUES (?1, ?2, ?3, 0, ?4, ?5)",
         params![r.gid, id, r.origin, r.seq, now],

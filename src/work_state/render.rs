@@ -6,8 +6,8 @@
 //! screened like an observation (issue 51): one that reads as an instruction is withheld, a
 //! one-line notice in its place.
 
-use super::render::{cut_utf16, one_line, utf16_len};
-use crate::store::work_state::{STATUSES, WorkItem, WorkState};
+use super::tables::{STATUSES, WorkItem, WorkState};
+use crate::text::lines::{cut_utf16, one_line, utf16_len};
 
 const ITEM_MAX: usize = 300;
 const TASK_MAX: usize = 300;

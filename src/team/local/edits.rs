@@ -6,10 +6,10 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::StoreError;
-use super::observation_record::{OBS_COLS, ObservationRecord, json_array};
+use super::rows::{Body, Incoming, body_of};
 use crate::pipeline::redact::Redactor;
-use crate::store::team_rows::{Body, Incoming, body_of};
+use crate::store::StoreError;
+use crate::store::observation_record::{OBS_COLS, ObservationRecord, json_array};
 
 /// A row of `team_rows`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,7 +105,7 @@ pub fn apply_edit(conn: &Connection, k: &Known, r: &Incoming) -> Result<bool, St
         ],
     )?;
     conn.execute("UPDATE team_rows SET seq = ?2 WHERE gid = ?1", params![r.gid, r.seq])?;
-    super::quarantine::screen_observation(conn, id)?;
-    super::rescan::requeue_vector(conn, "observation", id)?;
+    crate::store::quarantine::screen_observation(conn, id)?;
+    crate::store::rescan::requeue_vector(conn, "observation", id)?;
     Ok(true)
 }

@@ -6,7 +6,7 @@
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use serde::Serialize;
 
-use super::StoreError;
+use crate::store::StoreError;
 
 const CURSOR: &str = "alerts_cursor";
 

@@ -1,4 +1,4 @@
-//! Alerts (issue 39; `MEMD_ALERT_*`): a job of the worker ([`super::job_table`]) queues observations of the
+//! The alert pass (`MEMD_ALERT_*`): a job of the worker (its job table) queues observations of the
 //! alert types into the outbox and posts each to the webhook — text cleaned by the privacy
 //! pipeline again, nothing of an excluded project, retried with backoff, marked sent only after
 //! a 2xx. It runs beside ingest and shares nothing with it but the store's writer, so a slow or
@@ -6,51 +6,57 @@
 
 use std::time::Duration;
 
-use super::Services;
-use crate::alerts::{Alert, MAX_ATTEMPTS, body, next_attempt};
+use super::outbox::{Delivery, DueAlert};
+use super::storage::AlertOutbox;
+use super::{Alert, MAX_ATTEMPTS, body, next_attempt};
 use crate::clock::now_ms;
 use crate::config::{AlertSettings, Secret};
-use crate::store::alerts::{Delivery, DueAlert};
+use crate::pipeline::privacy::Privacy;
+use crate::store::StoreError;
 
 /// One pass a second while a webhook is set.
-pub(super) const PASS: Duration = Duration::from_secs(1);
-pub(super) const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+pub const PASS: Duration = Duration::from_secs(1);
+pub const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 const DUE_MAX: usize = 20;
+
+/// What an alert passes before it leaves: the privacy pipeline's rules, and whether a project
+/// root is one memd does not record (the ingest pipeline answers both).
+pub struct Screen<'a> {
+    pub privacy: &'a Privacy,
+    pub excluded: &'a (dyn Fn(&str) -> bool + Sync),
+}
 
 /// Queues what is new, then tries every due delivery once; how many it tried.
 pub async fn pass(
-    svc: &Services,
+    outbox: &dyn AlertOutbox,
+    screen: &Screen<'_>,
     cfg: &AlertSettings,
     url: &Secret,
     client: &reqwest::Client,
-) -> Result<usize, crate::retrieval::RetrievalError> {
-    svc.storage.alerts_enqueue(cfg.types.clone(), now_ms()).await?;
-    let due = svc.storage.alerts_due(now_ms(), DUE_MAX).await?;
+) -> Result<usize, StoreError> {
+    outbox.alerts_enqueue(cfg.types.clone(), now_ms()).await?;
+    let due = outbox.alerts_due(now_ms(), DUE_MAX).await?;
     let tried = due.len();
     for due in due {
         let id = due.observation_id;
-        let outcome = deliver(svc, cfg, url, client, due).await;
+        let outcome = deliver(screen, cfg, url, client, due).await;
         if let Delivery::Failed { error, .. } = &outcome {
             tracing::warn!(observation_id = id, error = %error, "alert not delivered");
         }
-        svc.storage.alert_delivered(id, outcome, now_ms()).await?;
+        outbox.alert_delivered(id, outcome, now_ms()).await?;
     }
     Ok(tried)
 }
 
-async fn deliver(svc: &Services, cfg: &AlertSettings, url: &Secret, client: &reqwest::Client, due: DueAlert) -> Delivery {
+async fn deliver(screen: &Screen<'_>, cfg: &AlertSettings, url: &Secret, client: &reqwest::Client, due: DueAlert) -> Delivery {
     let Some(o) = due.observation else {
         return Delivery::Skipped("forgotten".into());
     };
-    let pipeline = &svc.ingest.pipeline;
-    if o.project_root
-        .as_deref()
-        .is_some_and(|root| pipeline.check_cwd(Some(root)).is_some())
-    {
+    if o.project_root.as_deref().is_some_and(screen.excluded) {
         return Delivery::Skipped("excluded project".into());
     }
     let clean = |s: &str| {
-        let c = pipeline.privacy.clean_text(s);
+        let c = screen.privacy.clean_text(s);
         if c.private { String::new() } else { c.text }
     };
     let alert = Alert {

@@ -26,8 +26,8 @@ fn a_pass_merges_duplicates_dates_and_chains_then_a_second_changes_nothing() {
         remember(&conn, "Queue v2", "The queue is SQS", T),
         remember(&conn, "Queue v3", "The queue is NATS", T),
     );
-    super::super::supersession::supersede(&conn, x, y, "explicit").unwrap();
-    super::super::supersession::supersede(&conn, y, z, "explicit").unwrap();
+    crate::store::supersession::supersede(&conn, x, y, "explicit").unwrap();
+    crate::store::supersession::supersede(&conn, y, z, "explicit").unwrap();
     let total: i64 = conn.query_row("SELECT count(*) FROM observations", [], |r| r.get(0)).unwrap();
 
     let changes = plan(&conn).unwrap();

@@ -6,7 +6,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
-use super::StoreError;
+use crate::store::StoreError;
 
 /// The statuses an item may have, in the order the section lists them.
 pub const STATUSES: [&str; 4] = ["doing", "blocked", "todo", "done"];
@@ -169,19 +169,13 @@ pub fn list(conn: &Connection, project: Option<&str>, limit: usize) -> Result<Ve
     Ok(out)
 }
 
-/// Removes a project's work state (forgetting the project).
-pub fn forget_project(conn: &Connection, project: &str) -> Result<usize, rusqlite::Error> {
-    let n = conn.execute("DELETE FROM work_items WHERE project = ?1", [project])?;
-    Ok(n + conn.execute("DELETE FROM work_state WHERE project = ?1", [project])?)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn db() -> Connection {
         let mut c = Connection::open_in_memory().unwrap();
-        super::super::migrations::migrate(&mut c, 0).unwrap();
+        crate::store::migrations::migrate(&mut c, 0).unwrap();
         c
     }
 
@@ -237,8 +231,6 @@ mod tests {
         assert!(read(&c, "shop", "").unwrap().is_none());
         assert_eq!(list(&c, None, 10).unwrap()[0].branch, "feature", "newest first");
         assert_eq!(list(&c, Some("other"), 10).unwrap().len(), 0);
-        forget_project(&c, "shop").unwrap();
-        assert!(list(&c, None, 10).unwrap().is_empty());
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params, params_from_iter};
 
-use super::StoreError;
+use crate::store::StoreError;
 
 /// An observation waiting for its anchors.
 #[derive(Debug, Clone, PartialEq)]

@@ -13,8 +13,8 @@ use rusqlite::{Connection, params};
 use serde::Serialize;
 use serde_json::json;
 
-use super::StoreError;
 use crate::pipeline::consolidation::{NEAR_DUPLICATE, absolute_dates, duplicate_key, similarity};
+use crate::store::StoreError;
 
 /// Reinforcement days kept on a survivor.
 const DAYS_KEPT: usize = 10;
@@ -135,7 +135,7 @@ fn folds(conn: &Connection) -> Result<Vec<Change>, StoreError> {
     let pairs: Vec<(i64, i64)> = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
     let mut out = Vec::new();
     for (id, from) in pairs {
-        let chain = super::supersession::chain(conn, from)?;
+        let chain = crate::store::supersession::chain(conn, from)?;
         if let Some(&to) = chain.last().filter(|t| **t != id) {
             out.push(Change::FoldChain { id, from, to });
         }
@@ -178,7 +178,7 @@ fn merge(conn: &Connection, duplicate: i64, survivor: i64) -> Result<(serde_json
     let source = |id: i64| -> Result<Option<String>, StoreError> {
         Ok(conn.query_row("SELECT provenance FROM observations WHERE id = ?1", [id], |r| r.get(0))?)
     };
-    use super::quarantine::Provenance;
+    use crate::store::quarantine::Provenance;
     if let (Some(a), Some(b)) = (
         source(duplicate)?.as_deref().and_then(Provenance::parse),
         source(survivor)?.as_deref().and_then(Provenance::parse),
@@ -188,7 +188,7 @@ fn merge(conn: &Connection, duplicate: i64, survivor: i64) -> Result<(serde_json
             params![survivor, a.min(b).as_str()],
         )?;
     }
-    super::supersession::supersede_as_is(conn, duplicate, survivor, "duplicate")?;
+    crate::store::supersession::supersede_as_is(conn, duplicate, survivor, "duplicate")?;
     Ok((before, json!({"survivor_count": count + dup_count, "reinforcement_dates": kept})))
 }
 
@@ -214,7 +214,7 @@ pub fn apply(conn: &Connection, changes: &[Change], run_id: &str, now: i64) -> R
             Change::AbsoluteDate { id, field, before, after } => {
                 let sql = format!("UPDATE observations SET {field} = ?2 WHERE id = ?1");
                 conn.execute(&sql, params![id, after])?;
-                super::rescan::requeue_vector(conn, "observation", *id)?;
+                crate::store::rescan::requeue_vector(conn, "observation", *id)?;
                 log(
                     "absolute_date",
                     *id,

@@ -1,14 +1,18 @@
 //! Work-state use-cases (issue 39): check and clean a write (`POST /api/work-state`, MCP
 //! `work_state_write`, `memd work`), store it, read it back, and render the SessionStart section.
+//! Each takes what it uses (the storage area, the privacy rules, the context settings), so the
+//! worker and the routes pass their parts and nothing here knows the worker.
 //! Every text passes the privacy pipeline as a saved memory does: a `<private>` region is dropped,
 //! secrets are redacted.
 
-use super::Services;
+use super::render::{WorkRender, render_work_section};
+use super::storage::WorkStates;
+use super::tables::{STATUSES, WorkItemIn, WorkState, WorkWrite};
 use crate::clock::now_ms;
+use crate::config::ContextSettings;
+use crate::pipeline::privacy::Privacy;
 use crate::pipeline::project::UNKNOWN_PROJECT;
-use crate::retrieval::work_render::{WorkRender, render_work_section};
 use crate::store::StoreError;
-use crate::store::work_state::{STATUSES, WorkItemIn, WorkState, WorkWrite};
 
 pub const TASK_MAX_CHARS: usize = 500;
 pub const NOTES_MAX_CHARS: usize = 4_000;
@@ -80,9 +84,8 @@ pub fn key_of(project: Option<&str>, branch: Option<&str>) -> (String, String) {
 }
 
 /// Checks, cleans and stores one write; answers the state after it.
-pub async fn write(svc: &Services, req: WorkRequest) -> Result<WorkState, WorkStateError> {
+pub async fn write(storage: &dyn WorkStates, privacy: &Privacy, req: WorkRequest) -> Result<WorkState, WorkStateError> {
     check(&req)?;
-    let privacy = &svc.ingest.pipeline.privacy;
     // A private or emptied text is left out (a field) or skipped (an item), never stored.
     let clean = |s: &str| {
         let c = privacy.clean_text(s);
@@ -107,30 +110,29 @@ pub async fn write(svc: &Services, req: WorkRequest) -> Result<WorkState, WorkSt
             .collect(),
         remove: req.remove.iter().map(|k| k.trim().to_string()).collect(),
     };
-    let state = svc.storage.write_work_state(w, now_ms()).await?;
+    let state = storage.write_work_state(w, now_ms()).await?;
     tracing::info!(project = %state.project, branch = %state.branch, items = state.items.len(), "work state written");
     Ok(state)
 }
 
 /// The SessionStart section of `project` on `branch` (None: the section is off or empty, or
 /// the read failed — a context is never refused for it).
-pub async fn section(svc: &Services, project: String, branch: String, max_chars: usize) -> Option<String> {
-    if !svc.settings.get().context.work_state || max_chars == 0 {
+pub async fn section(storage: &dyn WorkStates, cfg: &ContextSettings, project: String, branch: String, max_chars: usize) -> Option<String> {
+    if !cfg.work_state || max_chars == 0 {
         return None;
     }
-    let state = match svc.storage.work_state(project, branch).await {
+    let state = match storage.work_state(project, branch).await {
         Ok(s) => s?,
         Err(e) => {
             tracing::warn!(error = %e, "work state unreadable; context without it");
             return None;
         }
     };
-    render(svc, &state, max_chars)
+    render(cfg, &state, max_chars)
 }
 
 /// `state` as the section, within the setting's cap and `max_chars`.
-pub fn render(svc: &Services, state: &WorkState, max_chars: usize) -> Option<String> {
-    let cfg = &svc.settings.get().context;
+pub fn render(cfg: &ContextSettings, state: &WorkState, max_chars: usize) -> Option<String> {
     let opts = WorkRender {
         now_ms: now_ms(),
         stale_after_days: cfg.work_stale_days,
