@@ -83,7 +83,7 @@ async fn build(
     .build(&worker)
     .await
     .unwrap();
-    let (ctx, store) = (built.ctx.clone(), built.services.store.clone());
+    let (ctx, store) = (built.ctx.clone(), built.store.clone());
     let running = built.start(worker.clone()).await.unwrap();
     Tree {
         _dir: dir,

@@ -84,6 +84,7 @@ async fn every_method(s: &dyn Storage) -> Vec<(&'static str, bool)> {
     call!("complete_idle_session", s.complete_idle_session(999, NOW));
     call!("record_usage", s.record_usage(Default::default(), NOW));
     call!("tokens_today", s.tokens_today(NOW));
+    call!("requeue_failed", s.requeue_failed(None, Some(vec![1])));
     call!(
         "complete_session",
         s.complete_session(SessionKey::new("claude", "c9"), "exit".into(), Some("e-3".into()), NOW)
@@ -107,6 +108,11 @@ async fn every_method(s: &dyn Storage) -> Vec<(&'static str, bool)> {
     call!("forget_matching", s.forget_matching(sel, true, None, NOW));
     call!("release", s.release(999));
     call!("quarantined", s.quarantined(10));
+    call!("contradictions", s.contradictions(true, 10));
+    call!(
+        "resolve_contradiction",
+        s.resolve_contradiction(1, crate::store::supersession::Resolution::Both, NOW)
+    );
     // Recall
     let ctx = ContextRequest {
         chain: vec!["acme".into()],

@@ -68,6 +68,9 @@ impl WorkQueue for Failing {
     fn tokens_today(&self, _now: i64) -> Op<'_, i64> {
         op()
     }
+    fn requeue_failed(&self, _content_session_id: Option<String>, _ids: Option<Vec<i64>>) -> Op<'_, crate::store::retry::Requeued> {
+        op()
+    }
 }
 
 impl Memories for Failing {
@@ -87,6 +90,12 @@ impl Memories for Failing {
         op()
     }
     fn quarantined(&self, _limit: usize) -> Op<'_, (Vec<crate::store::quarantine::Quarantined>, i64)> {
+        op()
+    }
+    fn contradictions(&self, _all: bool, _limit: i64) -> Op<'_, Vec<crate::store::supersession::Contradiction>> {
+        op()
+    }
+    fn resolve_contradiction(&self, _id: i64, _how: crate::store::supersession::Resolution, _now: i64) -> Op<'_, Option<(i64, i64)>> {
         op()
     }
 }

@@ -14,8 +14,9 @@
 //!
 //! [`sqlite::SqliteBackend`] is the default and, for now, only backend: each method runs the
 //! existing functions of `store/` and `retrieval/` on the writer thread or the read pool.
-//! Maintenance of the embedded file itself (repair, backups, retention, re-scan, the claude-mem
-//! import, the vector index) stays on [`crate::store::Store`]: it is what that backend is.
+//! Maintenance of the embedded file itself (integrity, retention and `VACUUM`, backups, re-scan,
+//! the claude-mem import, consolidation) is not storage: the worker reaches it through its own
+//! named handle, `worker::embedded::EmbeddedFile`, and holds no `Store` in its services.
 //!
 //! Errors: writes answer [`StoreError`] (overloaded, read-only, closed …); reads answer
 //! [`RetrievalError`], whose `Store` variant carries a store failure.
@@ -116,6 +117,9 @@ pub trait WorkQueue: Send + Sync {
     fn complete_idle_session(&self, session_db_id: i64, now: i64) -> Op<'_, bool>;
     fn record_usage(&self, delta: UsageDelta, now: i64) -> Op<'_, ()>;
     fn tokens_today(&self, now: i64) -> Op<'_, i64>;
+    /// Failed rows (of one host session, or of some ids, or all) become pending again; answers
+    /// how many and the sessions to wake.
+    fn requeue_failed(&self, content_session_id: Option<String>, ids: Option<Vec<i64>>) -> Op<'_, crate::store::retry::Requeued>;
 }
 
 /// Memories written by hand, edited, forgotten, quarantined and released.
@@ -129,6 +133,10 @@ pub trait Memories: Send + Sync {
     fn release(&self, observation_id: i64) -> Op<'_, bool>;
     /// The newest quarantined records and how many there are.
     fn quarantined(&self, limit: usize) -> Op<'_, (Vec<crate::store::quarantine::Quarantined>, i64)>;
+    /// Open contradictions (every one with `all`), newest first.
+    fn contradictions(&self, all: bool, limit: i64) -> Op<'_, Vec<crate::store::supersession::Contradiction>>;
+    /// Resolves contradiction `id`: the pair it was between, None when it is not open.
+    fn resolve_contradiction(&self, id: i64, how: crate::store::supersession::Resolution, now: i64) -> Op<'_, Option<(i64, i64)>>;
 }
 
 /// The read side an agent meets: context, file context, search halves, timeline, records, the graph, the read gate's stored text, what a native memory note cites, folder files' rows.

@@ -145,6 +145,9 @@ impl WorkQueue for SqliteBackend {
     fn tokens_today(&self, now: i64) -> Op<'_, i64> {
         self.stat(move |c| tokens_today(c, now))
     }
+    fn requeue_failed(&self, content_session_id: Option<String>, ids: Option<Vec<i64>>) -> Op<'_, crate::store::retry::Requeued> {
+        self.write(move |c| crate::store::retry::requeue_failed(c, content_session_id.as_deref(), ids.as_deref()))
+    }
 }
 
 impl Memories for SqliteBackend {
@@ -181,6 +184,12 @@ impl Memories for SqliteBackend {
     }
     fn quarantined(&self, limit: usize) -> Op<'_, (Vec<crate::store::quarantine::Quarantined>, i64)> {
         self.write(move |c| Ok(crate::store::quarantine::list(c, limit)?))
+    }
+    fn contradictions(&self, all: bool, limit: i64) -> Op<'_, Vec<crate::store::supersession::Contradiction>> {
+        self.stat(move |c| crate::store::supersession::contradictions(c, all, limit))
+    }
+    fn resolve_contradiction(&self, id: i64, how: crate::store::supersession::Resolution, now: i64) -> Op<'_, Option<(i64, i64)>> {
+        self.write(move |c| crate::store::supersession::resolve(c, id, how, now))
     }
 }
 

@@ -107,7 +107,7 @@ pub async fn redact_rescan(State(app): State<Arc<WorkerState>>, body: Body) -> R
     let b: RescanBody = json_body(body).await?;
     let svc = app.services()?;
     let privacy = svc.ingest.pipeline.privacy.clone();
-    let r = crate::worker::rescan::run(&svc.store, &privacy, b.dry_run, &|_, _| {}).await?;
+    let r = svc.embedded.rescan(&privacy, b.dry_run, &|_, _| {}).await?;
     Ok(Json(
         json!({"success": true, "dryRun": r.dry_run, "scanned": r.scanned, "changed": r.changed, "perDetector": r.per_detector}),
     ))

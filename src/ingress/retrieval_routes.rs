@@ -294,8 +294,7 @@ pub async fn projects(
 pub async fn stats(State(app): State<Arc<WorkerState>>) -> Result<Json<Value>, ApiError> {
     let svc = app.services()?;
     let figures = svc.storage.database_figures().await?;
-    let path = svc.store.path.clone();
-    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    let (path, size) = (svc.embedded.path().to_path_buf(), svc.embedded.file_size());
     Ok(Json(json!({
         "worker": {
             "version": VERSION, "uptime": app.started.elapsed().as_secs(),

@@ -212,7 +212,7 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
     if let Some(dead) = &tree.dead {
         warnings.push(format!("the actor tree is down: {dead}"));
     }
-    match &svc.store.integrity {
+    match svc.embedded.integrity() {
         crate::store::Integrity::Damaged(d) => {
             warnings.push(format!("the database is damaged ({d}): writes are refused; run `memd repair`"))
         }
@@ -221,7 +221,7 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
         }
         crate::store::Integrity::Ok => {}
     }
-    if svc.store.read_only && !svc.store.integrity.is_damaged() {
+    if svc.embedded.read_only() && !svc.embedded.integrity().is_damaged() {
         warnings.push("database was written by a newer memd; ingest is disabled".into());
     }
     let backup_dir = svc.settings.get().data_dir.join("backups");
@@ -247,7 +247,7 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
         },
         sessions: sessions(svc).await,
         pending: store.as_ref().map(|s| s.figures.pending.clone()),
-        integrity: Some(svc.store.integrity.clone()),
+        integrity: Some(svc.embedded.integrity().clone()),
         backups,
         provider,
         store,

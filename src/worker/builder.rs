@@ -77,6 +77,9 @@ pub struct Built {
     pub(super) dir: DataDir,
     pub(super) life: Lifecycle,
     pub(super) raw_at_start: RawSettings,
+    /// The store itself, for the composition root's own work at start and shutdown (the
+    /// upgrade re-scan, the graph backfill, the final flush).
+    pub(crate) store: Store,
 }
 
 impl WorkerBuilder {
@@ -207,7 +210,7 @@ impl WorkerBuilder {
         let services = Services {
             freshness,
             mode: observer.mode,
-            store,
+            embedded: super::embedded::EmbeddedFile::new(store.clone()),
             storage,
             handles,
             registry,
@@ -223,6 +226,7 @@ impl WorkerBuilder {
             dir,
             life,
             raw_at_start,
+            store,
         })
     }
 }

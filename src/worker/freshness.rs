@@ -12,28 +12,22 @@ use crate::store::supersession::{Contradiction, Resolution};
 
 /// Runs (or, with `dry_run`, plans) a consolidation pass now.
 pub async fn consolidate(svc: &Services, dry_run: bool) -> Result<Vec<Change>, MemoryError> {
-    Ok(crate::freshness::consolidate::run(&svc.store, dry_run, now_ms()).await?)
+    Ok(svc.embedded.consolidate(dry_run, now_ms()).await?)
 }
 
 /// The newest rows of the consolidation audit log.
 pub async fn consolidation_log(svc: &Services, limit: i64) -> Result<Vec<LogEntry>, MemoryError> {
-    Ok(svc.store.read(move |c| crate::freshness::consolidation_plan::log(c, limit)).await?)
+    Ok(svc.embedded.consolidation_log(limit).await?)
 }
 
 /// Open contradictions (every one with `all`), newest first.
 pub async fn contradictions(svc: &Services, all: bool, limit: i64) -> Result<Vec<Contradiction>, MemoryError> {
-    Ok(svc
-        .store
-        .read(move |c| crate::store::supersession::contradictions(c, all, limit))
-        .await?)
+    Ok(svc.storage.contradictions(all, limit).await?)
 }
 
 /// Resolves contradiction `id`.
 pub async fn resolve(svc: &Services, id: i64, how: Resolution) -> Result<(), MemoryError> {
-    let done = svc
-        .store
-        .write(move |c| crate::store::supersession::resolve(c, id, how, now_ms()))
-        .await?;
+    let done = svc.storage.resolve_contradiction(id, how, now_ms()).await?;
     if done.is_none() {
         return Err(MemoryError::NotFound(format!("no open contradiction #{id} with that observation")));
     }

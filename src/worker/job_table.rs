@@ -28,14 +28,14 @@ pub static JOBS: &[Job<App>] = &[
     Job {
         name: "anchoring",
         first: None,
-        every: |app| on(app, |s| (s.freshness.is_some() && !s.store.read_only).then_some(ANCHOR_EVERY)),
+        every: |app| on(app, |s| (s.freshness.is_some() && !s.embedded.read_only()).then_some(ANCHOR_EVERY)),
         backoff: FRESHNESS,
         pass: anchoring,
     },
     Job {
         name: "staleness check",
         first: Some(CHECK_EVERY),
-        every: |app| on(app, |s| (s.freshness.is_some() && !s.store.read_only).then_some(CHECK_EVERY)),
+        every: |app| on(app, |s| (s.freshness.is_some() && !s.embedded.read_only()).then_some(CHECK_EVERY)),
         backoff: FRESHNESS,
         pass: staleness,
     },
@@ -72,7 +72,7 @@ pub static JOBS: &[Job<App>] = &[
     Job {
         name: "retention",
         first: Some(crate::store::retention_run::FIRST_RUN_AFTER),
-        every: |app| on(app, |s| (!s.store.read_only).then_some(crate::store::retention_run::EVERY)),
+        every: |app| on(app, |s| (!s.embedded.read_only()).then_some(crate::store::retention_run::EVERY)),
         backoff: MAINTENANCE,
         pass: retention,
     },
@@ -82,7 +82,7 @@ pub static JOBS: &[Job<App>] = &[
         every: |app| {
             on(app, |s| {
                 let hours = s.settings.get().retention.consolidate_interval_hours;
-                (hours > 0 && !s.store.read_only).then(|| Duration::from_secs(hours * 3600))
+                (hours > 0 && !s.embedded.read_only()).then(|| Duration::from_secs(hours * 3600))
             })
         },
         backoff: MAINTENANCE,
@@ -95,7 +95,7 @@ pub static JOBS: &[Job<App>] = &[
             on(app, |s| {
                 let hours = s.settings.get().retention.backup_interval_hours;
                 let due = |h| crate::store::integrity::next_backup_in(&backups_dir(s), Duration::from_secs(h * 3600));
-                (hours > 0 && !s.store.integrity.is_damaged()).then(|| due(hours))
+                (hours > 0 && !s.embedded.integrity().is_damaged()).then(|| due(hours))
             })
         },
         backoff: MAINTENANCE,
@@ -187,7 +187,9 @@ fn retention(app: App) -> PassFuture {
     Box::pin(async move {
         let svc = app.services().map_err(JobError::of)?;
         let rules = svc.settings.get().retention;
-        let report = crate::store::retention_run::apply(&svc.store, rules, crate::clock::now_ms())
+        let report = svc
+            .embedded
+            .retention(rules, crate::clock::now_ms(), false)
             .await
             .map_err(JobError::of)?;
         tracing::info!(deleted = report.total(), "retention run finished");
@@ -198,7 +200,9 @@ fn retention(app: App) -> PassFuture {
 fn consolidation(app: App) -> PassFuture {
     Box::pin(async move {
         let svc = app.services().map_err(JobError::of)?;
-        let changes = crate::freshness::consolidate::run(&svc.store, false, crate::clock::now_ms())
+        let changes = svc
+            .embedded
+            .consolidate(false, crate::clock::now_ms())
             .await
             .map_err(JobError::of)?;
         tracing::info!(changes = changes.len(), "consolidation pass finished");
@@ -211,7 +215,7 @@ fn backup(app: App) -> PassFuture {
         let svc = app.services().map_err(JobError::of)?;
         let keep = svc.settings.get().retention.backup_keep as usize;
         let (db, dest) = (
-            svc.store.path.clone(),
+            svc.embedded.path().to_path_buf(),
             crate::store::integrity::backup_name(&backups_dir(svc), crate::clock::now_ms()),
         );
         let bytes = tokio::task::spawn_blocking(move || crate::store::integrity::backup(&db, &dest, keep))

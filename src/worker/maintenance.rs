@@ -13,7 +13,7 @@ use crate::import::{ImportError, ImportOptions, ImportProgress, ImportReport};
 use crate::pipeline::privacy::Privacy;
 use crate::store::import_rows::{dry_chunk, write_chunk};
 use crate::store::retention::RetentionReport;
-use crate::store::{Store, StoreError, retention, retry};
+use crate::store::{Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum MaintenanceError {
@@ -49,10 +49,7 @@ pub struct Requeued {
 /// Requeues failed pending rows (of one host session, or of some ids, or all), un-parks and wakes
 /// their sessions.
 pub async fn retry_failed(svc: &Services, content_session_id: Option<String>, ids: Option<Vec<i64>>) -> Result<Requeued, MaintenanceError> {
-    let out = svc
-        .store
-        .write(move |c| retry::requeue_failed(c, content_session_id.as_deref(), ids.as_deref()))
-        .await?;
+    let out = svc.storage.requeue_failed(content_session_id, ids).await?;
     if let Some(m) = svc.handles.manager() {
         if !out.sessions.is_empty() {
             // Parked actors must be un-parked before they accept work again.
@@ -102,11 +99,11 @@ pub async fn import_claude_mem(
         return Err(MaintenanceError::Busy("an import is already running".into()));
     }
     let dry_run = opts.dry_run;
-    let (store, privacy) = (svc.store.clone(), svc.ingest.pipeline.privacy.clone());
+    let (file, privacy) = (svc.embedded.clone(), svc.ingest.pipeline.privacy.clone());
     let rt = tokio::runtime::Handle::current();
     let job_progress = progress.clone();
     let joined = tokio::task::spawn_blocking(move || {
-        let out = import_with_store(&rt, &store, &opts, &job_progress, &privacy);
+        let out = file.import(&rt, &opts, &job_progress, &privacy);
         job_progress.end();
         out
     })
@@ -147,27 +144,17 @@ pub struct GcReport {
 pub async fn gc(svc: &Services, dry_run: bool, vacuum: bool) -> Result<GcReport, MaintenanceError> {
     let rules = svc.settings.get().retention;
     let now = now_ms();
-    let db_bytes_before = crate::store::stats::file_size(&svc.store.path);
-    let report = if dry_run {
-        svc.store.read(move |c| retention::dry_run(c, &rules, now)).await?
-    } else {
-        crate::store::retention_run::apply(&svc.store, rules, now).await?
-    };
+    let db_bytes_before = svc.embedded.file_size();
+    let report = svc.embedded.retention(rules, now, dry_run).await?;
     let vacuumed = vacuum && !dry_run;
     if vacuumed {
-        svc.store
-            .writer
-            .exclusive(move |c| {
-                c.execute_batch("VACUUM")?;
-                retention::record_vacuum(c, now)
-            })
-            .await?;
+        svc.embedded.vacuum(now).await?;
     }
     Ok(GcReport {
         retention: report,
         vacuumed,
         db_bytes_before,
-        db_bytes_after: crate::store::stats::file_size(&svc.store.path),
+        db_bytes_after: svc.embedded.file_size(),
     })
 }
 

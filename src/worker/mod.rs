@@ -9,6 +9,7 @@
 pub mod builder;
 pub mod corpus;
 pub mod edit;
+pub mod embedded;
 pub mod export;
 pub mod folders;
 pub mod freshness;
@@ -40,7 +41,6 @@ use crate::import::ImportProgress;
 use crate::ingest::IngestService;
 use crate::ingest::spool::SpoolStats;
 use crate::modes::Mode;
-use crate::store::Store;
 use crate::vectors::runtime::VectorRuntime;
 
 /// The worker's version, as `/api/health` and `/api/status` report it.
@@ -66,9 +66,9 @@ pub enum Unavailable {
 
 /// What the use-cases need once the worker is ready.
 pub struct Services {
-    /// The embedded SQLite file itself, for its maintenance (repair, backups, retention, re-scan,
-    /// import, vector index) and figures.
-    pub store: Store,
+    /// The embedded SQLite file's own maintenance (integrity, retention, `VACUUM`, backups,
+    /// re-scan, import, consolidation): a named handle, not the store.
+    pub embedded: embedded::EmbeddedFile,
     /// Storage through the seam: what ingest, the routes, the MCP tools and the use-cases read
     /// and write.
     pub storage: Arc<dyn crate::backend::Storage>,
@@ -170,7 +170,7 @@ impl WorkerState {
     /// gave up. None when readiness answers 200 (or the services are not there yet).
     pub fn unready_reason(&self) -> Option<String> {
         let s = self.services.get()?;
-        match &s.store.integrity {
+        match s.embedded.integrity() {
             crate::store::Integrity::Damaged(d) => Some(format!("the database is damaged ({d}); run `memd repair`")),
             _ => s.handles.tree().dead,
         }

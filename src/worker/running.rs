@@ -50,12 +50,13 @@ impl Built {
             dir,
             life,
             raw_at_start,
+            store,
         } = self;
         let (root, root_task) = Actor::spawn(None, RootSupervisor, root_args)
             .await
             .map_err(|e| BuildError::Actors(e.to_string()))?;
         let root_task = watch_root(root_task, ctx.handles.clone(), app.shutdown.clone());
-        let (store, settings) = (services.store.clone(), services.settings.clone());
+        let settings = services.settings.clone();
         // Refused before readiness when someone links them elsewhere (the error names the path).
         dir.ensure_subdir(&dir.spool())?;
         dir.ensure_subdir(&dir.backups())?;
