@@ -7,6 +7,7 @@ use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use serde::Serialize;
 
 use crate::store::StoreError;
+use crate::store::record::record;
 
 const CURSOR: &str = "alerts_cursor";
 
@@ -19,14 +20,17 @@ pub struct DueAlert {
     pub observation: Option<AlertObservation>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AlertObservation {
-    pub obs_type: String,
-    pub title: String,
-    pub narrative: String,
-    pub project: String,
-    pub project_root: Option<String>,
-    pub created_at: String,
+record! {
+    /// What an alert says of its observation (the `SELECT` of [`due`] names each column).
+    #[derive(Eq)]
+    pub struct AlertObservation {
+        obs_type: String = "type",
+        title: String = "title",
+        narrative: String = "narrative",
+        project: String = "project",
+        project_root: Option<String> = "project_root",
+        created_at: String = "created_at",
+    }
 }
 
 /// How one delivery attempt ended.
@@ -97,14 +101,7 @@ pub fn due(conn: &Connection, now: i64, limit: usize) -> Result<Vec<DueAlert>, r
             observation_id: r.get("observation_id")?,
             attempts: r.get("attempts")?,
             observation: match present {
-                true => Some(AlertObservation {
-                    obs_type: r.get("type")?,
-                    title: r.get("title")?,
-                    narrative: r.get("narrative")?,
-                    project: r.get("project")?,
-                    project_root: r.get("project_root")?,
-                    created_at: r.get("created_at")?,
-                }),
+                true => Some(AlertObservation::from_row(r)?),
                 false => None,
             },
         })

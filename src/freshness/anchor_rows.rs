@@ -7,6 +7,7 @@ use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params, params_from_iter};
 
 use crate::store::StoreError;
+use crate::store::record::record;
 
 /// An observation waiting for its anchors.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,14 +31,16 @@ pub struct Anchor {
     pub content_blob: Option<String>,
 }
 
-/// A live (not yet stale) anchor as the staleness check reads it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LiveAnchor {
-    pub observation_id: i64,
-    pub path: String,
-    pub head_commit: Option<String>,
-    pub head_blob: Option<String>,
-    pub content_blob: Option<String>,
+record! {
+    /// A live (not yet stale) anchor as the staleness check reads it (a row of
+    /// `observation_anchors`).
+    pub struct LiveAnchor, LIVE_COLS = "a" {
+        observation_id: i64 = "observation_id",
+        path: String = "path",
+        head_commit: Option<String> = "head_commit",
+        head_blob: Option<String> = "head_blob",
+        content_blob: Option<String> = "content_blob",
+    }
 }
 
 /// A file a later commit changed (or deleted), for the observations anchored to it.
@@ -136,20 +139,12 @@ pub fn roots(conn: &Connection, projects: &[String]) -> Result<Vec<(String, Opti
 
 /// The anchors in `root` of observations not yet stale.
 pub fn live_anchors(conn: &Connection, root: &str) -> Result<Vec<LiveAnchor>, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT a.observation_id, a.path, a.head_commit, a.head_blob, a.content_blob
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {LIVE_COLS}
          FROM observation_anchors a JOIN observations o ON o.id = a.observation_id
-         WHERE a.repo_root = ?1 AND o.stale_commit IS NULL ORDER BY a.observation_id, a.path",
-    )?;
-    let rows = stmt.query_map([root], |r| {
-        Ok(LiveAnchor {
-            observation_id: r.get("observation_id")?,
-            path: r.get("path")?,
-            head_commit: r.get("head_commit")?,
-            head_blob: r.get("head_blob")?,
-            content_blob: r.get("content_blob")?,
-        })
-    })?;
+         WHERE a.repo_root = ?1 AND o.stale_commit IS NULL ORDER BY a.observation_id, a.path"
+    ))?;
+    let rows = stmt.query_map([root], LiveAnchor::from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 

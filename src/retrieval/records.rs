@@ -7,36 +7,7 @@ use serde_json::{Value, json};
 
 use super::render::{SUMMARY_GLYPH, read_tokens_of_chars};
 
-/// One list per record kind: each field with its column. From it come the struct, the
-/// `SELECT` column list (`<alias>.<column>, …`) and `from_row`, which reads every column by
-/// name — a column added anywhere in the list cannot shift another.
-macro_rules! record {
-    (
-        $(#[$meta:meta])* $name:ident, $cols:ident = $alias:literal {
-            $first:ident: $first_ty:ty = $first_col:literal
-            $(, $field:ident: $ty:ty = $col:literal)* $(,)?
-        }
-    ) => {
-        pub const $cols: &str = concat!($alias, ".", $first_col $(, ", ", $alias, ".", $col)*);
-
-        $(#[$meta])*
-        #[derive(Debug, Clone, Default, PartialEq)]
-        pub struct $name {
-            pub $first: $first_ty,
-            $(pub $field: $ty,)*
-        }
-
-        impl $name {
-            /// A row selected with this kind's column list (other columns may follow).
-            pub fn from_row(r: &SqlRow) -> rusqlite::Result<Self> {
-                Ok(Self {
-                    $first: r.get($first_col)?,
-                    $($field: r.get($col)?,)*
-                })
-            }
-        }
-    };
-}
+pub use crate::store::summary_record::{PROMPT_COLS, Prompt, SUMMARY_COLS, Summary};
 
 pub use crate::store::observation_record::{OBS_COLS, ObservationRecord};
 
@@ -73,26 +44,23 @@ impl Observation {
         read_tokens_of_chars(text(&self.title) + text(&self.subtitle) + text(&self.narrative) + facts)
     }
 
-    /// The row of docs/spec/api.md §2.7 plus memd's provenance columns.
+    /// The row of docs/spec/api.md §2.7 plus memd's provenance columns: the record's own fields
+    /// (derived; `obs_type` as `type`, the staleness time as ISO `stale_at`) and what is computed.
     pub fn to_json(&self) -> Value {
-        json!({
-            "id": self.id, "memory_session_id": self.memory_session_id, "project": self.project,
-            "merged_into_project": self.merged_into_project, "platform_source": self.platform_source, "text": null,
-            "type": self.obs_type, "title": self.title, "subtitle": self.subtitle, "facts": self.facts,
-            "narrative": self.narrative, "concepts": self.concepts, "files_read": self.files_read,
-            "files_modified": self.files_modified, "prompt_number": self.prompt_number,
-            "discovery_tokens": self.discovery_tokens, "read_tokens": self.read_tokens(),
-            "created_at": self.created_at, "created_at_epoch": self.created_at_epoch,
-            "content_hash": self.content_hash, "origin": self.origin, "generated_by_model": self.generated_by_model,
-            "agent_type": self.agent_type, "agent_id": self.agent_id, "metadata": self.metadata,
-            "occurrence_count": self.occurrence_count, "reinforcement_dates": self.reinforcement_dates,
-            "last_reinforced_epoch": self.last_reinforced_epoch,
-            "provenance": self.provenance, "imported_from": self.imported_from,
-            "quarantined": self.quarantined, "quarantine_reason": self.quarantine_reason,
-            "stale": self.stale_commit.is_some(), "stale_commit": self.stale_commit, "stale_file": self.stale_file,
-            "stale_at": self.stale_at_epoch.map(crate::clock::iso),
-            "superseded_by": self.superseded_by, "supersede_reason": self.supersede_reason,
-        })
+        let mut v = derived_json(&self.record);
+        if let Some(row) = v.as_object_mut() {
+            if let Some(t) = row.remove("obs_type") {
+                row.insert("type".into(), t);
+            }
+            row.remove("stale_at_epoch");
+        }
+        extend(
+            v,
+            json!({
+                "id": self.id, "text": null, "read_tokens": self.read_tokens(),
+                "stale": self.stale_commit.is_some(), "stale_at": self.stale_at_epoch.map(crate::clock::iso),
+            }),
+        )
     }
 
     /// The labels injected after the row's title: its source (` [tool]`, issue 36) and, when a
@@ -132,31 +100,6 @@ impl Observation {
             v[key] = json!(json_list(col));
         }
         v
-    }
-}
-
-record! {
-    Summary, SUMMARY_COLS = "s" {
-        id: i64 = "id",
-        memory_session_id: String = "memory_session_id",
-        project: String = "project",
-        merged_into_project: Option<String> = "merged_into_project",
-        platform_source: String = "platform_source",
-        request: Option<String> = "request",
-        investigated: Option<String> = "investigated",
-        learned: Option<String> = "learned",
-        completed: Option<String> = "completed",
-        next_steps: Option<String> = "next_steps",
-        notes: Option<String> = "notes",
-        files_read: String = "files_read",
-        files_edited: String = "files_edited",
-        prompt_number: Option<i64> = "prompt_number",
-        discovery_tokens: i64 = "discovery_tokens",
-        created_at: String = "created_at",
-        created_at_epoch: i64 = "created_at_epoch",
-        provenance: String = "provenance",
-        quarantined: bool = "quarantined",
-        quarantine_reason: Option<String> = "quarantine_reason",
     }
 }
 
@@ -205,31 +148,9 @@ impl Summary {
         SUMMARY_GLYPH
     }
 
+    /// The record's fields (derived) and its read tokens.
     pub fn to_json(&self) -> Value {
-        json!({
-            "id": self.id, "memory_session_id": self.memory_session_id, "project": self.project,
-            "merged_into_project": self.merged_into_project, "platform_source": self.platform_source,
-            "request": self.request, "investigated": self.investigated, "learned": self.learned,
-            "completed": self.completed, "next_steps": self.next_steps, "notes": self.notes,
-            "files_read": self.files_read, "files_edited": self.files_edited, "prompt_number": self.prompt_number,
-            "discovery_tokens": self.discovery_tokens, "read_tokens": self.read_tokens(),
-            "created_at": self.created_at, "created_at_epoch": self.created_at_epoch,
-            "provenance": self.provenance, "quarantined": self.quarantined, "quarantine_reason": self.quarantine_reason,
-        })
-    }
-}
-
-record! {
-    Prompt, PROMPT_COLS = "p" {
-        id: i64 = "id",
-        content_session_id: String = "content_session_id",
-        project: String = "project",
-        platform_source: String = "platform_source",
-        prompt_number: i64 = "prompt_number",
-        prompt_text: String = "prompt_text",
-        is_private: bool = "is_private",
-        created_at: String = "created_at",
-        created_at_epoch: i64 = "created_at_epoch",
+        extend(derived_json(self), json!({"read_tokens": self.read_tokens()}))
     }
 }
 
@@ -247,12 +168,80 @@ impl Prompt {
         }
     }
 
+    /// The record's fields (derived), its read tokens, and its provenance (a prompt is the user's).
     pub fn to_json(&self) -> Value {
-        json!({
-            "id": self.id, "content_session_id": self.content_session_id, "project": self.project,
-            "platform_source": self.platform_source, "prompt_number": self.prompt_number,
-            "prompt_text": self.prompt_text, "is_private": self.is_private, "provenance": "user", "read_tokens": self.read_tokens(),
-            "created_at": self.created_at, "created_at_epoch": self.created_at_epoch,
-        })
+        extend(derived_json(self), json!({"provenance": "user", "read_tokens": self.read_tokens()}))
+    }
+}
+
+/// A record's serde form (a plain struct of strings, numbers and options: it always serializes).
+fn derived_json<T: serde::Serialize>(record: &T) -> Value {
+    serde_json::to_value(record).unwrap_or_default()
+}
+
+/// `row` with the keys of `more` added (or replaced).
+fn extend(mut row: Value, more: Value) -> Value {
+    if let (Some(row), Value::Object(more)) = (row.as_object_mut(), more) {
+        row.extend(more);
+    }
+    row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(v: &Value) -> Vec<String> {
+        let mut k: Vec<String> = v.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
+        k.sort();
+        k
+    }
+
+    fn sorted(names: &str) -> Vec<String> {
+        let mut k: Vec<String> = names.split_whitespace().map(str::to_string).collect();
+        k.sort();
+        k
+    }
+
+    #[test]
+    fn the_derived_rows_keep_the_api_keys() {
+        let mut o = Observation {
+            id: 7,
+            record: ObservationRecord::new("m", "shop", "claude", "bugfix", "observer"),
+        };
+        o.record.stale_at_epoch = Some(0);
+        o.record.stale_commit = Some("1a2b3c4d".into());
+        let v = o.to_json();
+        assert_eq!(
+            keys(&v),
+            sorted(
+                "id memory_session_id project merged_into_project platform_source text type title subtitle \
+                 facts narrative concepts files_read files_modified prompt_number discovery_tokens read_tokens \
+                 created_at created_at_epoch content_hash origin generated_by_model agent_type agent_id metadata \
+                 occurrence_count reinforcement_dates last_reinforced_epoch provenance imported_from quarantined \
+                 quarantine_reason stale stale_commit stale_file stale_at superseded_by supersede_reason"
+            )
+        );
+        assert_eq!((v["type"].as_str(), v["stale"].as_bool()), (Some("bugfix"), Some(true)));
+        assert_eq!(v["stale_at"], json!(crate::clock::iso(0)));
+        assert!(v["text"].is_null());
+        let s = Summary::default().to_json();
+        assert_eq!(
+            keys(&s),
+            sorted(
+                "id memory_session_id project merged_into_project platform_source request investigated learned \
+                 completed next_steps notes files_read files_edited prompt_number discovery_tokens read_tokens \
+                 created_at created_at_epoch provenance quarantined quarantine_reason"
+            )
+        );
+        let p = Prompt::default().to_json();
+        assert_eq!(
+            keys(&p),
+            sorted(
+                "id content_session_id project platform_source prompt_number prompt_text is_private provenance \
+                 read_tokens created_at created_at_epoch"
+            )
+        );
+        assert_eq!(p["provenance"], "user");
     }
 }

@@ -7,6 +7,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
 use crate::store::StoreError;
+use crate::store::record::record;
 
 /// The statuses an item may have, in the order the section lists them.
 pub const STATUSES: [&str; 4] = ["doing", "blocked", "todo", "done"];
@@ -34,15 +35,30 @@ pub struct WorkWrite {
     pub remove: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct WorkItem {
-    pub key: String,
-    pub text: String,
-    pub status: String,
-    #[serde(rename = "createdAt")]
-    pub created_at_epoch: i64,
-    #[serde(rename = "updatedAt")]
-    pub updated_at_epoch: i64,
+record! {
+    /// One item of a work state (a row of `work_items`).
+    #[derive(Eq)]
+    pub struct WorkItem, ITEM_COLS = "i" {
+        key: String = "key",
+        text: String = "text",
+        status: String = "status",
+        #[serde(rename = "createdAt")]
+        created_at_epoch: i64 = "created_at_epoch",
+        #[serde(rename = "updatedAt")]
+        updated_at_epoch: i64 = "updated_at_epoch",
+    }
+}
+
+record! {
+    /// A row of `work_state`: what one project and branch is about, without its items.
+    #[derive(Eq)]
+    pub struct WorkHead, HEAD_COLS = "w" {
+        project: String = "project",
+        branch: String = "branch",
+        task: Option<String> = "task",
+        notes: Option<String> = "notes",
+        updated_at_epoch: i64 = "updated_at_epoch",
+    }
 }
 
 /// The state of one project and branch.
@@ -119,52 +135,42 @@ pub fn write(tx: &Connection, w: &WorkWrite, now: i64) -> Result<WorkState, Stor
 pub fn read(conn: &Connection, project: &str, branch: &str) -> Result<Option<WorkState>, rusqlite::Error> {
     let head = conn
         .query_row(
-            "SELECT task, notes, updated_at_epoch FROM work_state WHERE project = ?1 AND branch = ?2",
+            &format!("SELECT {HEAD_COLS} FROM work_state w WHERE w.project = ?1 AND w.branch = ?2"),
             params![project, branch],
-            |r| Ok((r.get::<_, Option<String>>(0)?, r.get::<_, Option<String>>(1)?, r.get::<_, i64>(2)?)),
+            WorkHead::from_row,
         )
         .optional()?;
-    let Some((task, notes, updated)) = head else {
+    let Some(head) = head else {
         return Ok(None);
     };
-    let mut stmt = conn.prepare_cached(
-        "SELECT key, text, status, created_at_epoch, updated_at_epoch FROM work_items
-         WHERE project = ?1 AND branch = ?2 ORDER BY updated_at_epoch DESC, key ASC",
-    )?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {ITEM_COLS} FROM work_items i
+         WHERE i.project = ?1 AND i.branch = ?2 ORDER BY i.updated_at_epoch DESC, i.key ASC"
+    ))?;
     let items = stmt
-        .query_map(params![project, branch], |r| {
-            Ok(WorkItem {
-                key: r.get("key")?,
-                text: r.get("text")?,
-                status: r.get("status")?,
-                created_at_epoch: r.get("created_at_epoch")?,
-                updated_at_epoch: r.get("updated_at_epoch")?,
-            })
-        })?
+        .query_map(params![project, branch], WorkItem::from_row)?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Some(WorkState {
-        project: project.to_string(),
-        branch: branch.to_string(),
-        task,
-        notes,
-        updated_at_epoch: updated,
+        project: head.project,
+        branch: head.branch,
+        task: head.task,
+        notes: head.notes,
+        updated_at_epoch: head.updated_at_epoch,
         items,
     }))
 }
 
 /// Every state, newest first (the viewer's list), at most `limit`.
 pub fn list(conn: &Connection, project: Option<&str>, limit: usize) -> Result<Vec<WorkState>, rusqlite::Error> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT project, branch FROM work_state WHERE ?1 IS NULL OR project = ?1 ORDER BY updated_at_epoch DESC LIMIT ?2",
-    )?;
-    let keys = stmt
-        .query_map(params![project, limit as i64], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-        })?
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {HEAD_COLS} FROM work_state w WHERE ?1 IS NULL OR w.project = ?1 ORDER BY w.updated_at_epoch DESC LIMIT ?2"
+    ))?;
+    let heads = stmt
+        .query_map(params![project, limit as i64], WorkHead::from_row)?
         .collect::<Result<Vec<_>, _>>()?;
-    let mut out = Vec::with_capacity(keys.len());
-    for (p, b) in keys {
-        out.extend(read(conn, &p, &b)?);
+    let mut out = Vec::with_capacity(heads.len());
+    for h in heads {
+        out.extend(read(conn, &h.project, &h.branch)?);
     }
     Ok(out)
 }

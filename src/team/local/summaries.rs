@@ -8,6 +8,7 @@ use super::rows::{Incoming, LocalRef, Outgoing, SummaryBody, json_list, summary_
 use crate::pipeline::redact::Redactor;
 use crate::store::StoreError;
 use crate::store::observation_record::json_array;
+use crate::store::summary_record::{SUMMARY_COLS, Summary};
 
 const WAITING: &str = "FROM session_summaries s
      WHERE s.project IN ({marks}) AND s.quarantined = 0
@@ -29,29 +30,22 @@ pub fn outgoing(
     if projects.is_empty() || limit == 0 {
         return Ok(Vec::new());
     }
-    let cols = "s.id, s.project, s.request, s.investigated, s.learned, s.completed, s.next_steps, s.notes,
-                s.files_read, s.files_edited, s.created_at, s.created_at_epoch, s.provenance";
-    let sql = format!("{} ORDER BY s.id LIMIT {limit}", waiting(projects, cols));
+    let sql = format!("{} ORDER BY s.id LIMIT {limit}", waiting(projects, SUMMARY_COLS));
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt.query_map(rusqlite::params_from_iter(projects.iter()), |r| {
+        let s = Summary::from_row(r)?;
         let body = SummaryBody {
-            request: r.get("request")?,
-            investigated: r.get("investigated")?,
-            learned: r.get("learned")?,
-            completed: r.get("completed")?,
-            next_steps: r.get("next_steps")?,
-            notes: r.get("notes")?,
-            files_read: json_list(&r.get::<_, String>("files_read")?),
-            files_edited: json_list(&r.get::<_, String>("files_edited")?),
-            created_at: r.get("created_at")?,
+            request: s.request,
+            investigated: s.investigated,
+            learned: s.learned,
+            completed: s.completed,
+            next_steps: s.next_steps,
+            notes: s.notes,
+            files_read: json_list(&s.files_read),
+            files_edited: json_list(&s.files_edited),
+            created_at: s.created_at,
         };
-        Ok((
-            r.get::<_, i64>("id")?,
-            r.get::<_, String>("project")?,
-            body,
-            r.get::<_, i64>("created_at_epoch")?,
-            r.get::<_, String>("provenance")?,
-        ))
+        Ok((s.id, s.project, body, s.created_at_epoch, s.provenance))
     })?;
     let mut out = Vec::new();
     for row in rows {

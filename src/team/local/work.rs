@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::rows::{Incoming, LocalRef, Outgoing, WorkBody, WorkItemBody, work_gid};
 use crate::pipeline::redact::Redactor;
 use crate::store::StoreError;
+use crate::store::record::record;
 
 /// States of the shared projects whose newest version is not on the server yet.
 pub fn outgoing(
@@ -94,14 +95,27 @@ pub struct TeamWork {
     pub state: WorkBody,
 }
 
+record! {
+    /// A row of `team_work_state` as stored (its body the JSON a teammate pushed).
+    #[derive(Eq)]
+    pub struct TeamWorkRow, TEAM_WORK_COLS = "t" {
+        origin: String = "origin",
+        project: String = "project",
+        body: String = "body",
+    }
+}
+
 /// Teammates' states, newest first, at most `limit`.
 pub fn list(conn: &Connection, limit: usize) -> Result<Vec<TeamWork>, StoreError> {
-    let mut stmt = conn.prepare_cached("SELECT origin, project, body FROM team_work_state ORDER BY updated_at_epoch DESC LIMIT ?1")?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {TEAM_WORK_COLS} FROM team_work_state t ORDER BY t.updated_at_epoch DESC LIMIT ?1"
+    ))?;
     let rows = stmt.query_map([limit as i64], |r| {
+        let row = TeamWorkRow::from_row(r)?;
         Ok(TeamWork {
-            origin: r.get(0)?,
-            project: r.get(1)?,
-            state: serde_json::from_str(&r.get::<_, String>(2)?).unwrap_or_default(),
+            origin: row.origin,
+            project: row.project,
+            state: serde_json::from_str(&row.body).unwrap_or_default(),
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
