@@ -259,6 +259,9 @@ fn declared() -> Vec<String> {
     let core = include_str!("mod.rs");
     let features = [
         include_str!("../alerts/storage.rs"),
+        include_str!("../bridge/storage.rs"),
+        include_str!("../folders/storage.rs"),
+        include_str!("../readgate/storage.rs"),
         include_str!("../team/storage.rs"),
         include_str!("../work_state/storage.rs"),
     ];

@@ -140,15 +140,6 @@ impl Recall for Failing {
     fn database_figures(&self) -> Read<'_, DatabaseFigures> {
         read()
     }
-    fn folder_rows(&self, _since: i64, _limit: usize) -> Read<'_, Vec<crate::folders::plan::FolderRow>> {
-        read()
-    }
-    fn memory_evidence(&self, _scope: Scope, _since: i64) -> Read<'_, crate::bridge::note::Evidence> {
-        read()
-    }
-    fn stored_text(&self, _paths: Vec<String>, _scope: Scope) -> Read<'_, Option<(String, i64)>> {
-        read()
-    }
 }
 
 impl Browse for Failing {
@@ -278,5 +269,23 @@ impl Figures for Failing {
     }
     fn parked_sessions(&self, _limit: i64) -> Op<'_, Vec<ParkedSession>> {
         op()
+    }
+}
+
+impl crate::folders::storage::FolderRows for Failing {
+    fn folder_rows(&self, _since: i64, _limit: usize) -> Read<'_, Vec<crate::folders::plan::FolderRow>> {
+        read()
+    }
+}
+
+impl crate::readgate::storage::GateRows for Failing {
+    fn stored_text(&self, _paths: Vec<String>, _scope: Scope) -> Read<'_, Option<(String, i64)>> {
+        read()
+    }
+}
+
+impl crate::bridge::storage::NoteEvidence for Failing {
+    fn memory_evidence(&self, _scope: Scope, _since: i64) -> Read<'_, crate::bridge::note::Evidence> {
+        read()
     }
 }

@@ -7,8 +7,9 @@
 //! worker's builder without touching retrieval, ingest or the routes; `contract_areas.rs` calls
 //! every method of every area on it, and `failing.rs` is the backend whose every call fails.
 //!
-//! Three areas belong to one feature each and live in its folder with their tables and use-cases
-//! ([`WorkStates`] in `work_state/`, [`TeamRows`] in `team/`, [`AlertOutbox`] in `alerts/`); their
+//! Six areas belong to one feature each and live in its folder with their tables and use-cases
+//! ([`WorkStates`] in `work_state/`, [`TeamRows`] in `team/`, [`AlertOutbox`] in `alerts/`,
+//! [`FolderRows`] in `folders/`, [`GateRows`] in `readgate/`, [`NoteEvidence`] in `bridge/`); their
 //! SQLite implementation there is written over anything that holds the embedded store
 //! (`AsRef<Store>`), and re-exported here so `Storage` stays their sum.
 //!
@@ -62,6 +63,9 @@ use crate::store::tool_events::{SummaryRequestIn, SummaryRequestOutcome, ToolEve
 use crate::vectors::nearest::VectorScope;
 
 pub use crate::alerts::storage::AlertOutbox;
+pub use crate::bridge::storage::NoteEvidence;
+pub use crate::folders::storage::FolderRows;
+pub use crate::readgate::storage::GateRows;
 pub use crate::store::Op;
 pub use crate::team::storage::TeamRows;
 pub use crate::work_state::storage::WorkStates;
@@ -91,9 +95,39 @@ pub struct Forgotten {
 
 /// Everything memd asks of a storage backend (see the module header): one trait per area below,
 /// each implemented once per backend; callers hold an `Arc<dyn Storage>`.
-pub trait Storage: Ingest + WorkQueue + Memories + Recall + Browse + WorkStates + Transfer + TeamRows + AlertOutbox + Figures {}
+pub trait Storage:
+    Ingest
+    + WorkQueue
+    + Memories
+    + Recall
+    + Browse
+    + WorkStates
+    + Transfer
+    + TeamRows
+    + AlertOutbox
+    + FolderRows
+    + GateRows
+    + NoteEvidence
+    + Figures
+{
+}
 
-impl<T> Storage for T where T: Ingest + WorkQueue + Memories + Recall + Browse + WorkStates + Transfer + TeamRows + AlertOutbox + Figures {}
+impl<T> Storage for T where
+    T: Ingest
+        + WorkQueue
+        + Memories
+        + Recall
+        + Browse
+        + WorkStates
+        + Transfer
+        + TeamRows
+        + AlertOutbox
+        + FolderRows
+        + GateRows
+        + NoteEvidence
+        + Figures
+{
+}
 
 /// Events from the hooks: one event, one transaction, idempotent by event id.
 pub trait Ingest: Send + Sync {
@@ -139,7 +173,7 @@ pub trait Memories: Send + Sync {
     fn resolve_contradiction(&self, id: i64, how: crate::store::supersession::Resolution, now: i64) -> Op<'_, Option<(i64, i64)>>;
 }
 
-/// The read side an agent meets: context, file context, search halves, timeline, records, the graph, the read gate's stored text, what a native memory note cites, folder files' rows.
+/// The read side an agent meets: context, file context, search halves, timeline, records, the graph.
 pub trait Recall: Send + Sync {
     fn context(&self, req: ContextRequest, cfg: ContextSettings, mode: Arc<Mode>, now: i64) -> Read<'_, RenderedContext>;
     /// The semantic-context block and the number of records in it.
@@ -160,12 +194,6 @@ pub trait Recall: Send + Sync {
     fn records(&self, ids: Vec<RecordId>, scope: Scope) -> Read<'_, HashMap<RecordId, Record>>;
     fn projects(&self, platform: Option<String>) -> Read<'_, ProjectList>;
     fn database_figures(&self) -> Read<'_, DatabaseFigures>;
-    /// Injectable observations since `since` with their files and project root (folder files).
-    fn folder_rows(&self, since: i64, limit: usize) -> Read<'_, Vec<crate::folders::plan::FolderRow>>;
-    /// What memd knows newer than `since` for a note on a Claude Code memory file (issue 39).
-    fn memory_evidence(&self, scope: Scope, since: i64) -> Read<'_, crate::bridge::note::Evidence>;
-    /// The newest stored full text of a file and when it was recorded (the read gate's outline).
-    fn stored_text(&self, paths: Vec<String>, scope: Scope) -> Read<'_, Option<(String, i64)>>;
 }
 
 /// The viewer: paged lists, one session in order, tool uses, usage and charts, the live feed.

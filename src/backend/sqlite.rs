@@ -77,7 +77,7 @@ impl SqliteBackend {
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, RetrievalError> + Send + 'static,
     {
-        Box::pin(async move { self.store.read(move |c| Ok(f(c))).await? })
+        crate::retrieval::read_on(&self.store, f)
     }
 }
 
@@ -232,15 +232,6 @@ impl Recall for SqliteBackend {
     }
     fn graph_expansion(&self, query: String, scope: Scope) -> Read<'_, Vec<i64>> {
         self.read(move |c| crate::retrieval::graph_expand::expand(c, &query, &scope))
-    }
-    fn folder_rows(&self, since: i64, limit: usize) -> Read<'_, Vec<crate::folders::plan::FolderRow>> {
-        self.read(move |c| crate::retrieval::folder_rows::folder_rows(c, since, limit))
-    }
-    fn memory_evidence(&self, scope: Scope, since: i64) -> Read<'_, crate::bridge::note::Evidence> {
-        self.read(move |c| crate::retrieval::native_rows::memory_evidence(c, &scope, since))
-    }
-    fn stored_text(&self, paths: Vec<String>, scope: Scope) -> Read<'_, Option<(String, i64)>> {
-        self.read(move |c| crate::retrieval::gate_rows::stored_text(c, &paths, &scope))
     }
 }
 

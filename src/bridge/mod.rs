@@ -1,117 +1,15 @@
 //! The bridge to Claude Code's own memory (issue 39; contract in `docs/spec/native-memory.md`):
-//! where its memory files are ([`files`]), their lines as word sets, and the rule that an
-//! observation only restates one of them (then SessionStart leaves it out); memd's note of newer
-//! evidence when the agent reads one of them ([`note`]); the auto-memory format `memd promote`
-//! writes ([`promote`]); Markdown notes imported from configured roots ([`notes`]).
+//! where its memory files are ([`files`]); memd's note of newer evidence when the agent reads one
+//! of them ([`note`]), the rows it cites ([`evidence_rows`]) and their storage trait
+//! ([`storage`]); the auto-memory format `memd promote` writes ([`promote`]); Markdown notes
+//! imported from configured roots ([`notes`]). The rule that an observation only restates a
+//! memory file's line is pure text, in `pipeline/restatement.rs` (retrieval applies it).
 
-use std::collections::BTreeSet;
-
+pub mod evidence_rows;
 pub mod files;
 pub mod note;
 pub mod notes;
 pub mod promote;
+pub mod storage;
 
-use crate::text::words::{is_stopword, stem};
-
-/// Share of an observation's words one memory line must hold for the observation to only
-/// restate it.
-pub const RESTATE_SHARE: f64 = 0.8;
-
-/// The stemmed content words of `text` (letters first, ≥ 3 chars, no stopwords).
-pub fn word_set(text: &str) -> BTreeSet<String> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| w.chars().count() >= 3 && w.chars().next().is_some_and(char::is_alphabetic))
-        .map(str::to_lowercase)
-        .filter(|w| !is_stopword(w))
-        .map(|w| stem(&w))
-        .collect()
-}
-
-/// The lines of memory files worth comparing: Markdown structure stripped (headings, bullets,
-/// links' targets, front matter keys), each with its word set; lines of fewer than 3 words are
-/// left out.
-pub fn memory_lines(text: &str) -> Vec<(String, BTreeSet<String>)> {
-    let body = strip_front_matter(text);
-    body.lines()
-        .map(clean_line)
-        .filter_map(|l| {
-            let w = word_set(&l);
-            (w.len() >= 3).then_some((l, w))
-        })
-        .collect()
-}
-
-fn strip_front_matter(text: &str) -> &str {
-    let Some(rest) = text.strip_prefix("---\n") else {
-        return text;
-    };
-    match rest.find("\n---") {
-        Some(end) => rest[end + 4..].trim_start_matches('\n'),
-        None => text,
-    }
-}
-
-/// A Markdown line as text: `#`, `-`, `*`, `>` and numbering dropped; `[Title](file.md)` → `Title`.
-pub fn clean_line(line: &str) -> String {
-    let t = line.trim().trim_start_matches(['#', '-', '*', '>', '+', ' ']);
-    let t = t
-        .trim_start_matches(|c: char| c.is_ascii_digit())
-        .trim_start_matches(['.', ')', ' ']);
-    let mut out = String::with_capacity(t.len());
-    let mut rest = t;
-    while let Some(open) = rest.find("](") {
-        out.push_str(&rest[..open].replace('[', ""));
-        match rest[open..].find(')') {
-            Some(close) => rest = &rest[open + close + 1..],
-            None => {
-                rest = "";
-            }
-        }
-    }
-    out.push_str(&rest.replace('[', ""));
-    out.trim().to_string()
-}
-
-/// Whether an observation (its title and narrative) only restates one of `lines`: nearly all
-/// its words are in that one line, and it is not much longer than the line.
-pub fn restates(title: &str, narrative: &str, lines: &[(String, BTreeSet<String>)]) -> bool {
-    let mut obs = word_set(title);
-    obs.extend(word_set(narrative));
-    if obs.len() < 3 {
-        return false;
-    }
-    lines.iter().any(|(_, line)| {
-        let common = obs.intersection(line).count();
-        common as f64 >= RESTATE_SHARE * obs.len() as f64 && obs.len() <= line.len() * 2 + 2
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn markdown_lines_become_plain_word_sets() {
-        let text = "---\nname: pricing\ndescription: how prices work\n---\n# Pricing\n- [Integer cents](cents.md) — prices are stored as integer cents, never floats\n\nok\n";
-        let lines = memory_lines(text);
-        assert_eq!(lines.len(), 1, "{lines:?}");
-        assert_eq!(lines[0].0, "Integer cents — prices are stored as integer cents, never floats");
-        assert!(lines[0].1.contains("pric") && lines[0].1.contains("cent"), "{:?}", lines[0].1);
-    }
-
-    #[test]
-    fn only_a_restatement_is_recognised() {
-        let lines = memory_lines("- Prices are stored as integer cents, never floats.\n- Deploys go through the staging cluster first.\n");
-        assert!(restates("Prices are integer cents", "prices are stored as integer cents", &lines));
-        assert!(restates("Deploys go through staging first", "", &lines));
-        assert!(
-            !restates(
-                "Rounding of prices switched to half-even",
-                "The checkout rounded half-up and lost a cent on refunds; price.rs now rounds half-even.",
-                &lines
-            ),
-            "new information is kept"
-        );
-        assert!(!restates("cents", "", &lines), "too few words to judge");
-    }
-}
+pub use crate::pipeline::restatement::{RESTATE_SHARE, clean_line, memory_lines, restates, word_set};

@@ -1,7 +1,7 @@
 //! Export and import routes (issue 39): `GET /api/export` pages whole observations by id,
 //! `POST /api/import/observations` takes exported ones back, `POST /api/import/links` sets
 //! their supersession links; `POST /api/admin/folders` runs a pass of the folder context files.
-//! The use-cases are in [`crate::worker::export`] and [`crate::worker::folders`].
+//! The use-cases are in [`crate::worker::export`] and [`crate::folders::service`].
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -104,6 +104,9 @@ pub async fn folders(State(app): State<Arc<WorkerState>>, body: Body) -> Result<
             "folder context files are off: set MEMD_FOLDER_CONTEXT=true (or run with --dry-run)",
         ));
     }
-    let changes = crate::worker::folders::run(svc, b.dry_run).await?;
+    let changes = {
+        let (cfg, data_dir) = (svc.settings.get().folders.clone(), svc.settings.get().data_dir.clone());
+        crate::folders::service::run(&*svc.storage, cfg, &data_dir, b.dry_run).await?
+    };
     Ok(Json(json!({"enabled": enabled, "dryRun": b.dry_run, "changes": changes})))
 }

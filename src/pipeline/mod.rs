@@ -16,6 +16,7 @@ pub mod platform;
 pub mod privacy;
 pub mod project;
 pub mod redact;
+pub mod restatement;
 pub mod secrets;
 pub mod structure;
 pub mod supersession;

@@ -6,6 +6,8 @@
 
 pub mod estimate;
 pub mod outline;
+pub mod rows;
+pub mod storage;
 
 use outline::{CODE_EXTENSIONS, Symbol};
 

@@ -67,7 +67,7 @@ pub fn context_inject(
     let mut pool = newest_observations(conn, &scope, mode, pool_size + spare)?;
     if spare > 0 {
         pool.retain(|o| {
-            !crate::bridge::restates(
+            !crate::pipeline::restatement::restates(
                 o.title.as_deref().unwrap_or_default(),
                 o.narrative.as_deref().unwrap_or_default(),
                 &req.memory_lines,

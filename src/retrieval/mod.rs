@@ -36,12 +36,9 @@ pub mod context;
 pub mod context_render;
 pub mod feed;
 pub mod file_context;
-pub mod folder_rows;
 pub mod fusion;
-pub mod gate_rows;
 pub mod graph_expand;
 pub mod ids;
-pub mod native_rows;
 pub mod overview;
 pub mod params;
 pub mod query;
@@ -75,6 +72,16 @@ pub use scope::Scope;
 pub use search::{KeywordPhase, Order, SearchRequest, SearchResult, finish, keyword_phase, search, search_with};
 pub use timeline::{Anchor, TimelineRequest, TimelineResult, timeline};
 pub use zone::Zone;
+
+/// A read on the embedded store's pool whose own errors are retrieval's (what every area trait's
+/// SQLite implementation of a read runs).
+pub fn read_on<T, F>(store: &crate::store::Store, f: F) -> crate::store::Op<'_, T, RetrievalError>
+where
+    T: Send + 'static,
+    F: FnOnce(&rusqlite::Connection) -> Result<T, RetrievalError> + Send + 'static,
+{
+    Box::pin(async move { store.read(move |c| Ok(f(c))).await? })
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum RetrievalError {

@@ -65,7 +65,11 @@ pub static JOBS: &[Job<App>] = &[
     Job {
         name: "folder files",
         first: None,
-        every: |app| on(app, |s| s.settings.get().folders.enabled.then_some(super::folders::INTERVAL)),
+        every: |app| {
+            on(app, |s| {
+                s.settings.get().folders.enabled.then_some(crate::folders::service::INTERVAL)
+            })
+        },
         backoff: MAINTENANCE,
         pass: folder_files,
     },
@@ -178,7 +182,10 @@ fn notes(app: App) -> PassFuture {
 fn folder_files(app: App) -> PassFuture {
     Box::pin(async move {
         let svc = app.services().map_err(JobError::of)?;
-        let changes = super::folders::run(svc, false).await.map_err(JobError::of)?;
+        let (cfg, data_dir) = (svc.settings.get().folders.clone(), svc.settings.get().data_dir.clone());
+        let changes = crate::folders::service::run(&*svc.storage, cfg, &data_dir, false)
+            .await
+            .map_err(JobError::of)?;
         Ok(Done::Did(format!("{} folders written", changes.len())))
     })
 }

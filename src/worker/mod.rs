@@ -11,7 +11,6 @@ pub mod corpus;
 pub mod edit;
 pub mod embedded;
 pub mod export;
-pub mod folders;
 pub mod freshness;
 pub mod job_table;
 pub mod jobs;

@@ -3,10 +3,10 @@
 
 use rusqlite::{Connection, params};
 
-use super::RetrievalError;
-use super::context::INJECTABLE;
-use super::records::json_list;
-use crate::folders::plan::FolderRow;
+use super::plan::FolderRow;
+use crate::retrieval::RetrievalError;
+use crate::retrieval::context::INJECTABLE;
+use crate::retrieval::records::json_list;
 
 pub fn folder_rows(conn: &Connection, since: i64, limit: usize) -> Result<Vec<FolderRow>, RetrievalError> {
     let sql = format!(

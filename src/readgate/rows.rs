@@ -4,9 +4,9 @@
 
 use rusqlite::{Connection, params_from_iter};
 
-use super::RetrievalError;
-use super::scope::{Conditions, Scope, placeholders, text_params};
-use crate::readgate::estimate::full_text;
+use super::estimate::full_text;
+use crate::retrieval::RetrievalError;
+use crate::retrieval::scope::{Conditions, Scope, placeholders, text_params};
 
 /// (the text, when it was recorded in epoch ms), or None when memd has no full text of the file.
 pub fn stored_text(conn: &Connection, paths: &[String], scope: &Scope) -> Result<Option<(String, i64)>, RetrievalError> {

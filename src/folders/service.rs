@@ -10,10 +10,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::Services;
+use super::plan::{FolderPlan, plan};
+use super::storage::FolderRows;
+use super::{Splice, splice};
 use crate::clock::now_ms;
-use crate::folders::plan::{FolderPlan, plan};
-use crate::folders::{Splice, splice};
+use crate::config::FolderSettings;
 use crate::freshness::git::{Repo, discover};
 use crate::guard::write::{Mode, Place, WriteError};
 use crate::retrieval::RetrievalError;
@@ -36,8 +37,9 @@ pub struct FolderChange {
     pub section: Option<String>,
 }
 
-fn ledger(svc: &Services) -> PathBuf {
-    svc.settings.get().data_dir.join("folder-files.json")
+/// Which files earlier passes wrote (`<data>/folder-files.json`).
+fn ledger(data_dir: &Path) -> PathBuf {
+    data_dir.join("folder-files.json")
 }
 
 /// Which plans are in folders git ignores (one `git check-ignore` per work tree).
@@ -133,11 +135,10 @@ fn apply(w: &Written, section: Option<&str>, dry: bool) -> FolderChange {
 
 /// One pass: every folder of the recent rows, and every file written before that now has
 /// nothing to show. `dry`: nothing is written and the ledger is not touched.
-pub async fn run(svc: &Services, dry: bool) -> Result<Vec<FolderChange>, RetrievalError> {
-    let cfg = svc.settings.get().folders.clone();
+pub async fn run(storage: &dyn FolderRows, cfg: FolderSettings, data_dir: &Path, dry: bool) -> Result<Vec<FolderChange>, RetrievalError> {
     let since = now_ms() - cfg.days as i64 * DAY_MS;
-    let rows = svc.storage.folder_rows(since, ROWS_MAX).await?;
-    let ledger = ledger(svc);
+    let rows = storage.folder_rows(since, ROWS_MAX).await?;
+    let ledger = ledger(data_dir);
     let changes = tokio::task::spawn_blocking(move || pass(&plan(&rows), &cfg.file_name, &ledger, dry))
         .await
         .map_err(|e| RetrievalError::Store(crate::store::StoreError::Internal(format!("folder files: {e}"))))?;

@@ -4,10 +4,10 @@
 
 use rusqlite::{Connection, params_from_iter};
 
-use super::RetrievalError;
-use super::records::json_list;
-use super::scope::{Conditions, Scope};
-use crate::bridge::note::{Changed, Evidence, Superseded};
+use super::note::{Changed, Evidence, Superseded};
+use crate::retrieval::RetrievalError;
+use crate::retrieval::records::json_list;
+use crate::retrieval::scope::{Conditions, Scope};
 
 const ROWS_MAX: usize = 200;
 
