@@ -191,9 +191,6 @@ impl Transfer for Failing {
     fn link_observations(&self, _links: Vec<(i64, i64, Option<String>)>) -> Op<'_, usize> {
         op()
     }
-    fn import_note(&self, _n: crate::store::notes::NoteIn, _now: i64) -> Op<'_, crate::store::notes::NoteOutcome> {
-        op()
-    }
 }
 
 impl TeamRows for Failing {
@@ -284,7 +281,10 @@ impl crate::readgate::storage::GateRows for Failing {
     }
 }
 
-impl crate::bridge::storage::NoteEvidence for Failing {
+impl crate::bridge::storage::NativeMemory for Failing {
+    fn import_note(&self, _n: crate::bridge::note_rows::NoteIn, _now: i64) -> Op<'_, crate::bridge::note_rows::NoteOutcome> {
+        op()
+    }
     fn memory_evidence(&self, _scope: Scope, _since: i64) -> Read<'_, crate::bridge::note::Evidence> {
         read()
     }

@@ -9,7 +9,7 @@
 //!
 //! Six areas belong to one feature each and live in its folder with their tables and use-cases
 //! ([`WorkStates`] in `work_state/`, [`TeamRows`] in `team/`, [`AlertOutbox`] in `alerts/`,
-//! [`FolderRows`] in `folders/`, [`GateRows`] in `readgate/`, [`NoteEvidence`] in `bridge/`); their
+//! [`FolderRows`] in `folders/`, [`GateRows`] in `readgate/`, [`NativeMemory`] in `bridge/`); their
 //! SQLite implementation there is written over anything that holds the embedded store
 //! (`AsRef<Store>`), and re-exported here so `Storage` stays their sum.
 //!
@@ -63,7 +63,7 @@ use crate::store::tool_events::{SummaryRequestIn, SummaryRequestOutcome, ToolEve
 use crate::vectors::nearest::VectorScope;
 
 pub use crate::alerts::storage::AlertOutbox;
-pub use crate::bridge::storage::NoteEvidence;
+pub use crate::bridge::storage::NativeMemory;
 pub use crate::folders::storage::FolderRows;
 pub use crate::readgate::storage::GateRows;
 pub use crate::store::Op;
@@ -107,7 +107,7 @@ pub trait Storage:
     + AlertOutbox
     + FolderRows
     + GateRows
-    + NoteEvidence
+    + NativeMemory
     + Figures
 {
 }
@@ -124,7 +124,7 @@ impl<T> Storage for T where
         + AlertOutbox
         + FolderRows
         + GateRows
-        + NoteEvidence
+        + NativeMemory
         + Figures
 {
 }
@@ -209,7 +209,7 @@ pub trait Browse: Send + Sync {
     fn feed_since(&self, from: Cursor) -> Read<'_, (Vec<FeedEvent>, Cursor)>;
 }
 
-/// Whole records in and out: export pages, imports, supersession links, Markdown notes (issue 39).
+/// Whole records in and out: export pages, imports, supersession links (issue 39).
 pub trait Transfer: Send + Sync {
     /// Observations with id > `after`, oldest id first (of `project`, since `since`).
     fn export_page(&self, project: Option<String>, since: Option<i64>, after: i64, limit: usize) -> Read<'_, Vec<ExportedObservation>>;
@@ -217,8 +217,6 @@ pub trait Transfer: Send + Sync {
     fn import_observations(&self, rows: Vec<ExportedObservation>) -> Op<'_, Vec<Result<Imported, StoreError>>>;
     /// Sets `superseded_by` links between imported records: (id, superseded by, reason).
     fn link_observations(&self, links: Vec<(i64, i64, Option<String>)>) -> Op<'_, usize>;
-    /// Imports one Markdown note (again when it changed).
-    fn import_note(&self, n: crate::store::notes::NoteIn, now: i64) -> Op<'_, crate::store::notes::NoteOutcome>;
 }
 
 /// The store's state and figures for status.

@@ -272,9 +272,6 @@ impl Transfer for SqliteBackend {
     fn link_observations(&self, links: Vec<(i64, i64, Option<String>)>) -> Op<'_, usize> {
         self.write(move |c| export_rows::link(c, &links))
     }
-    fn import_note(&self, n: crate::store::notes::NoteIn, now: i64) -> Op<'_, crate::store::notes::NoteOutcome> {
-        self.write(move |c| crate::store::notes::import_note(c, &n, now))
-    }
 }
 
 impl AsRef<Store> for SqliteBackend {

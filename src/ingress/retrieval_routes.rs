@@ -57,7 +57,10 @@ pub async fn context_inject(State(app): State<Arc<WorkerState>>, Query(q): Q, he
         platform: p.platform(header_platform(&headers)).unwrap_or_else(|| "claude".into()),
         full: p.flag(&["full"], false)?,
         max_chars: p.int(&["maxChars"], 1, 100_000)?.map(|n| n as usize),
-        memory_lines: crate::worker::native_memory::loaded_lines(svc, p.get(&["cwd"])).await,
+        memory_lines: {
+            let (native, home) = (svc.settings.get().native.clone(), svc.settings.get().home.clone());
+            crate::bridge::service::loaded_lines(&native, home.as_deref(), p.get(&["cwd"])).await
+        },
     };
     if let Some(session) = p.get(&["sessionId"]) {
         tracing::debug!(session_id = %session, source = p.get(&["source"]).unwrap_or(""), "context requested");
@@ -176,7 +179,10 @@ pub async fn by_file(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: 
     };
     if p.get(&["format"]) == Some("context") {
         // Reading one of Claude Code's memory files: memd's newer evidence about its lines.
-        let note = crate::worker::native_memory::read_note(svc, std::path::Path::new(&req.paths[0]), req.scope.clone()).await;
+        let note = {
+            let enabled = svc.settings.get().native.enabled;
+            crate::bridge::service::read_note(&*svc.storage, enabled, std::path::Path::new(&req.paths[0]), req.scope.clone()).await
+        };
         let mode = svc.mode.clone();
         let block = svc.storage.file_context(req, mode, now_ms()).await?;
         return Ok(text(match note {

@@ -13,7 +13,6 @@ pub mod import_rows;
 pub mod integrity;
 pub mod memory;
 pub mod migrations;
-pub mod notes;
 pub mod observation_record;
 pub mod open;
 pub mod pending;

@@ -56,7 +56,7 @@ pub static JOBS: &[Job<App>] = &[
         every: |app| {
             on(app, |s| {
                 let roots = !s.settings.get().native.notes_roots.is_empty();
-                (roots && !s.storage.read_only()).then_some(super::native_memory::NOTES_INTERVAL)
+                (roots && !s.storage.read_only()).then_some(crate::bridge::service::NOTES_INTERVAL)
             })
         },
         backoff: Backoff::LOOP,
@@ -174,7 +174,8 @@ fn alerts(app: App) -> PassFuture {
 fn notes(app: App) -> PassFuture {
     Box::pin(async move {
         let svc = app.services().map_err(JobError::of)?;
-        let n = super::native_memory::import_notes(svc).await;
+        let (cfg, home) = (svc.settings.get().native.clone(), svc.settings.get().home.clone());
+        let n = crate::bridge::service::import_notes(&*svc.storage, &svc.ingest.pipeline.privacy, cfg, home).await;
         Ok(Done::Did(format!("{n} notes changed")))
     })
 }

@@ -16,7 +16,6 @@ pub mod job_table;
 pub mod jobs;
 pub mod maintenance;
 pub mod memory;
-pub mod native_memory;
 pub mod reload;
 pub mod rescan;
 pub mod running;

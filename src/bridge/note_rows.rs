@@ -5,9 +5,9 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::StoreError;
-use super::observation_record::ObservationRecord;
 use crate::pipeline::hash::content_hash;
+use crate::store::StoreError;
+use crate::store::observation_record::ObservationRecord;
 
 /// One note to import (text already cleaned).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,30 +1,32 @@
-//! The bridge to Claude Code's own memory (issue 39; `MEMD_NATIVE_MEMORY`,
-//! docs/spec/native-memory.md): the lines of the memory files a session in `cwd` loads (so
-//! SessionStart leaves out what they already say), and memd's note when the agent reads one of
-//! those files. File reads run on the blocking pool; a failure only means no lines, no note.
+//! The bridge's use-cases (issue 39; `MEMD_NATIVE_MEMORY`, docs/spec/native-memory.md): the lines
+//! of the memory files a session in `cwd` loads (so SessionStart leaves out what they already
+//! say), memd's note when the agent reads one of those files, and a pass importing the Markdown
+//! notes of `MEMD_NOTES_ROOTS`. File reads run on the blocking pool; a failure only means no
+//! lines, no note. Each takes its parts (the settings it reads, the storage area), not the worker.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::Services;
-use crate::bridge::files::{config_dir, is_memory_file, memory_files, read};
-use crate::bridge::{memory_lines, note};
+use super::files::{config_dir, is_memory_file, memory_files, read};
+use super::storage::NativeMemory;
+use super::{memory_lines, note};
+use crate::config::NativeMemorySettings;
+use crate::pipeline::privacy::Privacy;
 use crate::retrieval::Scope;
 
 /// Lines of memory files at most (a huge CLAUDE.md is compared by its first lines).
 const LINES_MAX: usize = 2_000;
 
-fn config(svc: &Services) -> Option<PathBuf> {
-    let home = svc.settings.get().home.clone()?;
-    Some(config_dir(&home, std::env::var("CLAUDE_CONFIG_DIR").ok().as_deref()))
+fn config(home: Option<&Path>) -> Option<PathBuf> {
+    Some(config_dir(home?, std::env::var("CLAUDE_CONFIG_DIR").ok().as_deref()))
 }
 
 /// The lines of the memory files loaded for `cwd` (empty when off, or `cwd` is not absolute).
-pub async fn loaded_lines(svc: &Services, cwd: Option<&str>) -> Vec<(String, BTreeSet<String>)> {
+pub async fn loaded_lines(cfg: &NativeMemorySettings, home: Option<&Path>, cwd: Option<&str>) -> Vec<(String, BTreeSet<String>)> {
     let Some(cwd) = cwd.map(PathBuf::from).filter(|c| c.is_absolute()) else {
         return Vec::new();
     };
-    let Some(config) = config(svc).filter(|_| svc.settings.get().native.enabled) else {
+    let Some(config) = config(home).filter(|_| cfg.enabled) else {
         return Vec::new();
     };
     let read_all = move || {
@@ -42,8 +44,8 @@ pub async fn loaded_lines(svc: &Services, cwd: Option<&str>) -> Vec<(String, BTr
 }
 
 /// memd's note for a memory file the agent reads (None when it is not one, or nothing is newer).
-pub async fn read_note(svc: &Services, path: &Path, scope: Scope) -> Option<String> {
-    if !svc.settings.get().native.enabled || !path.is_absolute() || !is_memory_file(path) {
+pub async fn read_note(storage: &dyn NativeMemory, enabled: bool, path: &Path, scope: Scope) -> Option<String> {
+    if !enabled || !path.is_absolute() || !is_memory_file(path) {
         return None;
     }
     let p = path.to_path_buf();
@@ -62,7 +64,7 @@ pub async fn read_note(svc: &Services, path: &Path, scope: Scope) -> Option<Stri
     if lines.is_empty() {
         return None;
     }
-    let evidence = match svc.storage.memory_evidence(scope, mtime).await {
+    let evidence = match storage.memory_evidence(scope, mtime).await {
         Ok(e) => e,
         Err(e) => {
             tracing::warn!(error = %e, "memory-file evidence unreadable");
@@ -78,25 +80,22 @@ pub const NOTES_INTERVAL: std::time::Duration = std::time::Duration::from_secs(6
 
 /// One pass over `MEMD_NOTES_ROOTS`: each stable note imported (again when changed); answers how
 /// many were new or updated.
-pub async fn import_notes(svc: &Services) -> usize {
-    use crate::store::notes::{NoteIn, NoteOutcome};
-    let cfg = svc.settings.get().native.clone();
-    let home = svc.settings.get().home.clone();
+pub async fn import_notes(storage: &dyn NativeMemory, privacy: &Privacy, cfg: NativeMemorySettings, home: Option<PathBuf>) -> usize {
+    use super::note_rows::{NoteIn, NoteOutcome};
     let mut changed = 0;
     for root in cfg.notes_roots {
         let project = crate::pipeline::project::identify(&root.to_string_lossy(), None, home.as_deref(), &root).primary;
         let now = crate::clock::now_ms();
         let scan_root = root.clone();
         let notes = tokio::task::spawn_blocking(move || {
-            crate::bridge::notes::candidates(&scan_root, now)
+            super::notes::candidates(&scan_root, now)
                 .into_iter()
-                .filter_map(|p| Some(crate::bridge::notes::note(&p, &read(&p)?)))
+                .filter_map(|p| Some(super::notes::note(&p, &read(&p)?)))
                 .collect::<Vec<_>>()
         })
         .await
         .unwrap_or_default();
         for n in notes {
-            let privacy = &svc.ingest.pipeline.privacy;
             let (title, text) = (privacy.clean_text(&n.title), privacy.clean_text(&n.text));
             if text.private || text.text.trim().is_empty() {
                 continue;
@@ -107,7 +106,7 @@ pub async fn import_notes(svc: &Services) -> usize {
                 title: if title.private { String::new() } else { title.text },
                 text: text.text,
             };
-            match svc.storage.import_note(note, crate::clock::now_ms()).await {
+            match storage.import_note(note, crate::clock::now_ms()).await {
                 Ok(NoteOutcome::New(_) | NoteOutcome::Updated { .. }) => changed += 1,
                 Ok(_) => {}
                 Err(e) => tracing::warn!(root = %root.display(), error = %e, "note not imported"),
