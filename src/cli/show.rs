@@ -3,11 +3,12 @@
 //! lines. Stored text passes the terminal rule of `retrieval::sink` line by line (no escape
 //! sequence reaches the terminal); ids that are not found are named on stderr.
 
+use crate::retrieval::record_request::RecordsParams;
 use std::collections::HashMap;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::client_context::CliContext;
 use crate::protocol::api::with_array_columns;
@@ -95,10 +96,10 @@ pub fn run(env: &HashMap<String, String>, ids: &[String]) -> anyhow::Result<Exit
         .collect::<anyhow::Result<_>>()?;
     let labels: Vec<String> = wanted.iter().map(|r| r.kind.label(r.id)).collect();
     let ctx = CliContext::load(env, None);
-    let body = json!({"ids": labels, "orderBy": "date_asc"});
+    let body = RecordsParams::oldest_first(&labels).context("an id could not be read back")?;
     let ans = ctx
         .link()
-        .call("POST", paths::OBSERVATIONS_BATCH, Some(&body))
+        .call("POST", paths::OBSERVATIONS_BATCH, Some(&body.to_value()))
         .context("asking the worker")?;
     if ans.status != 200 {
         anyhow::bail!("the worker answered {}: {}", ans.status, ans.detail());

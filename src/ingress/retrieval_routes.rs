@@ -1,6 +1,7 @@
 //! Read routes: context injection, semantic context, file context, records by id, projects and
 //! stats (docs/spec/api.md §4.1, §4.2, §4.5–§4.7, §6.1–§6.2). Every read runs on the read-only pool.
 
+use crate::retrieval::record_request::{RecordOrder, RecordsParams};
 use std::sync::Arc;
 
 use axum::Json;
@@ -15,7 +16,7 @@ use super::error::ApiError;
 use super::platform::header_platform;
 use crate::clock::now_ms;
 use crate::retrieval::file_context::FileContextRequest;
-use crate::retrieval::ids::{RecordId, parse_ids};
+use crate::retrieval::ids::RecordId;
 use crate::retrieval::params::Params;
 use crate::retrieval::scope::parse_chain;
 use crate::retrieval::semantic::SemanticRequest;
@@ -25,7 +26,6 @@ use crate::worker::{VERSION, WorkerState};
 
 type Q = Query<Vec<(String, String)>>;
 
-const BATCH_MAX: usize = 500;
 const PATH_MAX: usize = 4_096;
 
 pub fn api_error(e: RetrievalError) -> ApiError {
@@ -219,42 +219,22 @@ pub async fn read_gate(State(app): State<Arc<WorkerState>>, Query(q): Q, headers
 /// `POST /api/observations/batch` (§4.5): rows with `kind`, out-of-scope and missing ids left out.
 pub async fn batch(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: HeaderMap, body: Body) -> Result<Json<Value>, ApiError> {
     let p = Params(q);
-    let b: Map<String, Value> = json_body(body).await?;
-    let ids = match b.get("ids") {
-        Some(v) => parse_ids(v).map_err(api_error)?,
-        None => return Err(ApiError::bad_request("missing field ids")),
-    };
-    if ids.len() > BATCH_MAX {
-        return Err(ApiError::bad_request("more than 500 ids"));
-    }
-    let asc = match b.get("orderBy").and_then(Value::as_str) {
-        None | Some("date_desc") => false,
-        Some("date_asc") => true,
-        Some(_) => return Err(ApiError::bad_request("orderBy must be date_desc or date_asc")),
-    };
-    let limit = match b.get("limit") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(
-            v.as_u64()
-                .filter(|n| *n >= 1)
-                .ok_or_else(|| ApiError::bad_request("limit must be an integer ≥ 1"))? as usize,
-        ),
-    };
-    let chain = b.get("project").and_then(Value::as_str).and_then(|s| parse_chain(Some(s)));
+    let b: RecordsParams = json_body(body).await?;
+    let chain = parse_chain(b.project.as_deref());
     let platform = b
-        .get("platformSource")
-        .and_then(Value::as_str)
+        .platform_source
+        .as_deref()
         .map(|s| crate::pipeline::platform::normalize_platform_source(Some(s)))
         .or_else(|| p.platform(header_platform(&headers)));
     let svc = app.services()?;
     let scope = Scope::new(chain, platform);
-    let found = svc.storage.records(ids, scope).await?;
+    let found = svc.storage.records(b.ids.0, scope).await?;
     let mut records: Vec<_> = found.into_values().collect();
     records.sort_by_key(|r| (r.at_ms(), r.kind(), r.id()));
-    if !asc {
+    if b.order_by == RecordOrder::DateDesc {
         records.reverse();
     }
-    records.truncate(limit.unwrap_or(usize::MAX));
+    records.truncate(b.limit.map_or(usize::MAX, |l| l.0));
     Ok(Json(Value::Array(records.iter().map(|r| r.to_json_with_kind()).collect())))
 }
 

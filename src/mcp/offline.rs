@@ -47,10 +47,9 @@ pub fn timeline(dir: &DataDir, mode: &Mode, p: &TimelineParams) -> Option<String
 
 /// The rows of `POST /api/observations/batch` for `ids` (labels as the tool sends them), oldest
 /// first; None as for [`search`].
-pub fn batch_rows(dir: &DataDir, ids: &serde_json::Value) -> Option<Vec<serde_json::Value>> {
-    let ids = crate::retrieval::parse_ids(ids).ok()?;
+pub fn batch_rows(dir: &DataDir, req: &crate::retrieval::record_request::RecordsParams) -> Option<Vec<serde_json::Value>> {
     let conn = open(dir)?;
-    let found = crate::retrieval::fetch_records(&conn, &ids, &crate::retrieval::Scope::default())
+    let found = crate::retrieval::fetch_records(&conn, &req.ids.0, &crate::retrieval::Scope::default())
         .map_err(|e| tracing::warn!(error = %e, "offline records failed"))
         .ok()?;
     let mut records: Vec<_> = found.into_values().collect();

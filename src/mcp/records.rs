@@ -3,6 +3,7 @@
 //! `get_tool_uses`: an observation's raw tool calls (docs/spec/viewer.md §3).
 
 use crate::protocol::paths;
+use crate::retrieval::record_request::RecordsParams;
 use serde_json::{Value, json};
 
 use super::caller::{CallerContext, ToolError, ToolText, fail};
@@ -47,8 +48,13 @@ pub fn group(wanted: &[RecordRef], rows: &[Value]) -> Value {
 pub fn get_observations(ctx: &CallerContext, p: GetObservationsParams) -> Result<ToolText, ToolError> {
     let Ids(wanted) = p.ids;
     let labels: Vec<String> = wanted.iter().map(|r| r.kind.label(r.id)).collect();
-    let body = json!({"ids": labels, "orderBy": "date_asc"});
-    let rows = match ctx.fetch("POST", paths::OBSERVATIONS_BATCH, Some(&body))? {
+    let Some(req) = RecordsParams::oldest_first(&labels) else {
+        return Ok(ToolText {
+            text: "an id could not be read back".into(),
+            is_error: true,
+        });
+    };
+    let rows = match ctx.fetch("POST", paths::OBSERVATIONS_BATCH, Some(&req.to_value()))? {
         Ok(ans) => match ans.json() {
             Some(Value::Array(rows)) => rows,
             _ => {
@@ -59,7 +65,7 @@ pub fn get_observations(ctx: &CallerContext, p: GetObservationsParams) -> Result
             }
         },
         // No worker: the records straight from the database (they are the same rows).
-        Err(e) => match super::offline::batch_rows(&ctx.link.dir, &body["ids"]) {
+        Err(e) => match super::offline::batch_rows(&ctx.link.dir, &req) {
             Some(rows) => rows,
             None => return fail(e),
         },

@@ -44,6 +44,7 @@ pub mod params;
 pub mod query;
 pub mod raw_search;
 pub mod record_kind;
+pub mod record_request;
 pub mod records;
 pub mod reinforce;
 pub mod related;
