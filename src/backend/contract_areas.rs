@@ -144,6 +144,12 @@ async fn every_method(s: &dyn Storage) -> Vec<(&'static str, bool)> {
     call!("memory_evidence", s.memory_evidence(Scope::default(), 0));
     call!("stored_text", s.stored_text(vec!["src/a.rs".into()], Scope::default()));
     call!("folder_rows", s.folder_rows(0, 10));
+    // Anchors
+    call!("anchors_queued", s.anchors_queued(10));
+    call!("write_anchors", s.write_anchors(Vec::new(), Vec::new()));
+    call!("anchor_roots", s.anchor_roots(Vec::new()));
+    call!("live_anchors", s.live_anchors("/nowhere".into()));
+    call!("mark_stale", s.mark_stale("/nowhere".into(), None, Vec::new(), NOW));
     // Browse
     let page = Page { before: None, limit: 5 };
     call!("sessions_page", s.sessions_page(None, page));
@@ -261,6 +267,7 @@ fn declared() -> Vec<String> {
         include_str!("../alerts/storage.rs"),
         include_str!("../bridge/storage.rs"),
         include_str!("../folders/storage.rs"),
+        include_str!("../freshness/storage.rs"),
         include_str!("../readgate/storage.rs"),
         include_str!("../team/storage.rs"),
         include_str!("../work_state/storage.rs"),

@@ -289,3 +289,31 @@ impl crate::bridge::storage::NativeMemory for Failing {
         read()
     }
 }
+
+impl crate::freshness::storage::Anchors for Failing {
+    fn anchors_queued(&self, _limit: usize) -> Op<'_, Vec<crate::freshness::anchor_rows::AnchorJob>> {
+        op()
+    }
+    fn write_anchors(
+        &self,
+        _done: Vec<crate::freshness::anchor_rows::AnchorJob>,
+        _found: Vec<crate::freshness::anchor_rows::Anchor>,
+    ) -> Op<'_, ()> {
+        op()
+    }
+    fn anchor_roots(&self, _projects: Vec<String>) -> Op<'_, Vec<(String, Option<String>)>> {
+        op()
+    }
+    fn live_anchors(&self, _root: String) -> Op<'_, Vec<crate::freshness::anchor_rows::LiveAnchor>> {
+        op()
+    }
+    fn mark_stale(
+        &self,
+        _root: String,
+        _head: Option<String>,
+        _marks: Vec<crate::freshness::anchor_rows::StaleMark>,
+        _now: i64,
+    ) -> Op<'_, usize> {
+        op()
+    }
+}

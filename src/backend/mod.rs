@@ -7,9 +7,10 @@
 //! worker's builder without touching retrieval, ingest or the routes; `contract_areas.rs` calls
 //! every method of every area on it, and `failing.rs` is the backend whose every call fails.
 //!
-//! Six areas belong to one feature each and live in its folder with their tables and use-cases
+//! Seven areas belong to one feature each and live in its folder with their tables and use-cases
 //! ([`WorkStates`] in `work_state/`, [`TeamRows`] in `team/`, [`AlertOutbox`] in `alerts/`,
-//! [`FolderRows`] in `folders/`, [`GateRows`] in `readgate/`, [`NativeMemory`] in `bridge/`); their
+//! [`FolderRows`] in `folders/`, [`GateRows`] in `readgate/`, [`NativeMemory`] in `bridge/`,
+//! [`Anchors`] in `freshness/`); their
 //! SQLite implementation there is written over anything that holds the embedded store
 //! (`AsRef<Store>`), and re-exported here so `Storage` stays their sum.
 //!
@@ -65,6 +66,7 @@ use crate::vectors::nearest::VectorScope;
 pub use crate::alerts::storage::AlertOutbox;
 pub use crate::bridge::storage::NativeMemory;
 pub use crate::folders::storage::FolderRows;
+pub use crate::freshness::storage::Anchors;
 pub use crate::readgate::storage::GateRows;
 pub use crate::store::Op;
 pub use crate::team::storage::TeamRows;
@@ -108,6 +110,7 @@ pub trait Storage:
     + FolderRows
     + GateRows
     + NativeMemory
+    + Anchors
     + Figures
 {
 }
@@ -125,6 +128,7 @@ impl<T> Storage for T where
         + FolderRows
         + GateRows
         + NativeMemory
+        + Anchors
         + Figures
 {
 }

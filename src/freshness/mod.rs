@@ -14,6 +14,7 @@ pub mod consolidation_plan;
 pub mod git;
 pub mod service;
 pub mod staleness;
+pub mod storage;
 
 pub use service::Freshness;
 

@@ -1,17 +1,18 @@
 //! The freshness service: anchors queued observations and checks work trees whose HEAD moved,
-//! writing through the store's writer and running git on blocking threads. One check at a time
+//! reading and writing its tables through its storage area ([`super::storage::Anchors`]) and
+//! running git on blocking threads. One check at a time
 //! (a SessionStart and the periodic check never check the same tree twice over). The worker's job
 //! table runs anchoring each [`ANCHOR_EVERY`] and the check each [`CHECK_EVERY`], both standing
 //! aside while ingest is busy.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use super::FreshnessError;
+use super::anchor_rows::AnchorJob;
 use super::git::discover;
-use crate::freshness::anchor_rows::{self as anchors, AnchorJob};
-use crate::store::Store;
+use super::storage::Anchors;
 
 /// Observations anchored per step.
 const CHUNK: usize = 64;
@@ -23,21 +24,24 @@ pub const CHECK_EVERY: Duration = Duration::from_secs(300);
 pub const SESSION_START_BUDGET: Duration = Duration::from_millis(300);
 
 pub struct Freshness {
-    store: Store,
+    anchors: Arc<dyn Anchors>,
+    /// Requests between arrival and answer (the store's count): the work stands aside for ingest.
+    arrivals: Arc<AtomicUsize>,
     checking: tokio::sync::Mutex<()>,
 }
 
 impl Freshness {
-    pub fn new(store: Store) -> Arc<Self> {
+    pub fn new(anchors: Arc<dyn Anchors>, arrivals: Arc<AtomicUsize>) -> Arc<Self> {
         Arc::new(Self {
-            store,
+            anchors,
+            arrivals,
             checking: tokio::sync::Mutex::new(()),
         })
     }
 
     /// Anchors one chunk of queued observations; answers how many left the queue.
     pub async fn anchor_queued(&self) -> Result<usize, FreshnessError> {
-        let jobs: Vec<AnchorJob> = self.store.read(|c| anchors::queued(c, CHUNK)).await?;
+        let jobs: Vec<AnchorJob> = self.anchors.anchors_queued(CHUNK).await?;
         if jobs.is_empty() {
             return Ok(0);
         }
@@ -46,7 +50,7 @@ impl Freshness {
             .await
             .map_err(|_| FreshnessError::Task)?;
         let n = jobs.len();
-        self.store.write(move |c| anchors::write_anchors(c, &jobs, &found)).await?;
+        self.anchors.write_anchors(jobs, found).await?;
         Ok(n)
     }
 
@@ -60,7 +64,7 @@ impl Freshness {
     /// answers how many observations became stale.
     pub async fn check(&self, projects: Vec<String>, now: i64) -> Result<usize, FreshnessError> {
         let _one = self.checking.lock().await;
-        let roots = self.store.read(move |c| anchors::roots(c, &projects)).await?;
+        let roots = self.anchors.anchor_roots(projects).await?;
         let mut marked = 0;
         for (root, checked) in roots {
             let Some(repo) = discover(std::path::Path::new(&root)).filter(|r| r.root.to_string_lossy() == root) else {
@@ -71,16 +75,12 @@ impl Freshness {
                 continue;
             }
             let head = head.unwrap_or_default();
-            let r = root.clone();
-            let live = self.store.read(move |c| anchors::live_anchors(c, &r)).await?;
+            let live = self.anchors.live_anchors(root.clone()).await?;
             let h = head.clone();
             let marks = tokio::task::spawn_blocking(move || super::staleness::check(&repo, &h, &live, now))
                 .await
                 .map_err(|_| FreshnessError::Task)??;
-            marked += self
-                .store
-                .write(move |c| anchors::mark_stale(c, &root, Some(&head), &marks, now))
-                .await?;
+            marked += self.anchors.mark_stale(root, Some(head), marks, now).await?;
         }
         if marked > 0 {
             tracing::info!(marked, "observations marked stale by later commits");
@@ -100,6 +100,6 @@ impl Freshness {
 
     /// Whether requests are arriving now: the freshness work stands aside for ingest.
     pub fn ingest_busy(&self) -> bool {
-        self.store.arrivals.load(Ordering::Relaxed) > 0
+        self.arrivals.load(Ordering::Relaxed) > 0
     }
 }

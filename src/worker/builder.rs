@@ -206,7 +206,7 @@ impl WorkerBuilder {
         let freshness = settings
             .retention
             .freshness
-            .then(|| crate::freshness::Freshness::new(store.clone()));
+            .then(|| crate::freshness::Freshness::new(storage.clone(), store.arrivals.clone()));
         let services = Services {
             freshness,
             mode: observer.mode,
