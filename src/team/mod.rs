@@ -1,7 +1,8 @@
 //! Team memory on PostgreSQL (issue 40, `docs/spec/team.md`): the server's schema and its
-//! migrations (`server_v1.sql`, `server.rs`), TLS through rustls (`tls.rs`), and what a shared row
-//! holds is `store/team_rows.rs` (a local observation as pushed, redacted again; a pulled row as stored). The
-//! local side is `store/team.rs`; the push and pull loops are the `TeamSync` actor.
+//! migrations (`server_v1.sql`, `server.rs`), TLS through rustls (`tls.rs`); what a shared row
+//! holds is `local/rows.rs` (a local observation as pushed, redacted again; a pulled row as
+//! stored). The local side's tables are `local/`, its storage trait `storage.rs`; the push and
+//! pull loops are the `TeamSync` actor.
 
 pub mod check;
 pub mod local;
