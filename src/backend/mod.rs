@@ -20,8 +20,10 @@
 //! the claude-mem import, consolidation) is not storage: the worker reaches it through its own
 //! named handle, `worker::embedded::EmbeddedFile`, and holds no `Store` in its services.
 //!
-//! Errors: writes answer [`StoreError`] (overloaded, read-only, closed …); reads answer
-//! [`RetrievalError`], whose `Store` variant carries a store failure.
+//! Errors: writes answer [`StoreError`] (overloaded, read-only, closed …); the read side's reads
+//! (recall, browse, folder rows, the read gate, native memory) answer [`RetrievalError`], whose
+//! `Store` variant carries a store failure; a storage-layer feature's reads of its own tables
+//! (work states, team rows, the alert outbox, anchors) answer [`StoreError`].
 
 #[cfg(test)]
 mod contract_areas;

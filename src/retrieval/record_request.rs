@@ -4,7 +4,7 @@
 //! every accepted form (`123`, `"#123"`, `"S12"`, `"P7"`, a comma list or a string holding a JSON
 //! array), sent back as labels; each field's error names it.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use super::ids::{RecordId, parse_id, parse_ids};
@@ -16,15 +16,36 @@ pub const BATCH_MAX: usize = 500;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecordsParams {
     pub ids: RecordIds,
-    #[serde(rename = "orderBy", default)]
+    /// Newest first unless `"date_asc"`; a value that is not a string reads as the default.
+    #[serde(rename = "orderBy", default, deserialize_with = "order_or_default")]
     pub order_by: RecordOrder,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<Limit>,
-    /// A project chain (`a,b`), else every project.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// A project chain (`a,b`), else every project (a value that is not a string: every project).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "string_or_none")]
     pub project: Option<String>,
-    #[serde(rename = "platformSource", default, skip_serializing_if = "Option::is_none")]
+    /// Else the caller's platform (a value that is not a string: the caller's).
+    #[serde(
+        rename = "platformSource",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "string_or_none"
+    )]
     pub platform_source: Option<String>,
+}
+
+fn order_or_default<'de, D: Deserializer<'de>>(d: D) -> Result<RecordOrder, D::Error> {
+    match Value::deserialize(d)? {
+        Value::String(s) => RecordOrder::try_from(s).map_err(serde::de::Error::custom),
+        _ => Ok(RecordOrder::DateDesc),
+    }
+}
+
+fn string_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match Value::deserialize(d)? {
+        Value::String(s) => Some(s),
+        _ => None,
+    })
 }
 
 impl RecordsParams {
@@ -46,7 +67,7 @@ impl RecordsParams {
     }
 }
 
-/// 1 to [`BATCH_MAX`] ids, as given.
+/// At most [`BATCH_MAX`] ids, as given (none is an empty answer).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "Value", into = "Vec<String>")]
 pub struct RecordIds(pub Vec<RecordId>);
@@ -145,6 +166,12 @@ mod tests {
             "orderBy must be date_desc or date_asc"
         );
         assert_eq!(parse(json!({"ids": [1], "limit": 0})).unwrap_err(), "limit must be an integer ≥ 1");
+        let loose = parse(json!({"ids": [1], "orderBy": null, "project": 5, "platformSource": ["x"]})).unwrap();
+        assert_eq!(
+            (loose.order_by, loose.project, loose.platform_source),
+            (RecordOrder::DateDesc, None, None)
+        );
+        assert_eq!(parse(json!({"ids": [], "limit": null})).unwrap().ids.0.len(), 0);
         let many: Vec<i64> = (1..=501).collect();
         assert_eq!(parse(json!({"ids": many})).unwrap_err(), "more than 500 ids");
     }
