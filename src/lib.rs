@@ -20,6 +20,7 @@
 //! | [`logging`] | tracing to stderr and a rotating file in `<data>/logs/` |
 //! | [`protocol`] | wire types: HTTP bodies, every API path (`paths.rs`), the ingest route paths, the hook's stdin, the fence around recalled text (`fence.rs`), the one request type of search and timeline (`search.rs`) and the lenient parameter types that read it from a tool call or a query string (`params.rs`) |
 //! | **2 domain** | rules and transports, no storage |
+//! | [`action`] | memory at the point of action (issue 53, in progress): the command as it is compared (`normalize.rs`) |
 //! | [`pipeline`] | pure privacy and hygiene rules: tags, redaction (fixed-prefix, context and structure-aware detectors), images, globs, limits (every stored field's bound once: `field_limits.rs`), hashing, project identity, a call's search terms (`terms.rs`), the instruction screen (`instruction.rs`), supersession and contradiction rules (`supersession.rs`), the restatement rule against a memory file's lines (`restatement.rs`), consolidation rules (`consolidation.rs`) |
 //! | [`providers`] | observer transports: anthropic, openai, gemini, the `claude` CLI subprocess, extractive |
 //! | [`observer`] | prompt, XML reply parser, batch job state machine, output bounds, file evidence, the extractive observer (what each edit added, removed and renamed: `extractive/changes.rs`), an LLM's names checked against the batch (`grounding.rs`) |
@@ -59,6 +60,7 @@
 //! | [`server`] | `memd serve`: the listener, signals, and [`server::serve`], which calls the worker's builder, start and shutdown |
 //! | [`cli`] | one file per subcommand (`memd open`: the viewer's one-time link; `memd quarantine`: review and release); `main.rs` only dispatches; `anyhow` lives here |
 
+pub mod action;
 pub mod actors;
 pub mod alerts;
 pub mod allocator;
