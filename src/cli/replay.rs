@@ -89,6 +89,10 @@ pub struct ReplayArgs {
     /// sessions (the batch settings of this data dir, on the recorded timing).
     #[arg(long)]
     pub observer_cost: bool,
+    /// Send nothing: estimate what warning before a repeated failing check (issue 53) would have
+    /// done on these sessions: opportunities, warnings, fixes named, false alarms per project.
+    #[arg(long)]
+    pub action_memory: bool,
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -138,6 +142,9 @@ fn uid() -> u32 {
 pub fn run(args: ReplayArgs, env: &HashMap<String, String>) -> anyhow::Result<ExitCode> {
     if args.read_gate {
         return super::replay_estimates::read_gate(&args);
+    }
+    if args.action_memory {
+        return super::replay_estimates::action_memory(&args);
     }
     let root = args.data_dir.clone().unwrap_or_else(|| data_dir_from_env(env));
     if args.observer_cost {

@@ -1,5 +1,6 @@
 //! `memd replay`'s estimates, which send nothing: what the read gate would have done
-//! (`--read-gate`) and what an LLM observer would cost (`--observer-cost`) on recorded sessions.
+//! (`--read-gate`), what an LLM observer would cost (`--observer-cost`) and what warnings before
+//! repeated failures would have done (`--action-memory`) on recorded sessions.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -43,6 +44,30 @@ pub fn read_gate(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
             e.saved_bytes_upper_bound
         );
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--action-memory`: warnings before repeated failing checks, per project and in total.
+pub fn action_memory(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
+    let sessions = sessions(args)?;
+    let e = crate::action::estimate::estimate(&sessions, false);
+    // For comparison: the same sessions if the hook also warned before a repeat within a session.
+    let within = crate::action::estimate::estimate(&sessions, true);
+    if args.json {
+        say_json!(&serde_json::json!({"across_sessions": e, "within_sessions_too": within}));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let line = |name: &str, c: &crate::action::estimate::ActionCounts| {
+        format!(
+            "{name}: {} checks, {} failed; {} repeated failures, {} warned; {} warnings, {} named the fix, {} false alarms",
+            c.checks, c.failures, c.opportunities, c.warned, c.warnings, c.named_fix, c.false_alarms
+        )
+    };
+    for (project, c) in &e.projects {
+        say!("{}", line(project, c));
+    }
+    say!("{}", line(&format!("all {} sessions", e.sessions), &e.total));
+    say!("{}", line("if it also warned within a session", &within.total));
     Ok(ExitCode::SUCCESS)
 }
 
