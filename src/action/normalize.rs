@@ -1,5 +1,6 @@
 //! A shell command as the action memory compares it (issue 53): the command that does the work
-//! (after `cd …&&`, `export …;` and environment assignments; before a pipe or a redirection), its
+//! (the graph's [`working_part`]: after `cd …&&`, `export …;` and environment assignments; before
+//! a pipe or a redirection), its
 //! program by base name, paths inside the project relative to it, and what changes from run to run
 //! without changing what runs — temporary paths, timestamps, ports, long ids — folded to a
 //! placeholder. Two runs of "the same command" compare equal; another test name, another
@@ -9,11 +10,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::graph::names::working_part;
+
 /// A normalised command longer than this is cut (it is a key, not a record).
 const KEY_MAX_CHARS: usize = 300;
-
-/// Prefix commands that set up rather than do the work.
-const SETUP: [&str; 5] = ["cd ", "export ", "source ", "set ", ". "];
 
 static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\d{4}-\d{2}-\d{2}([T_ ]\d{2}[:\-]?\d{2}([:\-]?\d{2}(\.\d+)?)?(Z|[+\-]\d{2}:?\d{2})?)?|\b1\d{9,12}\b")
@@ -24,36 +24,6 @@ static PORT: LazyLock<Regex> =
 static LONG_ID: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b[0-9a-f]{16,}\b").expect("a valid pattern")
 });
-
-/// The part of a command line that does the work: the first segment of `&&`/`;`/`||` that is not
-/// set-up, before a pipe, without leading `NAME=value` assignments or redirections.
-fn working_part(line: &str) -> Option<String> {
-    let first = line.lines().find(|l| !l.trim().is_empty())?;
-    let main = first
-        .split("&&")
-        .flat_map(|s| s.split("||"))
-        .flat_map(|s| s.split(';'))
-        .map(str::trim)
-        .find(|s| !s.is_empty() && !SETUP.iter().any(|p| s.starts_with(p)))?;
-    let main = main.split('|').next().unwrap_or(main);
-    let words: Vec<&str> = main
-        .split_whitespace()
-        .skip_while(|w| is_assignment(w))
-        .take_while(|w| !is_redirection(w) && *w != "&")
-        .collect();
-    (!words.is_empty()).then(|| words.join(" "))
-}
-
-fn is_assignment(w: &str) -> bool {
-    match w.split_once('=') {
-        Some((name, _)) => !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
-        None => false,
-    }
-}
-
-fn is_redirection(w: &str) -> bool {
-    w.starts_with('>') || w.starts_with('<') || w.starts_with("2>") || w.starts_with("1>") || w.starts_with("&>")
-}
 
 /// Whether `p` is a temporary path (its content differs each run).
 fn is_temp(p: &str) -> bool {

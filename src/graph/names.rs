@@ -21,6 +21,13 @@ const SYMBOLS_PER_EDIT: usize = 20;
 
 /// The main command of a shell line: `cd x && FOO=1 cargo test a 2>&1 | tail` → `cargo test a`.
 pub fn command_name(line: &str) -> Option<String> {
+    working_part(line).map(|name| name.chars().take(COMMAND_MAX_CHARS).collect())
+}
+
+/// [`command_name`] uncut: the first segment of `&&`/`;` that is not set-up (`cd`, `export`,
+/// `source`, `set`), before a pipe, without leading `NAME=value` words or a redirection and what
+/// follows it. The action memory keys on it (`action/normalize.rs`).
+pub fn working_part(line: &str) -> Option<String> {
     let first = line.lines().find(|l| !l.trim().is_empty())?;
     let main = first
         .split("&&")
@@ -33,8 +40,7 @@ pub fn command_name(line: &str) -> Option<String> {
         .skip_while(|w| w.contains('=') && !w.starts_with('-'))
         .take_while(|w| !w.starts_with('>') && !w.starts_with("2>") && !w.starts_with("1>") && *w != "&")
         .collect();
-    let name = words.join(" ");
-    (!name.is_empty()).then(|| name.chars().take(COMMAND_MAX_CHARS).collect())
+    (!words.is_empty()).then(|| words.join(" "))
 }
 
 /// Commands that look around, move files or talk to version control: their passing after a
