@@ -94,9 +94,8 @@ pub fn run(env: &HashMap<String, String>, ids: &[String]) -> anyhow::Result<Exit
         .iter()
         .map(|i| RecordRef::parse(i).with_context(|| format!("not an id: {i:?} (use 12, #12, S3 or P7)")))
         .collect::<anyhow::Result<_>>()?;
-    let labels: Vec<String> = wanted.iter().map(|r| r.kind.label(r.id)).collect();
     let ctx = CliContext::load(env, None);
-    let body = RecordsParams::oldest_first(&labels).context("an id could not be read back")?;
+    let body = RecordsParams::oldest_first(wanted.iter().copied());
     let ans = ctx
         .link()
         .call("POST", paths::OBSERVATIONS_BATCH, Some(&body.to_value()))

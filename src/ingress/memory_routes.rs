@@ -15,7 +15,6 @@ use serde_json::{Map, Value, json};
 use super::checks::json_body;
 use super::error::ApiError;
 use super::platform::platform_source;
-use crate::retrieval::record_kind::Kind;
 use crate::store::forget::{ForgetSelector, RecordKind, RecordRef};
 use crate::store::quarantine::Provenance;
 use crate::worker::WorkerState;
@@ -156,17 +155,7 @@ pub fn parse_ids(v: &Value) -> Result<Vec<RecordRef>, ApiError> {
     if ids.len() > MAX_IDS {
         return Err(ApiError::bad_request("ids holds more than 500 ids"));
     }
-    Ok(ids
-        .into_iter()
-        .map(|r| RecordRef {
-            kind: match r.kind {
-                Kind::Observation => RecordKind::Observation,
-                Kind::Summary => RecordKind::Summary,
-                Kind::Prompt => RecordKind::Prompt,
-            },
-            id: r.id,
-        })
-        .collect())
+    Ok(ids.into_iter().map(RecordRef::from).collect())
 }
 
 /// ISO date / date-time (UTC) or epoch ms.

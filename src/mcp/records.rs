@@ -47,13 +47,7 @@ pub fn group(wanted: &[RecordRef], rows: &[Value]) -> Value {
 
 pub fn get_observations(ctx: &CallerContext, p: GetObservationsParams) -> Result<ToolText, ToolError> {
     let Ids(wanted) = p.ids;
-    let labels: Vec<String> = wanted.iter().map(|r| r.kind.label(r.id)).collect();
-    let Some(req) = RecordsParams::oldest_first(&labels) else {
-        return Ok(ToolText {
-            text: "an id could not be read back".into(),
-            is_error: true,
-        });
-    };
+    let req = RecordsParams::oldest_first(wanted.iter().copied());
     let rows = match ctx.fetch("POST", paths::OBSERVATIONS_BATCH, Some(&req.to_value()))? {
         Ok(ans) => match ans.json() {
             Some(Value::Array(rows)) => rows,

@@ -26,6 +26,32 @@ impl RecordId {
     }
 }
 
+/// The store's reference to a record (what forgetting and the MCP ids hold) and the read side's
+/// id are one id: the same three kinds.
+impl From<crate::store::forget::RecordRef> for RecordId {
+    fn from(r: crate::store::forget::RecordRef) -> Self {
+        use crate::store::forget::RecordKind as K;
+        let kind = match r.kind {
+            K::Observation => Kind::Observation,
+            K::Summary => Kind::Summary,
+            K::Prompt => Kind::Prompt,
+        };
+        Self { kind, id: r.id }
+    }
+}
+
+impl From<RecordId> for crate::store::forget::RecordRef {
+    fn from(r: RecordId) -> Self {
+        use crate::store::forget::RecordKind as K;
+        let kind = match r.kind {
+            Kind::Observation => K::Observation,
+            Kind::Summary => K::Summary,
+            Kind::Prompt => K::Prompt,
+        };
+        Self { kind, id: r.id }
+    }
+}
+
 /// Parses one id string; `None` when malformed.
 pub fn parse_id(raw: &str) -> Option<RecordId> {
     let s = raw.trim();

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use super::ids::{RecordId, parse_id, parse_ids};
+use super::ids::{RecordId, parse_ids};
 
 /// Ids one read may ask for.
 pub const BATCH_MAX: usize = 500;
@@ -49,16 +49,15 @@ fn string_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::
 }
 
 impl RecordsParams {
-    /// `ids` (labels such as `12`, `S3`, `P7`), oldest first: what the MCP tool and `memd show` ask.
-    pub fn oldest_first(labels: &[String]) -> Option<Self> {
-        let ids = labels.iter().map(|l| parse_id(l)).collect::<Option<Vec<_>>>()?;
-        Some(Self {
-            ids: RecordIds(ids),
+    /// `ids`, oldest first: what the MCP tool and `memd show` ask.
+    pub fn oldest_first(ids: impl IntoIterator<Item = impl Into<RecordId>>) -> Self {
+        Self {
+            ids: RecordIds(ids.into_iter().map(Into::into).collect()),
             order_by: RecordOrder::DateAsc,
             limit: None,
             project: None,
             platform_source: None,
-        })
+        }
     }
 
     /// The body as JSON (what goes over HTTP).
@@ -142,6 +141,7 @@ impl From<Limit> for u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::retrieval::ids::parse_id;
     use serde_json::json;
 
     fn parse(v: Value) -> Result<RecordsParams, String> {
@@ -150,7 +150,7 @@ mod tests {
 
     #[test]
     fn a_body_reads_back_as_it_was_written_and_each_error_names_its_field() {
-        let p = RecordsParams::oldest_first(&["12".into(), "S3".into(), "P7".into()]).unwrap();
+        let p = RecordsParams::oldest_first(["12", "S3", "P7"].map(|l| parse_id(l).unwrap()));
         assert_eq!(p.to_value(), json!({"ids": ["12", "S3", "P7"], "orderBy": "date_asc"}));
         assert_eq!(parse(p.to_value()).unwrap(), p);
         let lenient = parse(json!({"ids": "#12, s3", "limit": 2, "project": "a,b"})).unwrap();
