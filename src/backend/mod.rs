@@ -97,43 +97,33 @@ pub struct Forgotten {
     pub vector_target: Option<String>,
 }
 
-/// Everything memd asks of a storage backend (see the module header): one trait per area below,
-/// each implemented once per backend; callers hold an `Arc<dyn Storage>`.
-pub trait Storage:
-    Ingest
-    + WorkQueue
-    + Memories
-    + Recall
-    + Browse
-    + WorkStates
-    + Transfer
-    + TeamRows
-    + AlertOutbox
-    + FolderRows
-    + GateRows
-    + NativeMemory
-    + Anchors
-    + Figures
-{
+/// `Storage` and its blanket impl from one list of areas (an area added here is in both).
+macro_rules! storage_of {
+    ($($area:ident),+ $(,)?) => {
+        /// Everything memd asks of a storage backend (see the module header): one trait per area,
+        /// each implemented once per backend; callers hold an `Arc<dyn Storage>`.
+        pub trait Storage: $($area +)+ {}
+
+        impl<T> Storage for T where T: $($area +)+ {}
+    };
 }
 
-impl<T> Storage for T where
-    T: Ingest
-        + WorkQueue
-        + Memories
-        + Recall
-        + Browse
-        + WorkStates
-        + Transfer
-        + TeamRows
-        + AlertOutbox
-        + FolderRows
-        + GateRows
-        + NativeMemory
-        + Anchors
-        + Figures
-{
-}
+storage_of!(
+    Ingest,
+    WorkQueue,
+    Memories,
+    Recall,
+    Browse,
+    WorkStates,
+    Transfer,
+    TeamRows,
+    AlertOutbox,
+    FolderRows,
+    GateRows,
+    NativeMemory,
+    Anchors,
+    Figures,
+);
 
 /// Events from the hooks: one event, one transaction, idempotent by event id.
 pub trait Ingest: Send + Sync {

@@ -104,9 +104,7 @@ pub async fn folders(State(app): State<Arc<WorkerState>>, body: Body) -> Result<
             "folder context files are off: set MEMD_FOLDER_CONTEXT=true (or run with --dry-run)",
         ));
     }
-    let changes = {
-        let (cfg, data_dir) = (svc.settings.get().folders.clone(), svc.settings.get().data_dir.clone());
-        crate::folders::service::run(&*svc.storage, cfg, &data_dir, b.dry_run).await?
-    };
+    let s = svc.settings.get();
+    let changes = crate::folders::service::run(&*svc.storage, s.folders.clone(), &s.data_dir, b.dry_run).await?;
     Ok(Json(json!({"enabled": enabled, "dryRun": b.dry_run, "changes": changes})))
 }

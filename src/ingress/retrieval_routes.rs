@@ -58,8 +58,8 @@ pub async fn context_inject(State(app): State<Arc<WorkerState>>, Query(q): Q, he
         full: p.flag(&["full"], false)?,
         max_chars: p.int(&["maxChars"], 1, 100_000)?.map(|n| n as usize),
         memory_lines: {
-            let (native, home) = (svc.settings.get().native.clone(), svc.settings.get().home.clone());
-            crate::bridge::service::loaded_lines(&native, home.as_deref(), p.get(&["cwd"])).await
+            let s = svc.settings.get();
+            crate::bridge::service::loaded_lines(&s.native, s.home.as_deref(), p.get(&["cwd"])).await
         },
     };
     if let Some(session) = p.get(&["sessionId"]) {

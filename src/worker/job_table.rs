@@ -174,8 +174,8 @@ fn alerts(app: App) -> PassFuture {
 fn notes(app: App) -> PassFuture {
     Box::pin(async move {
         let svc = app.services().map_err(JobError::of)?;
-        let (cfg, home) = (svc.settings.get().native.clone(), svc.settings.get().home.clone());
-        let n = crate::bridge::service::import_notes(&*svc.storage, &svc.ingest.pipeline.privacy, cfg, home).await;
+        let s = svc.settings.get();
+        let n = crate::bridge::service::import_notes(&*svc.storage, &svc.ingest.pipeline.privacy, s.native.clone(), s.home.clone()).await;
         Ok(Done::Did(format!("{n} notes changed")))
     })
 }
@@ -183,8 +183,8 @@ fn notes(app: App) -> PassFuture {
 fn folder_files(app: App) -> PassFuture {
     Box::pin(async move {
         let svc = app.services().map_err(JobError::of)?;
-        let (cfg, data_dir) = (svc.settings.get().folders.clone(), svc.settings.get().data_dir.clone());
-        let changes = crate::folders::service::run(&*svc.storage, cfg, &data_dir, false)
+        let s = svc.settings.get();
+        let changes = crate::folders::service::run(&*svc.storage, s.folders.clone(), &s.data_dir, false)
             .await
             .map_err(JobError::of)?;
         Ok(Done::Did(format!("{} folders written", changes.len())))
