@@ -88,7 +88,14 @@ impl Ingest for SqliteBackend {
     }
     fn ingest_tool_event(&self, e: ToolEventIn) -> Op<'_, ToolEventOutcome> {
         self.raw_drain.touched();
-        self.write(move |c| ingest_tool_event(c, &e))
+        self.write(move |c| {
+            let out = ingest_tool_event(c, &e)?;
+            // The action memory's index, in the call's own transaction (issue 53).
+            if let ToolEventOutcome::Queued { pending_id, .. } = out {
+                crate::action::rows::note_queued(c, pending_id, &e)?;
+            }
+            Ok(out)
+        })
     }
     fn ingest_summary_request(&self, s: SummaryRequestIn) -> Op<'_, SummaryRequestOutcome> {
         self.write(move |c| ingest_summary_request(c, &s))
@@ -197,10 +204,10 @@ impl Recall for SqliteBackend {
     fn context(&self, req: ContextRequest, cfg: ContextSettings, mode: Arc<Mode>, now: i64) -> Read<'_, RenderedContext> {
         self.read(move |c| crate::retrieval::context_inject(c, &req, &cfg, &mode, &Zone::Local, now))
     }
-    fn semantic_context(&self, req: SemanticRequest, vector: Option<Vec<Near>>, floor: f32) -> Read<'_, (String, usize)> {
+    fn semantic_context(&self, req: SemanticRequest, vector: Option<Vec<Near>>, floor: f32) -> Read<'_, (String, Vec<i64>)> {
         self.read(move |c| semantic_context_with(c, &req, &Zone::Local, vector.as_deref(), floor))
     }
-    fn file_context(&self, req: FileContextRequest, mode: Arc<Mode>, now: i64) -> Read<'_, String> {
+    fn file_context(&self, req: FileContextRequest, mode: Arc<Mode>, now: i64) -> Read<'_, (String, Vec<i64>)> {
         self.read(move |c| crate::retrieval::file_context(c, &req, &mode, &Zone::Local, now))
     }
     fn observations_by_file(&self, req: FileContextRequest) -> Read<'_, Vec<Observation>> {

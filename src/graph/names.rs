@@ -81,6 +81,22 @@ pub fn error_signature(response: &str) -> Option<String> {
     (line.len() >= SIGNATURE_MIN_CHARS).then(|| NUMBERS.replace_all(line, "N").chars().take(SIGNATURE_MAX_CHARS).collect())
 }
 
+static EXIT_CODE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\bexit(?:ed with)?(?: code|status)?[: ]+(\d{1,3})\b").expect("a valid pattern"));
+
+/// What a failed call's output says failed, as shown to a person: the line [`error_signature`]
+/// folds (numbers kept), else the exit code the output names, else none.
+pub fn failure_summary(response: &str) -> Option<String> {
+    let text = failure_text(response);
+    if let Some(line) = failure_line(&text)
+        .map(|l| l.trim().to_string())
+        .filter(|l| l.len() >= SIGNATURE_MIN_CHARS)
+    {
+        return Some(line);
+    }
+    EXIT_CODE.captures(&text).map(|c| format!("exit code {}", &c[1]))
+}
+
 /// `path` as the observer's file evidence names it (`normalize`: lexically folded, relative to
 /// `root` when it lies under it, else absolute).
 pub fn relative_path(path: &str, root: Option<&str>) -> String {

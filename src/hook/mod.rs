@@ -20,6 +20,7 @@
 //! | `transcript` | last assistant message from a transcript (Stop fallback) |
 //! | `context`, `session_init`, `file_context`, `observation`, `summarize`, `complete` | the six handlers |
 
+pub mod action_context;
 pub mod autostart;
 pub mod breaker;
 pub mod complete;
@@ -57,23 +58,25 @@ use crate::protocol::hook_wire::HookInput;
 /// stdin beyond this is not read: the run becomes a no-op.
 pub const STDIN_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
-const USAGE: &str = "usage: memd hook <claude-code|codex|gemini> <event>; events: context|session-init|file-context|observation|summarize|complete, or the host's own names (codex: SessionStart, UserPromptSubmit, PostToolUse, Stop; gemini: SessionStart, BeforeAgent, AfterTool, AfterAgent, SessionEnd)";
+const USAGE: &str = "usage: memd hook <claude-code|codex|gemini> <event>; events: context|session-init|file-context|action-context|observation|summarize|complete, or the host's own names (codex: SessionStart, UserPromptSubmit, PostToolUse, Stop; gemini: SessionStart, BeforeAgent, AfterTool, AfterAgent, SessionEnd)";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Handler {
     Context,
     SessionInit,
     FileContext,
+    ActionContext,
     Observation,
     Summarize,
     Complete,
 }
 
 impl Handler {
-    pub const ALL: [Handler; 6] = [
+    pub const ALL: [Handler; 7] = [
         Handler::Context,
         Handler::SessionInit,
         Handler::FileContext,
+        Handler::ActionContext,
         Handler::Observation,
         Handler::Summarize,
         Handler::Complete,
@@ -84,6 +87,7 @@ impl Handler {
             Handler::Context => "context",
             Handler::SessionInit => "session-init",
             Handler::FileContext => "file-context",
+            Handler::ActionContext => "action-context",
             Handler::Observation => "observation",
             Handler::Summarize => "summarize",
             Handler::Complete => "complete",
@@ -149,7 +153,7 @@ pub fn execute(
             code: 0,
         };
     };
-    if matches!(handler, Handler::Context | Handler::FileContext) {
+    if matches!(handler, Handler::Context | Handler::FileContext | Handler::ActionContext) {
         // Nothing to save on a signal: read-only handlers die of it as usual.
         signals::unblock_termination();
     }
@@ -231,6 +235,7 @@ fn dispatch(handler: Handler, run: &Run<'_>) -> String {
         Handler::Context => context::run(run),
         Handler::SessionInit => session_init::run(run),
         Handler::FileContext => file_context::run(run),
+        Handler::ActionContext => action_context::run(run),
         Handler::Observation => observation::run(run),
         Handler::Summarize => summarize::run(run),
         Handler::Complete => complete::run(run),

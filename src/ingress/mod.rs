@@ -3,6 +3,7 @@
 //! [`crate::retrieval`]) and map their typed outcomes and errors to HTTP.
 
 pub mod access;
+pub mod action_routes;
 pub mod admin_routes;
 pub mod browse_routes;
 pub mod checks;
@@ -66,6 +67,7 @@ pub fn router(app: Arc<WorkerState>) -> Router {
         .route(paths::CONTEXT_SEMANTIC, post(retrieval_routes::context_semantic))
         .route(paths::OBSERVATIONS_BY_FILE, get(retrieval_routes::by_file))
         .route(paths::READ_GATE, get(retrieval_routes::read_gate))
+        .route(paths::ACTION_WARNING, get(action_routes::action_warning))
         .route(paths::OBSERVATIONS_BATCH, post(retrieval_routes::batch))
         .route(paths::OBSERVATION, get(retrieval_routes::observation))
         .route(paths::OBSERVATIONS, get(browse_routes::observations))

@@ -13,11 +13,18 @@ pub struct Registration {
     pub timeout_s: u64,
 }
 
-pub const REGISTRATIONS: [Registration; 7] = [
+pub const REGISTRATIONS: [Registration; 8] = [
     // Every source (startup, resume, clear, compact, fork, and whatever Claude Code adds later).
     reg("SessionStart", None, Handler::Context, false, 10),
     reg("UserPromptSubmit", None, Handler::SessionInit, false, 10),
     reg("PreToolUse", Some("Read"), Handler::FileContext, false, 5),
+    reg(
+        "PreToolUse",
+        Some(crate::hook::action_context::TOOLS),
+        Handler::ActionContext,
+        false,
+        5,
+    ),
     reg("PostToolUse", Some("*"), Handler::Observation, true, 30),
     reg("PostToolUseFailure", Some("*"), Handler::Observation, true, 30),
     reg("Stop", None, Handler::Summarize, true, 30),

@@ -44,6 +44,10 @@ pub const FOLDERS: &str = "/api/admin/folders";
 /// `GET`: the read gate's reason for a file (`?path=…&projects=…&bytes=…`), issue 39.
 pub const READ_GATE: &str = "/api/read-gate";
 
+/// `GET`: the warning before a command or an edit that failed before
+/// (`?contentSessionId=…&project=…&root=…&command=…|file=…`), issue 53.
+pub const ACTION_WARNING: &str = "/api/action-warning";
+
 pub const SEARCH: &str = "/api/search";
 pub const TIMELINE: &str = "/api/timeline";
 /// An entity's neighbours in the graph (issue 41).
