@@ -207,6 +207,28 @@ async fn every_method(s: &dyn Storage) -> Vec<(&'static str, bool)> {
     call!("alerts_due", s.alerts_due(NOW, 10));
     call!("alert_delivered", s.alert_delivered(999, Delivery::Sent, NOW));
     call!("alert_figures", s.alert_figures());
+    // ActionMemory
+    call!(
+        "action_lookup",
+        s.action_lookup("acme".into(), Some("cargo test".into()), Some("src/lib.rs".into()))
+    );
+    let injection = crate::action::storage::Injection {
+        session: "c1".into(),
+        project: "acme".into(),
+        source: crate::action::injected::Source::Action,
+        item: Some("command:cargo test".into()),
+        ids: Vec::new(),
+        now: NOW,
+    };
+    call!("record_injection", s.record_injection(injection));
+    call!("session_uses", s.session_uses("c1".into()));
+    let mark = crate::action::injected::UseMark {
+        injection_id: 1,
+        delivered: true,
+        used: false,
+    };
+    call!("mark_uses", s.mark_uses(vec![mark], NOW));
+    call!("use_totals", s.use_totals());
     // Figures
     call!("store_figures", s.store_figures(NOW));
     call!("parked_sessions", s.parked_sessions(10));
@@ -264,6 +286,7 @@ async fn every_method(s: &dyn Storage) -> Vec<(&'static str, bool)> {
 fn declared() -> Vec<String> {
     let core = include_str!("mod.rs");
     let features = [
+        include_str!("../action/storage.rs"),
         include_str!("../alerts/storage.rs"),
         include_str!("../bridge/storage.rs"),
         include_str!("../folders/storage.rs"),

@@ -104,10 +104,10 @@ impl Recall for Failing {
     fn context(&self, _req: ContextRequest, _cfg: ContextSettings, _mode: Arc<Mode>, _now: i64) -> Read<'_, RenderedContext> {
         read()
     }
-    fn semantic_context(&self, _req: SemanticRequest, _vector: Option<Vec<Near>>, _floor: f32) -> Read<'_, (String, usize)> {
+    fn semantic_context(&self, _req: SemanticRequest, _vector: Option<Vec<Near>>, _floor: f32) -> Read<'_, (String, Vec<i64>)> {
         read()
     }
-    fn file_context(&self, _req: FileContextRequest, _mode: Arc<Mode>, _now: i64) -> Read<'_, String> {
+    fn file_context(&self, _req: FileContextRequest, _mode: Arc<Mode>, _now: i64) -> Read<'_, (String, Vec<i64>)> {
         read()
     }
     fn observations_by_file(&self, _req: FileContextRequest) -> Read<'_, Vec<Observation>> {
@@ -271,6 +271,29 @@ impl Figures for Failing {
 
 impl crate::folders::storage::FolderRows for Failing {
     fn folder_rows(&self, _since: i64, _limit: usize) -> Read<'_, Vec<crate::folders::plan::FolderRow>> {
+        read()
+    }
+}
+
+impl crate::action::storage::ActionMemory for Failing {
+    fn action_lookup(
+        &self,
+        _project: String,
+        _key: Option<String>,
+        _file: Option<String>,
+    ) -> Read<'_, crate::action::storage::ActionLookup> {
+        read()
+    }
+    fn record_injection(&self, _i: crate::action::storage::Injection) -> Op<'_, bool> {
+        op()
+    }
+    fn session_uses(&self, _session: String) -> Read<'_, (Option<String>, Vec<crate::action::injected::UseItem>)> {
+        read()
+    }
+    fn mark_uses(&self, _marks: Vec<crate::action::injected::UseMark>, _now: i64) -> Op<'_, ()> {
+        op()
+    }
+    fn use_totals(&self) -> Read<'_, Vec<crate::action::injected::UseTotals>> {
         read()
     }
 }

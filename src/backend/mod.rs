@@ -65,6 +65,7 @@ use crate::store::stats::{ParkedSession, StoreFigures};
 use crate::store::tool_events::{SummaryRequestIn, SummaryRequestOutcome, ToolEventIn, ToolEventOutcome};
 use crate::vectors::nearest::VectorScope;
 
+pub use crate::action::storage::ActionMemory;
 pub use crate::alerts::storage::AlertOutbox;
 pub use crate::bridge::storage::NativeMemory;
 pub use crate::folders::storage::FolderRows;
@@ -122,6 +123,7 @@ storage_of!(
     GateRows,
     NativeMemory,
     Anchors,
+    ActionMemory,
     Figures,
 );
 
@@ -173,8 +175,8 @@ pub trait Memories: Send + Sync {
 pub trait Recall: Send + Sync {
     fn context(&self, req: ContextRequest, cfg: ContextSettings, mode: Arc<Mode>, now: i64) -> Read<'_, RenderedContext>;
     /// The semantic-context block and the number of records in it.
-    fn semantic_context(&self, req: SemanticRequest, vector: Option<Vec<Near>>, floor: f32) -> Read<'_, (String, usize)>;
-    fn file_context(&self, req: FileContextRequest, mode: Arc<Mode>, now: i64) -> Read<'_, String>;
+    fn semantic_context(&self, req: SemanticRequest, vector: Option<Vec<Near>>, floor: f32) -> Read<'_, (String, Vec<i64>)>;
+    fn file_context(&self, req: FileContextRequest, mode: Arc<Mode>, now: i64) -> Read<'_, (String, Vec<i64>)>;
     fn observations_by_file(&self, req: FileContextRequest) -> Read<'_, Vec<Observation>>;
     /// The keyword half of a search: every kind's ranked candidates.
     fn keyword_search(&self, req: SearchRequest) -> Read<'_, KeywordPhase>;

@@ -80,6 +80,7 @@ pub fn render(doc: &Value) -> String {
         "tokens (local, no cost)",
     );
     observer_lines(&mut out, &doc["observer"]);
+    use_lines(&mut out, &doc["memory_use"]);
     let _ = writeln!(out, "\nmemories per project");
     let projects = doc["memories_per_project"].as_array().cloned().unwrap_or_default();
     if projects.is_empty() {
@@ -99,6 +100,27 @@ pub fn render(doc: &Value) -> String {
         let _ = writeln!(out, "  {name:<width$} {bar} {}", thousands(n));
     }
     out
+}
+
+/// "injected N, used M" per source, then per project (issue 53).
+fn use_lines(out: &mut String, u: &Value) {
+    let Ok(u) = serde_json::from_value::<crate::action::injected::MemoryUse>(u.clone()) else {
+        return;
+    };
+    let _ = writeln!(out, "\nmemory use (injected into sessions, used by the agent)");
+    if u.sources.is_empty() {
+        let _ = writeln!(out, "  nothing injected yet");
+        return;
+    }
+    let _ = writeln!(out, "  all: {}", u.line());
+    for (project, sources) in &u.projects {
+        let line = crate::action::injected::MemoryUse {
+            sources: sources.clone(),
+            projects: Default::default(),
+        }
+        .line();
+        let _ = writeln!(out, "  {project}: {line}");
+    }
 }
 
 fn observer_lines(out: &mut String, o: &Value) {

@@ -255,6 +255,16 @@ pub fn render(d: &StatusDoc) -> String {
         "├─ OrphanReaper: idle actors stopped {} processes killed {} stale files removed {}",
         r.idle_actors_stopped, r.processes_killed, r.stale_files_removed
     );
+    let used = d.memory_use.line();
+    let _ = writeln!(
+        o,
+        "├─ Memory use: {}",
+        if used.is_empty() {
+            "nothing injected yet".to_string()
+        } else {
+            used
+        }
+    );
     if let Some(a) = &d.alerts {
         let _ = writeln!(
             o,

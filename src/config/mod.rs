@@ -150,6 +150,7 @@ impl Settings {
             work_state: raw.flag(&WORK_STATE, &mut w),
             work_state_max_chars: raw.int(&WORK_STATE_MAX_CHARS, &mut w) as usize,
             work_stale_days: raw.int(&WORK_STALE_DAYS, &mut w),
+            drop_unused_after: raw.int(&USE_INDEX_DROP_AFTER, &mut w),
         };
         let hook = HookSettings::resolve(raw, &mut w);
         let vectors = VectorSettings::resolve(&data_dir, raw, &mut w);

@@ -81,6 +81,8 @@ pub struct ContextSettings {
     pub work_state: bool,
     pub work_state_max_chars: usize,
     pub work_stale_days: u64,
+    /// A record injected this many times and never used leaves the index (issue 53; 0: never).
+    pub drop_unused_after: u64,
 }
 
 impl Default for ContextSettings {
@@ -110,6 +112,7 @@ pub struct HookSettings {
     pub show_terminal_output: bool,
     pub semantic_inject: bool,
     pub file_context: bool,
+    pub action_memory: bool,
     pub read_gate: bool,
     pub read_gate_min_bytes: u64,
 }
@@ -124,6 +127,7 @@ impl HookSettings {
             show_terminal_output: raw.flag(&keys::CONTEXT_SHOW_TERMINAL_OUTPUT, w),
             semantic_inject: raw.flag(&keys::SEMANTIC_INJECT, w),
             file_context: raw.flag(&keys::FILE_CONTEXT, w),
+            action_memory: raw.flag(&keys::ACTION_MEMORY, w),
             read_gate: raw.flag(&keys::READ_GATE, w),
             read_gate_min_bytes: raw.int(&keys::READ_GATE_MIN_BYTES, w),
         }
@@ -136,6 +140,7 @@ impl HookSettings {
             n if n == keys::CONTEXT_SHOW_TERMINAL_OUTPUT.name => self.show_terminal_output,
             n if n == keys::SEMANTIC_INJECT.name => self.semantic_inject,
             n if n == keys::FILE_CONTEXT.name => self.file_context,
+            n if n == keys::ACTION_MEMORY.name => self.action_memory,
             n if n == keys::READ_GATE.name => self.read_gate,
             _ => return None,
         })

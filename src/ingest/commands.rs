@@ -223,6 +223,8 @@ impl IngestService {
                 session_db_id,
                 replaced,
             } => {
+                // A turn ended: what memd showed the session so far may have been used (issue 53).
+                crate::action::service::check_uses(self.storage.clone(), key.content_session_id.clone());
                 self.notify(key, session_db_id);
                 SummarizeOutcome::Queued { pending_id, replaced }
             }
@@ -240,6 +242,9 @@ impl IngestService {
             .storage
             .complete_session(key.clone(), reason, b.event_id.clone(), now_ms())
             .await?;
+        if matches!(out, Some(StoreComplete::Completing { .. } | StoreComplete::Completed { .. })) {
+            crate::action::service::check_uses(self.storage.clone(), key.content_session_id.clone());
+        }
         Ok(match out {
             None => CompleteOutcome::Duplicate,
             Some(StoreComplete::Unknown) => CompleteOutcome::UnknownSession,

@@ -14,6 +14,8 @@ use serde_json::{Map, Value, json};
 use super::checks::json_body;
 use super::error::ApiError;
 use super::platform::header_platform;
+use crate::action::injected::Source;
+use crate::action::service::record_shown;
 use crate::clock::now_ms;
 use crate::retrieval::file_context::FileContextRequest;
 use crate::retrieval::ids::RecordId;
@@ -74,13 +76,21 @@ pub async fn context_inject(State(app): State<Arc<WorkerState>>, Query(q): Q, he
     let cap = req.max_chars.unwrap_or(cfg.max_chars);
     let primary = req.chain.last().cloned().unwrap_or_default();
     let branch = super::work_routes::branch_from(p.get(&["branch"]), p.get(&["cwd"]));
-    let section = crate::work_state::service::section(&*svc.storage, &svc.settings.get().context, primary, branch, cap / 2).await;
+    let section = crate::work_state::service::section(&*svc.storage, &svc.settings.get().context, primary.clone(), branch, cap / 2).await;
     let room = section.as_ref().map_or(0, |s| crate::text::lines::utf16_len(s) + 2);
     let req = ContextRequest {
         max_chars: Some(cap.saturating_sub(room).max(1)),
         ..req
     };
     let out = svc.storage.context(req, cfg, mode, now_ms()).await?;
+    record_shown(
+        svc.storage.clone(),
+        p.get(&["sessionId"]),
+        &primary,
+        Source::Index,
+        out.observation_ids.clone(),
+        now_ms(),
+    );
     let body = match &section {
         Some(s) => format!("{}\n\n{s}", out.text),
         None => out.text,
@@ -142,8 +152,11 @@ pub async fn context_semantic(
     };
     let floor = svc.settings.get().vectors.fusion.vector_floor;
     let own_fence = matches!(field(&["fence"]), Some(Value::Bool(false))) || p.get(&["fence"]) == Some("false");
+    let (session, project) = (req.content_session_id.clone(), req.scope.primary().unwrap_or_default().to_string());
     match svc.storage.semantic_context(req, rows, floor).await {
-        Ok((context, count)) => {
+        Ok((context, ids)) => {
+            let count = ids.len();
+            record_shown(svc.storage.clone(), session.as_deref(), &project, Source::Prompt, ids, now_ms());
             let context = if own_fence || context.trim().is_empty() {
                 context
             } else {
@@ -184,7 +197,9 @@ pub async fn by_file(State(app): State<Arc<WorkerState>>, Query(q): Q, headers: 
             crate::bridge::service::read_note(&*svc.storage, enabled, std::path::Path::new(&req.paths[0]), req.scope.clone()).await
         };
         let mode = svc.mode.clone();
-        let block = svc.storage.file_context(req, mode, now_ms()).await?;
+        let (session, project) = (req.content_session_id.clone(), req.scope.primary().unwrap_or_default().to_string());
+        let (block, ids) = svc.storage.file_context(req, mode, now_ms()).await?;
+        record_shown(svc.storage.clone(), session.as_deref(), &project, Source::File, ids, now_ms());
         return Ok(text(match note {
             Some(n) if block.trim().is_empty() => n,
             Some(n) => format!("{}\n\n{n}", block.trim_end()),

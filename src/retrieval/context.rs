@@ -64,7 +64,12 @@ pub fn context_inject(
     let pool_size = if cfg.reinforce_alpha > 0.0 { (5 * n).min(POOL_MAX) } else { n };
     // Room for the rows a memory file already says, left out below.
     let spare = if req.memory_lines.is_empty() { 0 } else { n.min(50) };
-    let mut pool = newest_observations(conn, &scope, mode, pool_size + spare)?;
+    let mut pool = newest_observations(conn, &scope, mode, cfg.drop_unused_after, pool_size + spare)?;
+    prefer_used(
+        &mut pool,
+        used_observations(conn, &scope, mode, (n / USED_SHARE).max(1))?,
+        pool_size + spare,
+    );
     if spare > 0 {
         pool.retain(|o| {
             !crate::pipeline::restatement::restates(
@@ -111,7 +116,49 @@ pub fn context_inject(
     Ok(render_context(&data, mode, &opts, zone, now_ms))
 }
 
-fn newest_observations(conn: &Connection, scope: &Scope, mode: &Mode, limit: usize) -> Result<Vec<Observation>, RetrievalError> {
+/// At most this share (1/n) of the index is given to records the agent used before.
+const USED_SHARE: usize = 5;
+
+/// The records the agent used (issue 53), most recently used first, in scope.
+fn used_observations(conn: &Connection, scope: &Scope, mode: &Mode, limit: usize) -> Result<Vec<Observation>, RetrievalError> {
+    let mut c = injectable_conditions(scope, mode);
+    c.push(
+        "o.id IN (SELECT observation_id FROM record_use WHERE used > 0 ORDER BY last_used_epoch DESC LIMIT 200)",
+        [],
+    );
+    let sql = format!(
+        "SELECT {OBS_COLS} FROM observations o JOIN record_use u ON u.observation_id = o.id WHERE 1=1{}
+         ORDER BY u.last_used_epoch DESC LIMIT {limit}",
+        c.sql
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(params_from_iter(c.params.iter()), Observation::from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// `used` records join the pool (newest first, `size` kept): a used record already in it stays, one
+/// older than the pool takes the place of the oldest unused row.
+fn prefer_used(pool: &mut Vec<Observation>, used: Vec<Observation>, size: usize) {
+    let known: std::collections::HashSet<i64> = pool.iter().map(|o| o.id).collect();
+    let used_ids: std::collections::HashSet<i64> = used.iter().map(|o| o.id).collect();
+    let add: Vec<Observation> = used.into_iter().filter(|o| !known.contains(&o.id)).collect();
+    if add.is_empty() {
+        return;
+    }
+    let room = size.saturating_sub(add.len());
+    let mut kept = 0;
+    pool.retain(|o| {
+        let keep = used_ids.contains(&o.id) || kept < room;
+        if keep && !used_ids.contains(&o.id) {
+            kept += 1;
+        }
+        keep
+    });
+    pool.extend(add);
+    pool.sort_by_key(|o| std::cmp::Reverse((o.created_at_epoch, o.id)));
+}
+
+fn injectable_conditions(scope: &Scope, mode: &Mode) -> Conditions {
     let mut c = Conditions::default();
     scope.conditions("o", true, &mut c);
     let types: Vec<String> = mode.type_ids().into_iter().map(String::from).collect();
@@ -119,6 +166,24 @@ fn newest_observations(conn: &Connection, scope: &Scope, mode: &Mode, limit: usi
     // Quarantined records are never injected (issue 36).
     c.push("o.quarantined = 0", []);
     c.push(INJECTABLE, []);
+    c
+}
+
+fn newest_observations(
+    conn: &Connection,
+    scope: &Scope,
+    mode: &Mode,
+    drop_after: u64,
+    limit: usize,
+) -> Result<Vec<Observation>, RetrievalError> {
+    let mut c = injectable_conditions(scope, mode);
+    // Injected often and never used: out of the index (still searchable), issue 53.
+    if drop_after > 0 {
+        c.push(
+            "NOT EXISTS (SELECT 1 FROM record_use u WHERE u.observation_id = o.id AND u.used = 0 AND u.injected >= ?)",
+            [rusqlite::types::Value::Integer(drop_after as i64)],
+        );
+    }
     let sql = format!(
         "SELECT {OBS_COLS} FROM observations o WHERE 1=1{} ORDER BY o.created_at_epoch DESC, o.id DESC LIMIT {limit}",
         c.sql
@@ -165,3 +230,7 @@ fn degraded_reason(conn: &Connection) -> Result<Option<String>, RetrievalError> 
     let failed: i64 = conn.query_row("SELECT count(*) FROM pending_messages WHERE status = 'failed'", [], |r| r.get(0))?;
     Ok((failed > 0).then(|| format!("failed rows: {failed}")))
 }
+
+#[cfg(test)]
+#[path = "context_use_tests.rs"]
+mod use_tests;

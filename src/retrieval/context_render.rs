@@ -42,6 +42,8 @@ pub struct RenderedContext {
     pub text: String,
     pub observations: usize,
     pub summaries: usize,
+    /// The observations the text shows (issue 53: recorded as injected into the session).
+    pub observation_ids: Vec<i64>,
 }
 
 enum Entry<'a> {
@@ -142,6 +144,7 @@ pub fn render_context(data: &ContextData, mode: &Mode, opts: &RenderOptions, zon
             text,
             observations: 0,
             summaries: 0,
+            observation_ids: Vec::new(),
         };
     }
     let mut entries: Vec<Entry> = data
@@ -199,6 +202,13 @@ pub fn render_context(data: &ContextData, mode: &Mode, opts: &RenderOptions, zon
         text,
         observations: kept.iter().filter(|e| matches!(e, Entry::Obs(_))).count(),
         summaries: kept.iter().filter(|e| matches!(e, Entry::Sum(_))).count(),
+        observation_ids: kept
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Obs(o) => Some(o.id),
+                Entry::Sum(_) => None,
+            })
+            .collect(),
     }
 }
 

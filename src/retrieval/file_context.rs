@@ -104,14 +104,21 @@ fn score(o: &Observation, paths: &[String]) -> u8 {
     s
 }
 
-/// The file-context block, or empty text when nothing is worth injecting.
-pub fn file_context(conn: &Connection, req: &FileContextRequest, mode: &Mode, zone: &Zone, now_ms: i64) -> Result<String, RetrievalError> {
+/// The file-context block (empty text when nothing is worth injecting) and the observations it
+/// shows.
+pub fn file_context(
+    conn: &Connection,
+    req: &FileContextRequest,
+    mode: &Mode,
+    zone: &Zone,
+    now_ms: i64,
+) -> Result<(String, Vec<i64>), RetrievalError> {
     let found = observations_by_file(conn, req)?;
     let Some(newest) = found.first() else {
-        return Ok(String::new());
+        return Ok((String::new(), Vec::new()));
     };
     if req.file_mtime_ms.is_some_and(|m| m >= newest.created_at_epoch) {
-        return Ok(String::new());
+        return Ok((String::new(), Vec::new()));
     }
     let paths = normalised(&req.paths);
     let mut sessions = HashSet::new();
@@ -131,13 +138,13 @@ pub fn file_context(conn: &Connection, req: &FileContextRequest, mode: &Mode, zo
     obs.truncate(FILE_CONTEXT_ROWS);
     obs.sort_by_key(|o| (o.created_at_epoch, o.id));
     // The read file's name is attacker-chosen text too (a newline, a closing tag): one safe line.
-    Ok(render_file_context(
-        &obs,
-        &crate::text::sink::inline(&display_path(&paths)),
-        mode,
-        zone,
-        now_ms,
-    ))
+    let text = render_file_context(&obs, &crate::text::sink::inline(&display_path(&paths)), mode, zone, now_ms);
+    let ids = if text.trim().is_empty() {
+        Vec::new()
+    } else {
+        obs.iter().map(|o| o.id).collect()
+    };
+    Ok((text, ids))
 }
 
 /// `obs` (in score order) re-ordered by RRF of that order and their similarity to the session's
@@ -266,7 +273,7 @@ mod tests {
             vectors,
         };
         let mode = crate::modes::load_mode("code", &[]).0;
-        let block = file_context(conn, &req, &mode, &Zone::Utc, 10_000).unwrap();
+        let (block, _) = file_context(conn, &req, &mode, &Zone::Utc, 10_000).unwrap();
         block.lines().find(|l| l.starts_with("Full records")).unwrap().to_string()
     }
 

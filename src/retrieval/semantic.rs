@@ -29,8 +29,8 @@ pub struct SemanticRequest {
     pub content_session_id: Option<String>,
 }
 
-/// `(context, count)`; empty for short prompts or no hits. Keyword only.
-pub fn semantic_context(conn: &Connection, req: &SemanticRequest, zone: &Zone) -> Result<(String, usize), RetrievalError> {
+/// `(context, the observations it shows)`; empty for short prompts or no hits. Keyword only.
+pub fn semantic_context(conn: &Connection, req: &SemanticRequest, zone: &Zone) -> Result<(String, Vec<i64>), RetrievalError> {
     semantic_context_with(conn, req, zone, None, 0.0)
 }
 
@@ -42,9 +42,9 @@ pub fn semantic_context_with(
     zone: &Zone,
     vector: Option<&[Near]>,
     floor: f32,
-) -> Result<(String, usize), RetrievalError> {
+) -> Result<(String, Vec<i64>), RetrievalError> {
     if req.q.trim().chars().count() < MIN_PROMPT_CHARS {
-        return Ok((String::new(), 0));
+        return Ok((String::new(), Vec::new()));
     }
     let nat = natural(&req.q);
     let filters = Filters {
@@ -124,11 +124,11 @@ pub fn semantic_context_with(
         .collect();
     loop {
         if blocks.is_empty() {
-            return Ok((String::new(), 0));
+            return Ok((String::new(), Vec::new()));
         }
         let text = format!("{HEADING}\n\n{}", blocks.join("\n"));
         if utf16_len(&text) <= MAX_CHARS {
-            return Ok((text, blocks.len()));
+            return Ok((text, hits.iter().take(blocks.len()).map(|o| o.id).collect()));
         }
         blocks.pop();
     }

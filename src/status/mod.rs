@@ -58,6 +58,9 @@ pub struct StatusDoc {
     pub alerts: Option<AlertsStatus>,
     /// Team memory (issue 40); None without a team server.
     pub team: Option<crate::actors::team_sync::TeamStatus>,
+    /// Injected and used per source and project (issue 53).
+    #[serde(default)]
+    pub memory_use: crate::action::injected::MemoryUse,
     /// Each periodic job, by name: on or off, its period, what its last pass did or why it failed.
     pub jobs: BTreeMap<String, crate::worker::jobs::JobStatus>,
     pub warnings: Vec<String>,
@@ -264,6 +267,7 @@ pub async fn document(worker: &WorkerState, svc: &Services) -> StatusDoc {
         memory: MemoryStatus::now(),
         alerts: alerts(svc).await,
         team: team(svc).await,
+        memory_use: crate::action::injected::MemoryUse::of(&svc.storage.use_totals().await.unwrap_or_default()),
         jobs: worker.counters.jobs.snapshot(),
         warnings,
     }

@@ -26,6 +26,7 @@ pub const MIGRATIONS: &[&str] = &[
     include_str!("schema_v10_graph.sql"),
     include_str!("schema_v11_graph_decisions.sql"),
     include_str!("schema_v12_team.sql"),
+    include_str!("schema_v13_action.sql"),
 ];
 
 const BACKUPS_KEPT: usize = 3;

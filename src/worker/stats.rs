@@ -30,6 +30,8 @@ pub struct StatsDoc {
     pub stored: Stats,
     /// None when the provider actor did not answer.
     pub observer: Option<ObserverFigures>,
+    /// Injected and used per source and project (issue 53).
+    pub memory_use: crate::action::injected::MemoryUse,
 }
 
 pub async fn stats(svc: &Services, days: i64) -> Result<StatsDoc, RetrievalError> {
@@ -46,5 +48,10 @@ pub async fn stats(svc: &Services, days: i64) -> Result<StatsDoc, RetrievalError
         calls_today: p.calls_today,
         latency_ms: p.latency_ms,
     });
-    Ok(StatsDoc { stored, observer })
+    let memory_use = crate::action::injected::MemoryUse::of(&svc.storage.use_totals().await?);
+    Ok(StatsDoc {
+        stored,
+        observer,
+        memory_use,
+    })
 }

@@ -9,6 +9,7 @@
 //! | module | what it checks |
 //! |---|---|
 //! | `claude_code` | the real Claude Code CLI against a fake Anthropic API, memd installed |
+//! | `claude_code_action` | the real Claude Code CLI: a check that failed in an earlier session is warned in the model's request; editing the named file marks the warning used |
 //! | `codex_cli` | the real Codex CLI against a fake Responses API, memd installed with `--host codex` |
 //! | `gemini_cli` | the real Gemini CLI against a fake Gemini API, memd installed with `--host gemini` |
 //! | `worker_ingest` | ingest over HTTP: acknowledgement after commit, batching, reaping, status |
@@ -46,6 +47,7 @@
 //! | `viewer_access` | the viewer's access rules (401/403, one-time code, CSRF), `/stream` exactly once across reconnects, closed on shutdown |
 //! | `viewer_browser` | the viewer in a real headless Chromium: feed, live update, search, detail, forget; Performance API figures |
 //! | `watch_transcripts` | `memd watch`: kill -9 of the worker mid-file, exactly once; hook and watcher on one session |
+//! | `action_memory` | the PreToolUse warning before a repeated failure (matcher, silence rules, the edit case, the worker down, the route's checks) and the use tracker's injected/used counts |
 //! | `alerts` | alerts to a fake webhook: delivered once across a restart, retried, redacted, other types never sent |
 //! | `corpus`, `corpus_claude_cli`, `corpus_viewer` | corpora and the knowledge agent: build, prime, query with citations, over the fake providers, the real Claude Code CLI and the viewer in Chromium |
 //! | `doctor` | `memd doctor`'s checks and the cases it got wrong before |
@@ -63,8 +65,10 @@
 
 mod support;
 
+mod action_memory;
 mod alerts;
 mod claude_code;
+mod claude_code_action;
 mod codex_cli;
 mod corpus;
 mod corpus_claude_cli;

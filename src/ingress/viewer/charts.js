@@ -46,6 +46,18 @@ function projectBars(items) {
     }));
 }
 
+// Issue 53: what memd put in front of the agent, and what the agent used, per source and project.
+function memoryUse(u) {
+  const sources = ['index', 'prompt', 'file', 'action'];
+  const projects = Object.keys((u && u.projects) || {});
+  if (!projects.length) return h('p', { class: 'empty', text: 'nothing injected yet' });
+  const cell = (c) => h('td', { text: c ? `injected ${c.injected.toLocaleString()}, used ${c.used.toLocaleString()}` : '–' });
+  return h('table', { class: 'use' },
+    h('thead', {}, h('tr', {}, h('th', { text: 'project' }), ...sources.map((s) => h('th', { text: s })))),
+    h('tbody', {}, h('tr', {}, h('td', { text: 'all' }), ...sources.map((s) => cell(u.sources[s]))),
+      ...projects.map((p) => h('tr', {}, h('td', { text: p }), ...sources.map((s) => cell(u.projects[p][s]))))));
+}
+
 function statusCharts(c) {
   const o = c.observer || {};
   const lat = (o.latency_ms && o.latency_ms.recent) || [];
@@ -59,5 +71,6 @@ function statusCharts(c) {
     card('Observer latency, last calls', lat.length ? barChart('latency per call', latRows, 'ms', 'in')
       : h('p', { class: 'empty', text: 'no observer calls since the worker started' })),
     card('Memories per project', projectBars(c.memories_per_project || [])),
+    card('Memory use (injected, used by the agent)', memoryUse(c.memory_use)),
   ];
 }

@@ -1,0 +1,152 @@
+//! The action warning's use-case (issue 53): the command or file the agent is about to touch,
+//! cleaned as ingest cleans a call (so a secret in it is never a key) and keyed as the index keys
+//! it, answered from the index when it failed in an *earlier* session (this session's own failure
+//! is already in the agent's context), has not passed since, and was not warned about in this
+//! session yet. Silence is the default.
+
+use serde_json::json;
+
+use super::injected::Source;
+use super::rows::command_key;
+use super::storage::{ActionMemory, Injection};
+use super::warning::{command_warning, file_warning};
+use crate::graph::names::relative_path;
+use crate::pipeline::privacy::Privacy;
+use crate::retrieval::RetrievalError;
+
+/// What the hook asks before a tool call.
+#[derive(Debug, Clone, Default)]
+pub struct WarningRequest {
+    pub session: String,
+    pub project: String,
+    /// The project root the paths are relative to.
+    pub root: Option<String>,
+    /// A shell command about to run.
+    pub command: Option<String>,
+    /// A file about to be edited.
+    pub file: Option<String>,
+    pub now: i64,
+}
+
+/// The warning to show, if any.
+pub async fn warning(storage: &dyn ActionMemory, privacy: &Privacy, req: WarningRequest) -> Result<Option<String>, RetrievalError> {
+    let root = req.root.as_deref().filter(|r| !r.is_empty());
+    if let Some(command) = &req.command {
+        let (clean, _) = privacy.clean_json(json!({ "command": command }));
+        let Some(key) = clean["command"].as_str().and_then(|c| command_key(c, root)) else {
+            return Ok(None);
+        };
+        let found = storage.action_lookup(req.project.clone(), Some(key.clone()), None).await?;
+        let Some(failure) = found.failure.filter(|f| f.failed_session != req.session) else {
+            return Ok(None);
+        };
+        let claimed = claim(storage, &req, format!("command:{key}")).await?;
+        return Ok(claimed.then(|| command_warning(&failure)));
+    }
+    let Some(file) = &req.file else {
+        return Ok(None);
+    };
+    let file = relative_path(file, root);
+    let found = storage.action_lookup(req.project.clone(), None, Some(file.clone())).await?;
+    let notes: Vec<_> = found.notes.into_iter().filter(|n| n.session != req.session).collect();
+    if notes.is_empty() || !claim(storage, &req, format!("file:{file}")).await? {
+        return Ok(None);
+    }
+    Ok(Some(file_warning(&file, &notes)))
+}
+
+async fn claim(storage: &dyn ActionMemory, req: &WarningRequest, item: String) -> Result<bool, RetrievalError> {
+    Ok(storage
+        .record_injection(Injection {
+            session: req.session.clone(),
+            project: req.project.clone(),
+            source: Source::Action,
+            item: Some(item),
+            ids: Vec::new(),
+            now: req.now,
+        })
+        .await?)
+}
+
+/// Records, off the request's path, the records a context route showed a session (issue 53's
+/// delivery and use tracking); a failure is logged, never the caller's.
+pub fn record_shown(
+    storage: std::sync::Arc<dyn ActionMemory>,
+    session: Option<&str>,
+    project: &str,
+    source: Source,
+    ids: Vec<i64>,
+    now: i64,
+) {
+    let Some(session) = session.filter(|s| !s.is_empty()) else {
+        return;
+    };
+    if ids.is_empty() {
+        return;
+    }
+    let i = Injection {
+        session: session.to_string(),
+        project: project.to_string(),
+        source,
+        item: None,
+        ids,
+        now,
+    };
+    let Ok(rt) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    rt.spawn(async move {
+        if let Err(e) = storage.record_injection(i).await {
+            tracing::warn!(error = %e, "recording injected records failed");
+        }
+    });
+}
+
+/// Reads a session's transcript and records which injected items reached the agent and which it
+/// used ([`super::use_check`]); off the caller's path, and a no-op without a transcript or items.
+pub fn check_uses(storage: std::sync::Arc<dyn ActionMemory>, session: String) {
+    let Ok(rt) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    rt.spawn(async move {
+        if let Err(e) = check_uses_now(&*storage, &session).await {
+            tracing::warn!(error = %e, "checking the use of injected memory failed");
+        }
+    });
+}
+
+/// [`check_uses`], awaited (tests).
+pub async fn check_uses_now(storage: &dyn ActionMemory, session: &str) -> Result<usize, RetrievalError> {
+    let (path, items) = storage.session_uses(session.to_string()).await?;
+    let Some(path) = path.filter(|_| !items.is_empty()) else {
+        return Ok(0);
+    };
+    let text = tokio::task::spawn_blocking(move || read_capped(std::path::Path::new(&path)))
+        .await
+        .ok()
+        .flatten();
+    let Some(text) = text else {
+        return Ok(0);
+    };
+    let marks = super::use_check::decide(&super::use_check::parse(&text), &items);
+    let n = marks.len();
+    storage.mark_uses(marks, crate::clock::now_ms()).await?;
+    Ok(n)
+}
+
+/// A regular file's text, up to the cap (never through a link to something else: the path is the
+/// host's report).
+fn read_capped(path: &std::path::Path) -> Option<String> {
+    use std::io::Read;
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_file() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(super::use_check::TRANSCRIPT_MAX_BYTES)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}

@@ -1,0 +1,164 @@
+//! Whether what memd injected reached the agent and was used (issue 53), read from the session's
+//! transcript (Claude Code's JSONL: hook context is an `attachment` of type
+//! `hook_additional_context` with its hook event; tool calls are `tool_use` blocks of assistant
+//! messages).
+//!
+//! An item is *delivered* when a memd-fenced hook context of its source's event (SessionStart for
+//! the index, UserPromptSubmit for per-prompt context, PreToolUse for file context and warnings)
+//! carries it — a record by its id, a warning by its label. It is *used* when, after that, the
+//! agent fetched it by id through one of memd's MCP tools, or named one of its files in a tool
+//! call (an edit of the file a warning said fixed the failure, a read of the file a record says was
+//! changed). Pure: the worker reads the file, the store records the marks.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+use super::injected::{Source, UseItem, UseMark};
+use crate::protocol::fence::FENCE_TAG;
+
+/// The warning's label (`warning.rs`), what marks an action item in a hook context.
+const ACTION_LABEL: &str = "memd action memory";
+
+/// A transcript beyond this is read up to it (the check is a figure, not a record).
+pub const TRANSCRIPT_MAX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The parts of a transcript the check reads, in order.
+#[derive(Debug, Default)]
+pub struct Transcript {
+    /// memd's hook contexts: (position, hook event or "" when unknown, text).
+    contexts: Vec<(usize, String, String)>,
+    /// Tool calls: (position, tool name, input).
+    calls: Vec<(usize, String, Value)>,
+}
+
+fn strings(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+        Value::Object(m) => m.values().for_each(|x| strings(x, out)),
+        _ => {}
+    }
+}
+
+/// Reads the JSONL text of a transcript (unparsable lines are skipped).
+pub fn parse(text: &str) -> Transcript {
+    let mut t = Transcript::default();
+    for (pos, line) in text.lines().enumerate() {
+        if !line.contains(FENCE_TAG) && !line.contains("tool_use") {
+            continue;
+        }
+        let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
+        if v["type"] == "attachment" {
+            let a = &v["attachment"];
+            let mut texts = Vec::new();
+            strings(&a["content"], &mut texts);
+            let text = texts.join("\n");
+            if text.contains(FENCE_TAG) {
+                t.contexts
+                    .push((pos, a["hookEvent"].as_str().unwrap_or_default().to_string(), text));
+            }
+            continue;
+        }
+        if v["type"] == "user" {
+            // Older hosts put hook context into the user turn as text.
+            let mut texts = Vec::new();
+            strings(&v["message"]["content"], &mut texts);
+            let text = texts.join("\n");
+            if text.contains(FENCE_TAG) {
+                t.contexts.push((pos, String::new(), text));
+            }
+        }
+        if let Some(blocks) = v["message"]["content"].as_array() {
+            for b in blocks.iter().filter(|b| b["type"] == "tool_use") {
+                t.calls
+                    .push((pos, b["name"].as_str().unwrap_or_default().to_string(), b["input"].clone()));
+            }
+        }
+    }
+    t
+}
+
+fn event_of(source: Source) -> &'static str {
+    match source {
+        Source::Index => "SessionStart",
+        Source::Prompt => "UserPromptSubmit",
+        Source::File | Source::Action => "PreToolUse",
+    }
+}
+
+static NUMBER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\d+").expect("a valid pattern"));
+
+fn names_id(text: &str, id: i64) -> bool {
+    let id = id.to_string();
+    NUMBER.find_iter(text).any(|m| m.as_str() == id)
+}
+
+/// Where the item reached the agent, if it did.
+fn delivered_at(t: &Transcript, item: &UseItem) -> Option<usize> {
+    let event = event_of(item.source);
+    t.contexts
+        .iter()
+        .filter(|(_, e, _)| e.is_empty() || e == event)
+        .find(|(_, _, text)| match (item.source, item.observation_id) {
+            (Source::Action, _) => text.contains(ACTION_LABEL),
+            // Per-prompt context shows records by title, not id: its event's context is enough.
+            (Source::Prompt, _) => true,
+            (_, Some(id)) => names_id(text, id),
+            (_, None) => false,
+        })
+        .map(|(pos, _, _)| *pos)
+}
+
+fn names_file(input: &Value, files: &[String]) -> bool {
+    let mut texts = Vec::new();
+    strings(input, &mut texts);
+    files.iter().filter(|f| f.len() >= 3).any(|f| {
+        texts
+            .iter()
+            .any(|t| t == f || t.ends_with(&format!("/{f}")) || t.contains(&format!(" {f}")))
+    })
+}
+
+fn fetched(name: &str, input: &Value, id: i64) -> bool {
+    if !name.contains("memd") {
+        return false;
+    }
+    let mut texts = Vec::new();
+    strings(input, &mut texts);
+    let numbers = |v: &Value| -> bool {
+        match v {
+            Value::Number(n) => n.as_i64() == Some(id),
+            Value::Array(a) => a
+                .iter()
+                .any(|x| x.as_i64() == Some(id) || x.as_str().is_some_and(|s| names_id(s, id))),
+            _ => false,
+        }
+    };
+    input.as_object().is_some_and(|m| m.values().any(numbers)) || texts.iter().any(|t| names_id(t, id))
+}
+
+/// The marks for `items` from `t`.
+pub fn decide(t: &Transcript, items: &[UseItem]) -> Vec<UseMark> {
+    items
+        .iter()
+        .map(|item| {
+            let at = delivered_at(t, item);
+            let used = at.is_some_and(|at| {
+                t.calls.iter().filter(|(pos, _, _)| *pos > at).any(|(_, name, input)| {
+                    item.observation_id.is_some_and(|id| fetched(name, input, id)) || names_file(input, &item.files)
+                })
+            });
+            UseMark {
+                injection_id: item.injection_id,
+                delivered: at.is_some(),
+                used,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "use_check_tests.rs"]
+mod tests;

@@ -1,0 +1,99 @@
+use serde_json::json;
+
+use super::*;
+
+fn attachment(event: &str, text: &str) -> String {
+    json!({"type": "attachment", "attachment": {"type": "hook_additional_context", "hookEvent": event, "content": [text]}}).to_string()
+}
+
+fn call(name: &str, input: Value) -> String {
+    json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": name, "input": input}]}}).to_string()
+}
+
+fn item(id: i64, source: Source, observation_id: Option<i64>, files: &[&str]) -> UseItem {
+    UseItem {
+        injection_id: id,
+        source,
+        observation_id,
+        item: None,
+        delivered: None,
+        used: None,
+        files: files.iter().map(|f| f.to_string()).collect(),
+    }
+}
+
+#[test]
+fn a_record_fetched_by_id_is_used_and_an_ignored_one_is_only_delivered() {
+    let index = "<memd-recall id=\"ab\">\nRecalled…\n| 41 | 10:02 | parser accepts empty input |\n| 42 | 10:05 | lexer keeps spans |\n</memd-recall id=\"ab\">";
+    let text = [
+        attachment("SessionStart", index),
+        call("mcp__memd__get_observations", json!({"ids": [41]})),
+        call("Bash", json!({"command": "ls"})),
+    ]
+    .join("\n");
+    let t = parse(&text);
+    let marks = decide(
+        &t,
+        &[
+            item(1, Source::Index, Some(41), &[]),
+            item(2, Source::Index, Some(42), &[]),
+            item(3, Source::Index, Some(77), &[]),
+        ],
+    );
+    assert_eq!(
+        marks,
+        vec![
+            UseMark {
+                injection_id: 1,
+                delivered: true,
+                used: true
+            },
+            UseMark {
+                injection_id: 2,
+                delivered: true,
+                used: false
+            },
+            UseMark {
+                injection_id: 3,
+                delivered: false,
+                used: false
+            },
+        ]
+    );
+}
+
+#[test]
+fn a_warning_is_used_when_the_agent_then_edits_the_file_it_named() {
+    let warning = "<memd-recall id=\"cd\">\nmemd action memory (…): `cargo test` failed … src/parser.rs (#9).\n</memd-recall id=\"cd\">";
+    let before = call("Edit", json!({"file_path": "/p/src/parser.rs"}));
+    let text = [
+        before,
+        attachment("PreToolUse", warning),
+        call("Edit", json!({"file_path": "/p/src/parser.rs"})),
+    ]
+    .join("\n");
+    let mut w = item(1, Source::Action, None, &["src/parser.rs"]);
+    w.item = Some("command:cargo test".into());
+    let marks = decide(&parse(&text), &[w.clone()]);
+    assert!(marks[0].delivered && marks[0].used, "{marks:?}");
+    // An edit before the warning does not count.
+    let text = [
+        call("Edit", json!({"file_path": "/p/src/parser.rs"})),
+        attachment("PreToolUse", warning),
+    ]
+    .join("\n");
+    let marks = decide(&parse(&text), &[w]);
+    assert!(marks[0].delivered && !marks[0].used, "{marks:?}");
+}
+
+#[test]
+fn context_from_another_hook_or_without_memds_fence_is_not_delivery() {
+    let text = [
+        attachment("UserPromptSubmit", "<memd-recall id=\"x\">\n| 41 |\n</memd-recall id=\"x\">"),
+        attachment("SessionStart", "someone else's context naming 41"),
+        "not json".to_string(),
+    ]
+    .join("\n");
+    let marks = decide(&parse(&text), &[item(1, Source::Index, Some(41), &[])]);
+    assert!(!marks[0].delivered);
+}
