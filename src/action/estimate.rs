@@ -4,11 +4,13 @@
 //! linters: [`is_check`]) count, since only their failure and pass say something about an edit.
 //!
 //! For each check, by its normalised key: it is an *opportunity* when it fails and the project saw
-//! an earlier failure of the same key. The hook *warns* before it when the key failed in an earlier
-//! session (this session's own failure is already in the agent's context), has not passed since (a
-//! pass silences it until the failure recurs), and was not warned in this session yet. A warning *names the fix* when memd knew the files whose edits made the key pass
-//! after an earlier failure and one of them is edited again before this key next passes. A warning
-//! before a call that then passes is a *false alarm*.
+//! an earlier failure of the same key. The hook *warns* before it when the key failed before (in
+//! this session or, under [`Scope::EarlierSessions`], only in an earlier one), has not passed since
+//! (a pass silences it until the failure recurs), and was not warned in this session yet. A warning
+//! *names the fix* when memd knew the files whose edits made the key pass after an earlier failure
+//! and one of them is edited again before this key next passes. A warning before a call that then
+//! passes with no edit since the failure — a pass the warned failure has no `fixes` relation to (a
+//! flaky test, a network hiccup) — is a *false alarm*.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -33,7 +35,7 @@ pub struct ActionCounts {
     pub warnings: usize,
     /// Warnings that named a file whose edit then made the key pass.
     pub named_fix: usize,
-    /// Warnings before a call that passed.
+    /// Warnings before a call that passed with no edit since the failure.
     pub false_alarms: usize,
 }
 
@@ -93,10 +95,17 @@ fn edited(tool: &str, input: &serde_json::Value, cwd: &str) -> Option<String> {
     })
 }
 
-/// The estimate over `sessions` (taken in the order given: oldest first). `within_session`: warn
-/// also before a repeat of a failure of the same session (the rule the hook does not follow; for
-/// comparison).
-pub fn estimate(sessions: &[SessionEvents], within_session: bool) -> ActionEstimate {
+/// Which failures a warning may come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Any earlier failure, this session's too (the hook's rule).
+    AnySession,
+    /// Only a failure of an earlier session (for comparison).
+    EarlierSessions,
+}
+
+/// The estimate over `sessions` (taken in the order given: oldest first) under `scope`.
+pub fn estimate(sessions: &[SessionEvents], scope: Scope) -> ActionEstimate {
     let mut projects: BTreeMap<String, Project> = BTreeMap::new();
     for s in sessions {
         let session = s.events.first().map(|e| e.session_id().to_string()).unwrap_or_default();
@@ -131,7 +140,8 @@ pub fn estimate(sessions: &[SessionEvents], within_session: bool) -> ActionEstim
             let state = project.keys.entry(key.clone()).or_default();
             let c = &mut project.counts;
             c.checks += 1;
-            let warn = state.open && (within_session || state.failed_in != session) && warned_here.insert((cwd.clone(), key.clone()));
+            let from_here_allowed = scope == Scope::AnySession || state.failed_in != session;
+            let warn = state.open && from_here_allowed && warned_here.insert((cwd.clone(), key.clone()));
             if warn {
                 c.warnings += 1;
                 if !state.fix.is_empty() {
@@ -151,7 +161,7 @@ pub fn estimate(sessions: &[SessionEvents], within_session: bool) -> ActionEstim
                 state.open = true;
                 state.failed_in = session.clone();
             } else {
-                c.false_alarms += usize::from(warn);
+                c.false_alarms += usize::from(warn && state.edited_since.is_empty());
                 if state.open {
                     state.fix = std::mem::take(&mut state.edited_since);
                 }
@@ -237,28 +247,50 @@ mod tests {
                 bash("ls /tmp/x", true),
             ],
         );
-        let e = estimate(&[s1.clone(), s2.clone()], false);
+        // The hook's rule: in s1 before the pass that followed the edit (a fix, not a false
+        // alarm; s1's recurrence is silent: warned once); in s2 before the first call only (open
+        // since s1's last failure), which names src/a.rs, then edited.
+        let e = estimate(&[s1.clone(), s2.clone()], Scope::AnySession);
         let c = &e.total;
         assert_eq!((c.checks, c.failures, c.opportunities), (7, 4, 3), "{c:?}");
-        // Silent in s1 (its failures are its own, and a pass came between); in s2 warned before
-        // the first call only (open since s1's last failure), which names src/a.rs, then edited.
-        assert_eq!((c.warnings, c.warned, c.named_fix, c.false_alarms), (1, 1, 1, 0), "{c:?}");
+        assert_eq!((c.warnings, c.warned, c.named_fix, c.false_alarms), (2, 1, 1, 0), "{c:?}");
         assert_eq!(e.projects.len(), 1);
-        // Warning within a session too: before s1's pass (a false alarm) and s1's recurrence is
-        // silent (passed since); s2 as before.
-        let w = estimate(&[s1, s2], true).total;
-        assert_eq!((w.warnings, w.warned, w.false_alarms), (2, 1, 1), "{w:?}");
+        // Earlier sessions only: silent in s1; s2 as before.
+        let w = estimate(&[s1, s2], Scope::EarlierSessions).total;
+        assert_eq!((w.warnings, w.warned, w.named_fix, w.false_alarms), (1, 1, 1, 0), "{w:?}");
     }
 
     #[test]
-    fn a_warning_before_a_pass_is_a_false_alarm() {
-        let e = estimate(
-            &[
-                session("s1", vec![bash("npm test", true)]),
-                session("s2", vec![bash("npm test", false)]),
+    fn a_repeat_within_a_session_is_warned_once() {
+        let s = session(
+            "s1",
+            vec![
+                bash("npm test", true),
+                edit("src/a.js"),
+                bash("npm test", true),
+                edit("src/a.js"),
+                bash("npm test", true),
             ],
-            false,
         );
+        let c = estimate(std::slice::from_ref(&s), Scope::AnySession).total;
+        assert_eq!((c.opportunities, c.warned, c.warnings), (2, 1, 1), "{c:?}");
+        let c = estimate(&[s], Scope::EarlierSessions).total;
+        assert_eq!((c.opportunities, c.warned, c.warnings), (2, 0, 0), "{c:?}");
+    }
+
+    #[test]
+    fn a_warning_before_a_pass_with_no_edit_since_is_a_false_alarm_and_after_an_edit_is_not() {
+        let flaky = [
+            session("s1", vec![bash("npm test", true)]),
+            session("s2", vec![bash("npm test", false)]),
+        ];
+        let e = estimate(&flaky, Scope::AnySession);
         assert_eq!((e.total.warnings, e.total.false_alarms, e.total.opportunities), (1, 1, 0));
+        let fixed = [
+            session("s1", vec![bash("npm test", true)]),
+            session("s2", vec![edit("src/a.js"), bash("npm test", false)]),
+        ];
+        let e = estimate(&fixed, Scope::AnySession);
+        assert_eq!((e.total.warnings, e.total.false_alarms), (1, 0));
     }
 }

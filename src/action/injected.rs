@@ -54,28 +54,39 @@ fn insert_once(
     source: Source,
     item: &str,
     observation_id: Option<i64>,
+    files: Option<&str>,
     now: i64,
 ) -> rusqlite::Result<bool> {
     Ok(c.execute(
-        "INSERT INTO injections(content_session_id, project, source, observation_id, item, at_epoch)
-         SELECT ?1, ?2, ?3, ?4, ?5, ?6
+        "INSERT INTO injections(content_session_id, project, source, observation_id, item, files, at_epoch)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7
          WHERE NOT EXISTS (SELECT 1 FROM injections WHERE content_session_id = ?1 AND source = ?3 AND item = ?5)",
-        params![session, project, source.as_str(), observation_id, item, now],
+        params![session, project, source.as_str(), observation_id, item, files, now],
     )? > 0)
 }
 
-/// Records `item` as injected into `session` unless it already was: true when it is new (the
-/// once-per-session rule of the action warning).
+/// Whether `session` has `item` from `source` already.
+pub fn claimed(c: &Connection, session: &str, source: Source, item: &str) -> rusqlite::Result<bool> {
+    c.query_row(
+        "SELECT EXISTS (SELECT 1 FROM injections WHERE content_session_id = ?1 AND source = ?2 AND item = ?3)",
+        params![session, source.as_str(), item],
+        |r| r.get(0),
+    )
+}
+
+/// Records `item`, which names `files`, as injected into `session` unless it already was: true
+/// when it is new (the once-per-session rule of the action warning).
 pub fn claim(
     c: &Connection,
     session: &str,
     project: &str,
     source: Source,
     item: &str,
-    observation_id: Option<i64>,
+    files: &[String],
     now: i64,
 ) -> rusqlite::Result<bool> {
-    let new = insert_once(c, session, project, source, item, observation_id, now)?;
+    let files = serde_json::Value::from(files.to_vec()).to_string();
+    let new = insert_once(c, session, project, source, item, None, Some(&files), now)?;
     if new {
         bump_injected(c, project, source, 1)?;
     }
@@ -87,7 +98,7 @@ pub fn claim(
 pub fn record(c: &Connection, session: &str, project: &str, source: Source, ids: &[i64], now: i64) -> rusqlite::Result<usize> {
     let mut new = 0;
     for id in ids {
-        if insert_once(c, session, project, source, &id.to_string(), Some(*id), now)? {
+        if insert_once(c, session, project, source, &id.to_string(), Some(*id), None, now)? {
             c.execute(
                 "INSERT INTO record_use(observation_id, injected) SELECT ?1, 1 WHERE EXISTS (SELECT 1 FROM observations WHERE id = ?1)
                  ON CONFLICT(observation_id) DO UPDATE SET injected = injected + 1",
@@ -147,7 +158,7 @@ pub fn session_items(c: &Connection, session: &str) -> rusqlite::Result<(Option<
         )
         .optional()?;
     let mut stmt = c.prepare_cached(
-        "SELECT i.id, i.source, i.observation_id, i.item, i.delivered, i.used, i.project, o.files_modified
+        "SELECT i.id, i.source, i.observation_id, i.item, i.delivered, i.used, i.files, o.files_modified
          FROM injections i LEFT JOIN observations o ON o.id = i.observation_id
          WHERE i.content_session_id = ?1 ORDER BY i.id",
     )?;
@@ -159,18 +170,16 @@ pub fn session_items(c: &Connection, session: &str) -> rusqlite::Result<(Option<
             r.get::<_, Option<String>>(3)?,
             r.get::<_, Option<bool>>(4)?,
             r.get::<_, Option<bool>>(5)?,
-            r.get::<_, String>(6)?,
+            r.get::<_, Option<String>>(6)?,
             r.get::<_, Option<String>>(7)?,
         ))
     })?;
     let mut items = Vec::new();
     for row in rows {
-        let (injection_id, source, observation_id, item, delivered, used, project, modified) = row?;
+        let (injection_id, source, observation_id, item, delivered, used, named, modified) = row?;
         let Some(source) = Source::parse(&source) else { continue };
         let mut files = modified.as_deref().map(json_strings).unwrap_or_default();
-        if let Some(it) = &item {
-            files.extend(action_files(c, &project, it)?);
-        }
+        files.extend(named.as_deref().map(json_strings).unwrap_or_default());
         items.push(UseItem {
             injection_id,
             source,
@@ -182,29 +191,6 @@ pub fn session_items(c: &Connection, session: &str) -> rusqlite::Result<(Option<
         });
     }
     Ok((path, items))
-}
-
-/// The files an action warning named.
-fn action_files(c: &Connection, project: &str, item: &str) -> rusqlite::Result<Vec<String>> {
-    if let Some(key) = item.strip_prefix("command:") {
-        let fix: Option<String> = c
-            .query_row(
-                "SELECT fix_files FROM action_failures WHERE project = ?1 AND command_key = ?2",
-                params![project, key],
-                |r| r.get(0),
-            )
-            .optional()?;
-        return Ok(fix.as_deref().map(json_strings).unwrap_or_default());
-    }
-    let Some(file) = item.strip_prefix("file:") else {
-        return Ok(Vec::new());
-    };
-    let mut files = vec![file.to_string()];
-    let mut stmt = c.prepare_cached("SELECT fix_files FROM action_file_notes WHERE project = ?1 AND file = ?2")?;
-    for fix in stmt.query_map(params![project, file], |r| r.get::<_, String>(0))? {
-        files.extend(json_strings(&fix?));
-    }
-    Ok(files)
 }
 
 /// An injection before a mark: project, source, record, delivered, used.

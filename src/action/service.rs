@@ -1,14 +1,15 @@
 //! The action warning's use-case (issue 53): the command or file the agent is about to touch,
 //! cleaned as ingest cleans a call (so a secret in it is never a key) and keyed as the index keys
-//! it, answered from the index when it failed in an *earlier* session (this session's own failure
-//! is already in the agent's context), has not passed since, and was not warned about in this
-//! session yet. Silence is the default.
+//! it, answered from the index when it failed before (in this session or an earlier one), has not
+//! passed since, and was not warned about in this session yet; a file, when an earlier session's
+//! edit of it failed or broke a check (this session's own failed edit is the tool result the agent
+//! just read). Silence is the default.
 
 use serde_json::json;
 
 use super::injected::Source;
 use super::rows::command_key;
-use super::storage::{ActionMemory, Injection};
+use super::storage::{ActionMemory, Injection, item_of_command, item_of_file};
 use super::warning::{command_warning, file_warning};
 use crate::graph::names::relative_path;
 use crate::pipeline::privacy::Privacy;
@@ -36,32 +37,45 @@ pub async fn warning(storage: &dyn ActionMemory, privacy: &Privacy, req: Warning
         let Some(key) = clean["command"].as_str().and_then(|c| command_key(c, root)) else {
             return Ok(None);
         };
-        let found = storage.action_lookup(req.project.clone(), Some(key.clone()), None).await?;
-        let Some(failure) = found.failure.filter(|f| f.failed_session != req.session) else {
+        let found = storage
+            .action_lookup(req.project.clone(), Some(key.clone()), None, req.session.clone())
+            .await?;
+        let Some(failure) = found.failure.filter(|_| !found.warned) else {
             return Ok(None);
         };
-        let claimed = claim(storage, &req, format!("command:{key}")).await?;
-        return Ok(claimed.then(|| command_warning(&failure)));
+        let files = failure.fix.iter().map(|f| f.file.clone()).collect();
+        let claimed = claim(storage, &req, item_of_command(&key), files).await?;
+        return Ok(claimed.then(|| command_warning(&failure, &req.session)));
     }
     let Some(file) = &req.file else {
         return Ok(None);
     };
     let file = relative_path(file, root);
-    let found = storage.action_lookup(req.project.clone(), None, Some(file.clone())).await?;
-    let notes: Vec<_> = found.notes.into_iter().filter(|n| n.session != req.session).collect();
-    if notes.is_empty() || !claim(storage, &req, format!("file:{file}")).await? {
+    let found = storage
+        .action_lookup(req.project.clone(), None, Some(file.clone()), req.session.clone())
+        .await?;
+    let notes: Vec<_> = found
+        .notes
+        .into_iter()
+        .filter(|n| !found.warned && n.session != req.session)
+        .collect();
+    let files = std::iter::once(file.clone())
+        .chain(notes.iter().flat_map(|n| n.fix.iter().map(|f| f.file.clone())))
+        .collect();
+    if notes.is_empty() || !claim(storage, &req, item_of_file(&file), files).await? {
         return Ok(None);
     }
     Ok(Some(file_warning(&file, &notes)))
 }
 
-async fn claim(storage: &dyn ActionMemory, req: &WarningRequest, item: String) -> Result<bool, RetrievalError> {
+async fn claim(storage: &dyn ActionMemory, req: &WarningRequest, item: String, files: Vec<String>) -> Result<bool, RetrievalError> {
     Ok(storage
         .record_injection(Injection {
             session: req.session.clone(),
             project: req.project.clone(),
             source: Source::Action,
             item: Some(item),
+            files,
             ids: Vec::new(),
             now: req.now,
         })
@@ -89,6 +103,7 @@ pub fn record_shown(
         project: project.to_string(),
         source,
         item: None,
+        files: Vec::new(),
         ids,
         now,
     };

@@ -13,6 +13,18 @@ use crate::store::{Op, Store};
 pub struct ActionLookup {
     pub failure: Option<CommandFailure>,
     pub notes: Vec<FileNote>,
+    /// The session was warned about this command or file already.
+    pub warned: bool,
+}
+
+/// The injection item of a warning before `key`.
+pub fn item_of_command(key: &str) -> String {
+    format!("command:{key}")
+}
+
+/// The injection item of a warning before an edit of `file`.
+pub fn item_of_file(file: &str) -> String {
+    format!("file:{file}")
 }
 
 /// One injection to record.
@@ -23,14 +35,23 @@ pub struct Injection {
     pub source: Source,
     /// An action warning's key (`None`: the records `ids`).
     pub item: Option<String>,
+    /// The files an action warning named (the warned file, what fixed it before).
+    pub files: Vec<String>,
     pub ids: Vec<i64>,
     pub now: i64,
 }
 
 /// Memory at the point of action (issue 53).
 pub trait ActionMemory: Send + Sync {
-    /// The open failure of `key` and the notes on `file` in `project` (either may be absent).
-    fn action_lookup(&self, project: String, key: Option<String>, file: Option<String>) -> Op<'_, ActionLookup, RetrievalError>;
+    /// The open failure of `key` and the notes on `file` in `project` (either may be absent), and
+    /// whether `session` was warned about them already.
+    fn action_lookup(
+        &self,
+        project: String,
+        key: Option<String>,
+        file: Option<String>,
+        session: String,
+    ) -> Op<'_, ActionLookup, RetrievalError>;
     /// Records an injection; true when it is new to the session (an action item is claimed once).
     fn record_injection(&self, i: Injection) -> Op<'_, bool>;
     /// A session's transcript path and what memd injected into it.
@@ -42,8 +63,26 @@ pub trait ActionMemory: Send + Sync {
 }
 
 impl<S: AsRef<Store> + Send + Sync> ActionMemory for S {
-    fn action_lookup(&self, project: String, key: Option<String>, file: Option<String>) -> Op<'_, ActionLookup, RetrievalError> {
+    fn action_lookup(
+        &self,
+        project: String,
+        key: Option<String>,
+        file: Option<String>,
+        session: String,
+    ) -> Op<'_, ActionLookup, RetrievalError> {
         read_on(self.as_ref(), move |c| {
+            let item = match (&key, &file) {
+                (Some(k), _) => item_of_command(k),
+                (None, Some(f)) => item_of_file(f),
+                (None, None) => String::new(),
+            };
+            let warned = injected::claimed(c, &session, Source::Action, &item)?;
+            if warned {
+                return Ok(ActionLookup {
+                    warned,
+                    ..ActionLookup::default()
+                });
+            }
             let failure = match &key {
                 Some(k) => rows::open_failure(c, &project, k)?,
                 None => None,
@@ -52,13 +91,13 @@ impl<S: AsRef<Store> + Send + Sync> ActionMemory for S {
                 Some(f) => rows::file_notes(c, &project, f)?,
                 None => Vec::new(),
             };
-            Ok(ActionLookup { failure, notes })
+            Ok(ActionLookup { failure, notes, warned })
         })
     }
     fn record_injection(&self, i: Injection) -> Op<'_, bool> {
         Box::pin(self.as_ref().write(move |c| {
             Ok(match &i.item {
-                Some(item) => injected::claim(c, &i.session, &i.project, i.source, item, None, i.now)?,
+                Some(item) => injected::claim(c, &i.session, &i.project, i.source, item, &i.files, i.now)?,
                 None => injected::record(c, &i.session, &i.project, i.source, &i.ids, i.now)? > 0,
             })
         }))

@@ -210,13 +210,14 @@ async fn every_method(s: &dyn Storage) -> Vec<(&'static str, bool)> {
     // ActionMemory
     call!(
         "action_lookup",
-        s.action_lookup("acme".into(), Some("cargo test".into()), Some("src/lib.rs".into()))
+        s.action_lookup("acme".into(), Some("cargo test".into()), Some("src/lib.rs".into()), "c1".into())
     );
     let injection = crate::action::storage::Injection {
         session: "c1".into(),
         project: "acme".into(),
         source: crate::action::injected::Source::Action,
         item: Some("command:cargo test".into()),
+        files: vec!["src/lib.rs".into()],
         ids: Vec::new(),
         now: NOW,
     };

@@ -281,6 +281,7 @@ impl crate::action::storage::ActionMemory for Failing {
         _project: String,
         _key: Option<String>,
         _file: Option<String>,
+        _session: String,
     ) -> Read<'_, crate::action::storage::ActionLookup> {
         read()
     }

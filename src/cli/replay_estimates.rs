@@ -50,11 +50,12 @@ pub fn read_gate(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
 /// `--action-memory`: warnings before repeated failing checks, per project and in total.
 pub fn action_memory(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let sessions = sessions(args)?;
-    let e = crate::action::estimate::estimate(&sessions, false);
-    // For comparison: the same sessions if the hook also warned before a repeat within a session.
-    let within = crate::action::estimate::estimate(&sessions, true);
+    use crate::action::estimate::{Scope, estimate};
+    let e = estimate(&sessions, Scope::AnySession);
+    // For comparison: the same sessions if the hook warned only of an earlier session's failure.
+    let earlier = estimate(&sessions, Scope::EarlierSessions);
     if args.json {
-        say_json!(&serde_json::json!({"across_sessions": e, "within_sessions_too": within}));
+        say_json!(&serde_json::json!({"hook_rule": e, "earlier_sessions_only": earlier}));
         return Ok(ExitCode::SUCCESS);
     }
     let line = |name: &str, c: &crate::action::estimate::ActionCounts| {
@@ -67,7 +68,7 @@ pub fn action_memory(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         say!("{}", line(project, c));
     }
     say!("{}", line(&format!("all {} sessions", e.sessions), &e.total));
-    say!("{}", line("if it also warned within a session", &within.total));
+    say!("{}", line("if it warned of an earlier session's failure only", &earlier.total));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,5 +1,5 @@
 //! PreToolUse (Bash, Edit, Write, MultiEdit) → `action-context` (issue 53): before a command or an
-//! edit that failed in an earlier session, what memd knows — when it failed, the failing line,
+//! edit that failed before and has not passed since, what memd knows — when it failed, the failing line,
 //! what made it pass — as fenced `additionalContext`. One GET of `/api/action-warning`, answered
 //! from an index; never a deny, never starts the worker, silent when there is nothing to say.
 

@@ -1,5 +1,5 @@
 //! `GET /api/action-warning` (issue 53): the warning the PreToolUse hook shows before a command or
-//! an edit that failed in an earlier session, `{"warning": <text>|null}` — answered from the action
+//! an edit that failed before and has not passed since, `{"warning": <text>|null}` — answered from the action
 //! index by key, never a search. Off (`MEMD_ACTION_MEMORY=false`): always null.
 
 use std::sync::Arc;

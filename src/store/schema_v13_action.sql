@@ -44,7 +44,8 @@ CREATE TABLE IF NOT EXISTS action_file_notes (
 ) WITHOUT ROWID;
 -- Each item memd put into a session's context: SessionStart index rows (`index`), per-prompt
 -- context (`prompt`), file context (`file`), action warnings (`action`, `item` = the command key
--- or file). `delivered`/`used` stay NULL until the session's transcript is read.
+-- or file; `files`, a JSON list, the files the warning named when it was shown). `delivered`/`used`
+-- stay NULL until the session's transcript is read.
 CREATE TABLE IF NOT EXISTS injections (
   id INTEGER PRIMARY KEY,
   content_session_id TEXT NOT NULL,
@@ -52,6 +53,7 @@ CREATE TABLE IF NOT EXISTS injections (
   source TEXT NOT NULL CHECK (source IN ('index', 'prompt', 'file', 'action')),
   observation_id INTEGER,
   item TEXT,
+  files TEXT,
   at_epoch INTEGER NOT NULL,
   delivered INTEGER,
   used INTEGER

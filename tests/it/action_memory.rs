@@ -1,8 +1,9 @@
 //! Memory at the point of action (issue 53) through the real PreToolUse hook and worker: a check
-//! command that failed in an earlier session and has not passed since is warned about once per
-//! session (with what failed and what made it pass before); a command that passed since, another
-//! test name, the session's own failure, and the setting off are silent; an edit of a file whose
-//! edit failed before is warned; with the worker down the hook answers nothing and starts nothing.
+//! command that failed before (this session or an earlier one) and has not passed since is warned
+//! about once per session (with what failed and what made it pass before); a command that passed
+//! since, another test name or subcommand, and the setting off are silent; an edit of a file whose
+//! edit failed in an earlier session is warned, the session's own failed edit is not; with the
+//! worker down the hook answers nothing and starts nothing.
 
 use std::path::Path;
 use std::time::Duration;
@@ -76,7 +77,8 @@ fn a_repeated_failure_is_warned_once_with_its_line_and_fix_and_silence_is_the_de
     bash(&w, p, "s1", "t3", "cargo test parser 2>&1 | tail -20", false);
     bash(&w, p, "s1", "t4", "cargo test lexer --target-dir /tmp/tgt-aaa", true);
     edit(&w, p, "s1", "t5", "src/gen.rs", true);
-    // The session's own failure is already in its context: no warning in s1.
+    // A repeat in the same session is warned too, said as this session's; its own failed edit
+    // (the tool result it just read) is not.
     let own = pre_tool(
         w.command(),
         p,
@@ -84,7 +86,10 @@ fn a_repeated_failure_is_warned_once_with_its_line_and_fix_and_silence_is_the_de
         "Bash",
         json!({"command": "cargo test lexer --target-dir /tmp/tgt-aaa"}),
     );
-    assert_eq!(warning(&own), None, "{own}");
+    let text = warning(&own).unwrap_or_else(|| panic!("a warning in the same session: {own}"));
+    assert!(text.contains("in this session and has not passed since"), "{text}");
+    let own_edit = pre_tool(w.command(), p, "s1", "Edit", json!({"file_path": p.join("src/gen.rs")}));
+    assert_eq!(warning(&own_edit), None, "{own_edit}");
 
     // Session 2: the same lexer command with another temp path is warned, once.
     let out = pre_tool(
@@ -97,7 +102,10 @@ fn a_repeated_failure_is_warned_once_with_its_line_and_fix_and_silence_is_the_de
     let text = warning(&out).unwrap_or_else(|| panic!("a warning: {out}"));
     assert!(text.starts_with("<memd-recall"), "fenced: {text}");
     assert!(text.contains("memd action memory"), "labelled: {text}");
-    assert!(text.contains("`cargo test lexer --target-dir /tmp/tgt-aaa` failed here"), "{text}");
+    assert!(
+        text.contains("`cargo test lexer --target-dir /tmp/tgt-aaa` failed here") && text.contains("in an earlier session"),
+        "{text}"
+    );
     assert!(text.contains("parser::tests::parses_empty ... FAILED"), "the failure line: {text}");
     let inner = text
         .lines()
@@ -145,7 +153,7 @@ fn a_repeated_failure_is_warned_once_with_its_line_and_fix_and_silence_is_the_de
     let out = pre_tool(off, p, "s4", "Bash", json!({"command": "cargo test parser"}));
     assert_eq!(warning(&out), None, "{out}");
     // The injections were recorded, once each.
-    assert_eq!(w.count("SELECT count(*) FROM injections WHERE source = 'action'"), 3);
+    assert_eq!(w.count("SELECT count(*) FROM injections WHERE source = 'action'"), 4);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Memory at the point of action under the real Claude Code CLI (issue 53), driven offline by the
-//! fake Anthropic API: session 1 runs a failing check, edits the file that fixes it, sees it pass,
-//! breaks it again and leaves it failing; session 2's scripted agent runs the same check — the
+//! fake Anthropic API: session 1 runs a failing check, edits the file that fixes it (the rerun is
+//! warned once, as this session's failure), sees it pass, breaks it again and leaves it failing
+//! (not warned twice); session 2's scripted agent runs the same check — the
 //! request after that call carries memd's warning (the failure line and the file that fixed it) —
 //! then edits the named file, and the use tracker marks the warning used.
 
@@ -77,11 +78,16 @@ fn a_repeated_failing_check_is_warned_in_the_models_request_and_the_fix_marks_it
             == 1),
         "the check is failing again at the end of session 1"
     );
+    // In session 1 the rerun after the fix is warned once, as this session's failure; the third
+    // run (after the file was broken again) is not warned again.
     let requests = h.fake.requests_of("act-one");
-    assert!(
-        !requests.iter().any(|r| r.conversation_text().contains("memd action memory")),
-        "no warning in the session of the failure itself"
+    let last = requests.last().expect("session 1's requests").conversation_text();
+    assert_eq!(
+        last.matches("memd action memory").count(),
+        1,
+        "one warning in the session of the failure: {last}"
     );
+    assert!(last.contains("in this session and has not passed since"), "{last}");
 
     let second = h.claude("act-two: run the checks", &tools);
     let requests = h.fake.requests_of("act-two");
@@ -91,6 +97,7 @@ fn a_repeated_failing_check_is_warned_in_the_models_request_and_the_fix_marks_it
         .expect("the request after the check");
     let text = after.conversation_text();
     assert!(text.contains("memd action memory"), "the warning reached the model: {text}");
+    assert!(text.contains("in an earlier session"), "{text}");
     assert!(text.contains("FAILED: test_state_machine"), "with the failure line: {text}");
     assert!(text.contains("src/lib.txt"), "and the file that fixed it: {text}");
     assert!(
@@ -102,5 +109,7 @@ fn a_repeated_failing_check_is_warned_in_the_models_request_and_the_fix_marks_it
     );
     let stats = h.memd(&["stats", "--json"]);
     let doc: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
+    // Session 1's warning named no fix (none was known yet): injected, not used.
     assert_eq!(doc["memory_use"]["sources"]["action"]["used"], 1, "{doc}");
+    assert_eq!(doc["memory_use"]["projects"]["proj"]["action"]["injected"], 2, "{doc}");
 }
