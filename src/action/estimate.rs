@@ -137,6 +137,8 @@ pub fn estimate(sessions: &[SessionEvents], scope: Scope) -> ActionEstimate {
             let Some(key) = normalize(command, Some(&cwd)).filter(|k| is_check(k)) else {
                 continue;
             };
+            let output = crate::observer::extractive::describe::output_text(&ev.payload["tool_response"]);
+            let failed = super::rows::check_failed(command, failed, &output);
             let state = project.keys.entry(key.clone()).or_default();
             let c = &mut project.counts;
             c.checks += 1;

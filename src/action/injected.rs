@@ -46,17 +46,26 @@ fn bump_injected(c: &Connection, project: &str, source: Source, n: usize) -> rus
     Ok(())
 }
 
-/// Inserts one injection unless the session already has it from this source.
-fn insert_once(
-    c: &Connection,
-    session: &str,
-    project: &str,
+/// One row of `injections` about to be written.
+struct Injection<'a> {
+    session: &'a str,
+    project: &'a str,
     source: Source,
-    item: &str,
+    item: &'a str,
     observation_id: Option<i64>,
-    files: Option<&str>,
-    now: i64,
-) -> rusqlite::Result<bool> {
+    files: Option<&'a str>,
+}
+
+/// Inserts one injection unless the session already has it from this source.
+fn insert_once(c: &Connection, row: Injection<'_>, now: i64) -> rusqlite::Result<bool> {
+    let Injection {
+        session,
+        project,
+        source,
+        item,
+        observation_id,
+        files,
+    } = row;
     Ok(c.execute(
         "INSERT INTO injections(content_session_id, project, source, observation_id, item, files, at_epoch)
          SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7
@@ -86,7 +95,15 @@ pub fn claim(
     now: i64,
 ) -> rusqlite::Result<bool> {
     let files = serde_json::Value::from(files.to_vec()).to_string();
-    let new = insert_once(c, session, project, source, item, None, Some(&files), now)?;
+    let row = Injection {
+        session,
+        project,
+        source,
+        item,
+        observation_id: None,
+        files: Some(&files),
+    };
+    let new = insert_once(c, row, now)?;
     if new {
         bump_injected(c, project, source, 1)?;
     }
@@ -98,7 +115,16 @@ pub fn claim(
 pub fn record(c: &Connection, session: &str, project: &str, source: Source, ids: &[i64], now: i64) -> rusqlite::Result<usize> {
     let mut new = 0;
     for id in ids {
-        if insert_once(c, session, project, source, &id.to_string(), Some(*id), None, now)? {
+        let item = id.to_string();
+        let row = Injection {
+            session,
+            project,
+            source,
+            item: &item,
+            observation_id: Some(*id),
+            files: None,
+        };
+        if insert_once(c, row, now)? {
             c.execute(
                 "INSERT INTO record_use(observation_id, injected) SELECT ?1, 1 WHERE EXISTS (SELECT 1 FROM observations WHERE id = ?1)
                  ON CONFLICT(observation_id) DO UPDATE SET injected = injected + 1",
@@ -221,6 +247,9 @@ pub fn mark(c: &Connection, marks: &[UseMark], now: i64) -> rusqlite::Result<()>
                 "UPDATE memory_use SET delivered = delivered + ?3, used = used + ?4 WHERE project = ?1 AND source = ?2",
                 params![project, source, newly_delivered as i64, newly_used as i64],
             )?;
+        }
+        if newly_delivered && let Some(id) = observation_id {
+            c.execute("UPDATE record_use SET delivered = delivered + 1 WHERE observation_id = ?1", [id])?;
         }
         if newly_used && let Some(id) = observation_id {
             c.execute(

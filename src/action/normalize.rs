@@ -1,16 +1,18 @@
-//! A shell command as the action memory compares it (issue 53): the command that does the work
-//! (the graph's [`working_part`]: after `cd …&&`, `export …;` and environment assignments; before
-//! a pipe or a redirection), its
-//! program by base name, paths inside the project relative to it, and what changes from run to run
-//! without changing what runs — temporary paths, timestamps, ports, long ids — folded to a
-//! placeholder. Two runs of "the same command" compare equal; another test name, another
-//! subcommand or another file does not. Pure text: the index and the hook use it.
+//! A shell command as the action memory compares it (issue 53): the commands that do the work —
+//! every segment of an `&&`/`||`/`;` chain that is not set-up (`cd`, `export`, `source`, `set`,
+//! bare `NAME=value`), each before its pipe and its first redirection, without leading environment
+//! assignments; separators inside quotes are text, not separators — their programs by base name,
+//! paths inside the project relative to it, and what changes from run to run without changing
+//! what runs — temporary paths, timestamps, ports, long ids — folded to a placeholder. Two runs of
+//! "the same command" compare equal; another test name, another subcommand, another file or
+//! another chain does not. Pure text: the index and the hook use it.
+//!
+//! [`status_hidden`]: a line piped into another program (`cargo test 2>&1 | tail`) or followed by
+//! `||` exits with the last program's status, not the check's: its outcome is read from its output.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
-
-use crate::graph::names::working_part;
 
 /// A normalised command longer than this is cut (it is a key, not a record).
 const KEY_MAX_CHARS: usize = 300;
@@ -73,17 +75,157 @@ fn word(w: &str, first: bool, root: Option<&str>) -> String {
     }
 }
 
+/// How a segment of a shell line ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sep {
+    /// `&&`, `;`, a newline or the end of the line.
+    Then,
+    /// `||`.
+    Or,
+    /// `|`: the next segment is the pipe's reader.
+    Pipe,
+}
+
+/// The segments of a shell line, each with how it ends; `&&`, `||`, `;`, `|` and newlines inside
+/// single or double quotes (or escaped) are text.
+fn segments(line: &str) -> Vec<(String, Sep)> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), _) if c == q => {
+                quote = None;
+                cur.push(c);
+            }
+            (Some(_) | None, '\\') => {
+                cur.push(c);
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+            }
+            (Some(_), _) => cur.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                cur.push(c);
+            }
+            (None, '&') if chars.peek() == Some(&'&') => {
+                chars.next();
+                out.push((std::mem::take(&mut cur), Sep::Then));
+            }
+            (None, '|') if chars.peek() == Some(&'|') => {
+                chars.next();
+                out.push((std::mem::take(&mut cur), Sep::Or));
+            }
+            (None, '|') => out.push((std::mem::take(&mut cur), Sep::Pipe)),
+            (None, ';' | '\n') => out.push((std::mem::take(&mut cur), Sep::Then)),
+            _ => cur.push(c),
+        }
+    }
+    out.push((cur, Sep::Then));
+    out
+}
+
+/// A segment that only sets up the shell.
+fn is_setup(words: &[&str]) -> bool {
+    match words.first() {
+        None => true,
+        Some(w) => ["cd", "export", "source", "set", ".", "pushd", "popd"].contains(w) || words.iter().all(|w| is_assignment(w)),
+    }
+}
+
+fn is_assignment(w: &str) -> bool {
+    w.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !name.starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
+fn is_redirection(w: &str) -> bool {
+    w.starts_with('>') || w.starts_with('<') || w.starts_with("2>") || w.starts_with("1>") || w.starts_with("&>") || w == "&"
+}
+
+/// The words of the commands that do the work: each non-set-up segment (a pipe's readers and
+/// what `||` runs dropped), before its first redirection, without leading assignments.
+fn working_commands(line: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut reader = false;
+    for (seg, sep) in segments(line) {
+        let is_reader = reader;
+        // A pipe's reader and what `||` runs when the check fails do no work of their own.
+        reader = matches!(sep, Sep::Pipe | Sep::Or);
+        if is_reader {
+            continue;
+        }
+        let words: Vec<&str> = shell_words(&seg);
+        if is_setup(&words) {
+            continue;
+        }
+        let cmd: Vec<String> = words
+            .iter()
+            .skip_while(|w| is_assignment(w))
+            .take_while(|w| !is_redirection(w))
+            .map(|w| w.to_string())
+            .collect();
+        if !cmd.is_empty() {
+            out.push(cmd);
+        }
+    }
+    out
+}
+
+/// Whitespace-separated words, a quoted run kept whole (quotes stay; [`word`] drops them).
+fn shell_words(seg: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut quote: Option<char> = None;
+    for (i, c) in seg.char_indices() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '\'' || c == '"' => {
+                quote = Some(c);
+                start.get_or_insert(i);
+            }
+            None if c.is_whitespace() => {
+                if let Some(s) = start.take() {
+                    out.push(&seg[s..i]);
+                }
+            }
+            None => {
+                start.get_or_insert(i);
+            }
+        }
+    }
+    if let Some(s) = start {
+        out.push(&seg[s..]);
+    }
+    out
+}
+
+/// Whether the line's exit status is not its check's: it pipes the check into another program or
+/// runs another one when it fails (`||`).
+pub fn status_hidden(line: &str) -> bool {
+    segments(line).iter().any(|(_, sep)| matches!(sep, Sep::Pipe | Sep::Or))
+}
+
 /// The command's key, or None when the line holds no command. `root` is the project's root (paths
 /// under it become relative, so a run from another clone of the project matches).
 pub fn normalize(line: &str, root: Option<&str>) -> Option<String> {
-    let main = working_part(line)?;
-    let words: Vec<String> = main
-        .split_whitespace()
-        .enumerate()
-        .map(|(i, w)| word(w, i == 0, root))
-        .filter(|w| !w.is_empty())
+    let commands = working_commands(line);
+    let parts: Vec<String> = commands
+        .iter()
+        .map(|cmd| {
+            cmd.iter()
+                .enumerate()
+                .map(|(i, w)| word(w, i == 0, root))
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .filter(|c| !c.is_empty())
         .collect();
-    let mut key = words.join(" ");
+    let mut key = parts.join(" && ");
     key = TIMESTAMP.replace_all(&key, "<time>").into_owned();
     key = PORT.replace_all(&key, "$host:<port>").into_owned();
     key = LONG_ID.replace_all(&key, "<id>").into_owned();
@@ -142,6 +284,22 @@ mod tests {
         assert_eq!(n("\"npm\" 'test'"), "npm test");
         assert_eq!(n("export CI=1; npm run build > out.log"), "npm run build");
         assert_eq!(n("git show 3f9a1c2e4b5d6a7f8e9d0c1b"), "git show <id>");
+        assert_eq!(n("cd /home/ada/shop\ncargo test -p cart"), "cargo test -p cart");
+    }
+
+    #[test]
+    fn a_chain_is_keyed_whole_and_quotes_are_text() {
+        assert_eq!(n("cargo build && cargo test parser"), "cargo build && cargo test parser");
+        assert_ne!(n("cargo build && cargo test parser"), n("cargo build"));
+        assert_ne!(
+            n(r#"python3 -c "import os; print(os.getcwd())""#),
+            n(r#"python3 -c "import os; os.remove('db.sqlite')""#)
+        );
+        assert_ne!(n(r#"cargo test -- "a|b""#), n("cargo test -- a"));
+        assert_eq!(n("npm test || true"), "npm test");
+        assert!(status_hidden("cargo test 2>&1 | tail -20"));
+        assert!(status_hidden("npm test || echo failed"));
+        assert!(!status_hidden(r#"cargo test -- "a|b" && cargo build"#));
     }
 
     #[test]

@@ -12,8 +12,9 @@
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
-use super::normalize::normalize;
-use crate::graph::names::{failure_summary, is_check, relative_path, working_part};
+use super::normalize::{normalize, status_hidden};
+use crate::graph::names::{failure_summary, failure_text, is_check, relative_path, working_part};
+use crate::observer::extractive::salient::shows_failure;
 use crate::store::tool_events::ToolEventIn;
 
 /// The tools whose call edits one file.
@@ -92,6 +93,12 @@ pub fn command_key(command: &str, root: Option<&str>) -> Option<String> {
     normalize(command, root).filter(|k| is_check(k))
 }
 
+/// Whether a run of the check `command` failed: its call says so, or — when the line's exit status
+/// is not the check's (`cargo test 2>&1 | tail`, `npm test || true`) — its output shows a failure.
+pub fn check_failed(command: &str, is_error: bool, output: &str) -> bool {
+    is_error || (status_hidden(command) && shows_failure(output))
+}
+
 /// The file an edit call writes, relative to `root` when inside it.
 pub fn edited_file(tool: &str, input: &Value, root: Option<&str>) -> Option<String> {
     if !EDIT_TOOLS.contains(&tool) {
@@ -150,7 +157,7 @@ pub fn note_call(c: &Connection, call: &Call<'_>) -> rusqlite::Result<()> {
     let Some(key) = command_key(command, call.root) else {
         return Ok(());
     };
-    if call.is_error {
+    if check_failed(command, call.is_error, &failure_text(call.response)) {
         note_failure(c, call, &key, command)
     } else {
         note_pass(c, call, &key)
@@ -252,8 +259,10 @@ fn note_pass(c: &Connection, call: &Call<'_>, key: &str) -> rusqlite::Result<()>
     if fix.is_empty() {
         return Ok(());
     }
+    // A suspect is only blamed when the fix touched it too: a file edited before the failure and
+    // left alone after it is most likely not what broke the check.
     let suspects: Vec<String> = serde_json::from_str(&suspects).unwrap_or_default();
-    for file in suspects {
+    for file in suspects.into_iter().filter(|s| fix.iter().any(|(f, _)| f == s)) {
         c.execute(
             "INSERT INTO action_file_notes(project, file, kind, session, at_epoch, line, command, fix_files, resolved)
              VALUES (?1, ?2, 'broke_check', ?3, ?4, ?5, ?6, ?7, 0)

@@ -116,6 +116,21 @@ fn a_changed_file_before_a_failure_that_a_later_edit_fixed_gets_a_note() {
 }
 
 #[test]
+fn a_suspect_the_fix_left_alone_gets_no_note() {
+    let c = conn();
+    edit(&c, "s1", "src/readme.rs", false, 1, 1_000);
+    edit(&c, "s1", "src/lexer.rs", false, 2, 1_500);
+    bash(&c, "s1", "cargo test", true, 3, 2_000);
+    edit(&c, "s1", "src/lexer.rs", false, 4, 3_000);
+    bash(&c, "s1", "cargo test", false, 5, 4_000);
+    assert_eq!(file_notes(&c, "app", "src/lexer.rs").unwrap().len(), 1);
+    assert!(
+        file_notes(&c, "app", "src/readme.rs").unwrap().is_empty(),
+        "edited before the failure, untouched by the fix"
+    );
+}
+
+#[test]
 fn a_failed_edit_leaves_a_note_that_a_later_successful_edit_resolves() {
     let c = conn();
     edit(&c, "s1", "src/gen.rs", true, 1, 1_000);

@@ -15,6 +15,9 @@ use crate::graph::names::relative_path;
 use crate::pipeline::privacy::Privacy;
 use crate::retrieval::RetrievalError;
 
+/// A file note older than this says little about the file as it is now: it is not shown.
+pub const NOTE_MAX_AGE_MS: i64 = 30 * 24 * 3_600_000;
+
 /// What the hook asks before a tool call.
 #[derive(Debug, Clone, Default)]
 pub struct WarningRequest {
@@ -50,18 +53,22 @@ pub async fn warning(storage: &dyn ActionMemory, privacy: &Privacy, req: Warning
     let Some(file) = &req.file else {
         return Ok(None);
     };
-    let file = relative_path(file, root);
+    // Cleaned as ingest cleans an edit's path, so the key (and the injection row) never holds a
+    // secret that a path carried.
+    let (clean, _) = privacy.clean_json(json!({ "file_path": file }));
+    let Some(file) = clean["file_path"].as_str().map(|f| relative_path(f, root)) else {
+        return Ok(None);
+    };
     let found = storage
         .action_lookup(req.project.clone(), None, Some(file.clone()), req.session.clone())
         .await?;
     let notes: Vec<_> = found
         .notes
         .into_iter()
-        .filter(|n| !found.warned && n.session != req.session)
+        .filter(|n| !found.warned && n.session != req.session && n.at >= req.now - NOTE_MAX_AGE_MS)
         .collect();
-    let files = std::iter::once(file.clone())
-        .chain(notes.iter().flat_map(|n| n.fix.iter().map(|f| f.file.clone())))
-        .collect();
+    // The warned file itself is the edit being made: only what fixed it before shows use.
+    let files = notes.iter().flat_map(|n| n.fix.iter().map(|f| f.file.clone())).collect();
     if notes.is_empty() || !claim(storage, &req, item_of_file(&file), files).await? {
         return Ok(None);
     }
@@ -149,19 +156,43 @@ pub async fn check_uses_now(storage: &dyn ActionMemory, session: &str) -> Result
     Ok(n)
 }
 
-/// A regular file's text, up to the cap (never through a link to something else: the path is the
-/// host's report).
+/// A regular file's text, up to the cap. The path is the host's report: it is opened without
+/// following a final link and without blocking (a FIFO planted there never hangs the reader), and
+/// what was opened must be a regular file (checked on the open file, not the path).
 fn read_capped(path: &std::path::Path) -> Option<String> {
     use std::io::Read;
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if !meta.file_type().is_file() {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(crate::data_dir::NO_FOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    if !file.metadata().ok()?.file_type().is_file() {
         return None;
     }
     let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(super::use_check::TRANSCRIPT_MAX_BYTES)
-        .read_to_end(&mut bytes)
-        .ok()?;
+    file.take(super::use_check::TRANSCRIPT_MAX_BYTES).read_to_end(&mut bytes).ok()?;
     Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_capped;
+
+    #[test]
+    fn a_transcript_is_read_only_from_a_regular_file_not_a_link_or_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("t.jsonl");
+        std::fs::write(&real, "{}\n").unwrap();
+        assert_eq!(read_capped(&real).as_deref(), Some("{}\n"));
+        let link = dir.path().join("link.jsonl");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        assert_eq!(read_capped(&link), None, "a link");
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo with a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert_eq!(read_capped(&fifo), None, "a FIFO, without hanging");
+        assert_eq!(read_capped(dir.path()), None, "a directory");
+    }
 }

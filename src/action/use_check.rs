@@ -5,10 +5,11 @@
 //!
 //! An item is *delivered* when a memd-fenced hook context of its source's event (SessionStart for
 //! the index, UserPromptSubmit for per-prompt context, PreToolUse for file context and warnings)
-//! carries it — a record by its id, a warning by its label. It is *used* when, after that, the
-//! agent fetched it by id through one of memd's MCP tools, or named one of its files in a tool
-//! call (an edit of the file a warning said fixed the failure, a read of the file a record says was
-//! changed). Pure: the worker reads the file, the store records the marks.
+//! carries it — a record by its id at the start of a row, a warning by its label and what it is
+//! about (the command's program, the file). It is *used* when, after that, the agent fetched it by
+//! id through one of memd's MCP tools (an `id`/`ids` argument naming it), or named one of its files
+//! in a tool call (an edit of the file a warning said fixed the failure, a read of the file a
+//! record says was changed). Pure: the worker reads the file, the store records the marks.
 
 use std::sync::LazyLock;
 
@@ -46,7 +47,8 @@ fn strings(v: &Value, out: &mut Vec<String>) {
 pub fn parse(text: &str) -> Transcript {
     let mut t = Transcript::default();
     for (pos, line) in text.lines().enumerate() {
-        if !line.contains(FENCE_TAG) && !line.contains("tool_use") {
+        // Only hook contexts and tool calls are read (a tool result names `tool_use_id`: skipped).
+        if !line.contains(FENCE_TAG) && !line.contains("\"type\":\"tool_use\"") && !line.contains("\"type\": \"tool_use\"") {
             continue;
         }
         let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
@@ -88,11 +90,22 @@ fn event_of(source: Source) -> &'static str {
     }
 }
 
-static NUMBER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\d+").expect("a valid pattern"));
+/// A row of a context starts with its record's id (`412 4:05p ● …`, `**412** …`, `| 412 | …`).
+static ROW_ID: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?m)^[\s|*#]*(\d+)\b").expect("a valid pattern"));
 
 fn names_id(text: &str, id: i64) -> bool {
     let id = id.to_string();
-    NUMBER.find_iter(text).any(|m| m.as_str() == id)
+    ROW_ID.captures_iter(text).any(|c| &c[1] == id.as_str())
+}
+
+/// What a warning item is about, as its text shows it: the command's program (and subcommand),
+/// or the file.
+fn warning_subject(item: &UseItem) -> Option<String> {
+    let it = item.item.as_deref()?;
+    if let Some(key) = it.strip_prefix("command:") {
+        return Some(key.split(' ').take(2).collect::<Vec<_>>().join(" "));
+    }
+    it.strip_prefix("file:").map(str::to_string)
 }
 
 /// Where the item reached the agent, if it did.
@@ -102,7 +115,7 @@ fn delivered_at(t: &Transcript, item: &UseItem) -> Option<usize> {
         .iter()
         .filter(|(_, e, _)| e.is_empty() || e == event)
         .find(|(_, _, text)| match (item.source, item.observation_id) {
-            (Source::Action, _) => text.contains(ACTION_LABEL),
+            (Source::Action, _) => text.contains(ACTION_LABEL) && warning_subject(item).is_some_and(|s| text.contains(s.as_str())),
             // Per-prompt context shows records by title, not id: its event's context is enough.
             (Source::Prompt, _) => true,
             (_, Some(id)) => names_id(text, id),
@@ -121,22 +134,36 @@ fn names_file(input: &Value, files: &[String]) -> bool {
     })
 }
 
+/// An id argument's value names `id`: the number, or a string of ids (`"41"`, `"#41"`, `"41, 42"`).
+fn names_as_argument(v: &Value, id: i64) -> bool {
+    match v {
+        Value::Number(n) => n.as_i64() == Some(id),
+        Value::String(s) => s
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .any(|t| t.trim_start_matches('#') == id.to_string()),
+        Value::Array(a) => a.iter().any(|x| names_as_argument(x, id)),
+        _ => false,
+    }
+}
+
+/// A memd MCP tool call whose `id`-like argument (`id`, `ids`, `observation_id`, …) names `id`;
+/// a `limit` or `offset` of the same number is not a fetch.
 fn fetched(name: &str, input: &Value, id: i64) -> bool {
     if !name.contains("memd") {
         return false;
     }
-    let mut texts = Vec::new();
-    strings(input, &mut texts);
-    let numbers = |v: &Value| -> bool {
-        match v {
-            Value::Number(n) => n.as_i64() == Some(id),
-            Value::Array(a) => a
-                .iter()
-                .any(|x| x.as_i64() == Some(id) || x.as_str().is_some_and(|s| names_id(s, id))),
-            _ => false,
-        }
-    };
-    input.as_object().is_some_and(|m| m.values().any(numbers)) || texts.iter().any(|t| names_id(t, id))
+    input.as_object().is_some_and(|m| {
+        m.iter()
+            .filter(|(k, _)| {
+                k.as_str() == "id"
+                    || k.as_str() == "ids"
+                    || k.ends_with("_id")
+                    || k.ends_with("_ids")
+                    || k.ends_with("Id")
+                    || k.ends_with("Ids")
+            })
+            .any(|(_, v)| names_as_argument(v, id))
+    })
 }
 
 /// The marks for `items` from `t`.

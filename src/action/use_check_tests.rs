@@ -97,3 +97,42 @@ fn context_from_another_hook_or_without_memds_fence_is_not_delivery() {
     let marks = decide(&parse(&text), &[item(1, Source::Index, Some(41), &[])]);
     assert!(!marks[0].delivered);
 }
+
+#[test]
+fn numbers_that_are_not_ids_prove_nothing() {
+    let index = "<memd-recall id=\"ab\">\n### Dec 5, 2025\n41 10:02 ● parser accepts empty input\n</memd-recall id=\"ab\">";
+    let text = [
+        attachment("SessionStart", index),
+        call("mcp__memd__search", json!({"query": "parser", "limit": 10})),
+    ]
+    .join("\n");
+    let marks = decide(
+        &parse(&text),
+        &[
+            item(1, Source::Index, Some(41), &[]),
+            item(2, Source::Index, Some(2025), &[]),
+            item(3, Source::Index, Some(10), &[]),
+        ],
+    );
+    assert!(marks[0].delivered && !marks[0].used, "{marks:?}");
+    assert!(!marks[1].delivered, "a year in a heading is no row: {marks:?}");
+    assert!(!marks[2].delivered && !marks[2].used, "a time and a limit are no id: {marks:?}");
+    let text = [
+        attachment("SessionStart", index),
+        call("mcp__memd__get_observations", json!({"ids": "#41"})),
+    ]
+    .join("\n");
+    assert!(decide(&parse(&text), &[item(1, Source::Index, Some(41), &[])])[0].used);
+}
+
+#[test]
+fn a_warning_is_delivered_by_its_own_text_not_by_another_warning() {
+    let warning = "<memd-recall id=\"cd\">\nmemd action memory (…): `npm run build` failed …\n</memd-recall id=\"cd\">";
+    let text = attachment("PreToolUse", warning);
+    let mut build = item(1, Source::Action, None, &[]);
+    build.item = Some("command:npm run build".into());
+    let mut test = item(2, Source::Action, None, &[]);
+    test.item = Some("command:cargo test".into());
+    let marks = decide(&parse(&text), &[build, test]);
+    assert!(marks[0].delivered && !marks[1].delivered, "{marks:?}");
+}

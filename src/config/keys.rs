@@ -111,7 +111,7 @@ settings_table! {
     READ_GATE_MIN_BYTES = ("MEMD_READ_GATE_MIN_BYTES", "32768", int(1_024, 104_857_600), "files smaller than this pass the read gate untouched");
     FILE_CONTEXT = ("MEMD_FILE_CONTEXT", "true", Kind::Flag, "PreToolUse(Read) injects what memd knows about the file");
     ACTION_MEMORY = ("MEMD_ACTION_MEMORY", "true", Kind::Flag, "PreToolUse (Bash, Edit, Write, MultiEdit) warns before a command or edit that failed in an earlier session");
-    USE_INDEX_DROP_AFTER = ("MEMD_USE_INDEX_DROP_AFTER", "5", int(0, 1_000), "a record injected this many times and never used leaves SessionStart's index (0: never)");
+    USE_INDEX_DROP_AFTER = ("MEMD_USE_INDEX_DROP_AFTER", "5", int(0, 1_000), "a record delivered this many times (seen in a readable transcript) and never used leaves SessionStart's index (0: never)");
     CONTEXT_OBSERVATIONS = ("MEMD_CONTEXT_OBSERVATIONS", "50", int(1, 200), "observations in the SessionStart context (1-200)");
     CONTEXT_SESSION_COUNT = ("MEMD_CONTEXT_SESSION_COUNT", "10", int(0, 50), "session summaries in the SessionStart context (0-50)");
     CONTEXT_FULL_COUNT = ("MEMD_CONTEXT_FULL_COUNT", "0", int(0, 20), "newest observations shown with their narrative (0-20)");

@@ -63,7 +63,7 @@ static NUMBERS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\d+").expect("a 
 
 /// The text of a stored failed response: its `error`, else its output (stdout and stderr), else
 /// the text itself when it is not JSON.
-fn failure_text(response: &str) -> String {
+pub fn failure_text(response: &str) -> String {
     match serde_json::from_str::<Value>(response) {
         Ok(Value::Object(m)) if m.get("error").is_some_and(Value::is_string) => m["error"].as_str().unwrap_or("").to_string(),
         Ok(v) => output_text(&v),

@@ -1,4 +1,4 @@
-//! PreToolUse (Bash, Edit, Write, MultiEdit) → `action-context` (issue 53): before a command or an
+//! PreToolUse (Bash, Edit, Write, MultiEdit, NotebookEdit) → `action-context` (issue 53): before a command or an
 //! edit that failed before and has not passed since, what memd knows — when it failed, the failing line,
 //! what made it pass — as fenced `additionalContext`. One GET of `/api/action-warning`, answered
 //! from an index; never a deny, never starts the worker, silent when there is nothing to say.
@@ -7,13 +7,12 @@ use super::env::Budget;
 use super::output::{EMPTY, fenced, with_context};
 use super::run::{Run, query_value};
 use super::transport::{Start, fetch};
-use crate::action::warning::WARNING_MAX_CHARS;
+use crate::action::warning::CONTEXT_MAX_CHARS;
 use crate::config::keys;
-use crate::protocol::fence::OVERHEAD;
 use crate::protocol::paths;
 
 /// The tools this hook speaks before.
-pub const TOOLS: &str = "Bash|Edit|Write|MultiEdit";
+pub const TOOLS: &str = "Bash|Edit|Write|MultiEdit|NotebookEdit";
 
 pub fn run(r: &Run<'_>) -> String {
     if !r.hook.flag(&keys::ACTION_MEMORY) || r.input.agent("agent_id").is_some() || r.session_id().is_empty() {
@@ -30,6 +29,7 @@ pub fn run(r: &Run<'_>) -> String {
     let what = match tool {
         "Bash" => field("command").map(|c| ("command", c)),
         "Edit" | "Write" | "MultiEdit" => field("file_path").map(|f| ("file", f)),
+        "NotebookEdit" => field("notebook_path").map(|f| ("file", f)),
         _ => None,
     };
     let Some((name, value)) = what else {
@@ -57,5 +57,21 @@ pub fn run(r: &Run<'_>) -> String {
     if text.trim().is_empty() {
         return EMPTY.into();
     }
-    with_context("PreToolUse", &fenced(&text, WARNING_MAX_CHARS + OVERHEAD + 8), None)
+    with_context("PreToolUse", &fenced(&text, CONTEXT_MAX_CHARS), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_warning_stays_within_600_units_once_fenced() {
+        let long = "memd: `cargo test` failed in an earlier session (ünïcode 😀 line). ".repeat(40);
+        let out = fenced(&long, CONTEXT_MAX_CHARS);
+        let units: usize = out.chars().map(char::len_utf16).sum();
+        assert!(units <= 600, "{units}");
+        assert!(out.contains("memd-recall"), "{out}");
+        assert!(out.trim_end().ends_with("\">"), "{out}");
+        assert!(out.contains("</memd-recall id="), "{out}");
+    }
 }

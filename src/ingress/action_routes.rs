@@ -15,6 +15,8 @@ use crate::retrieval::params::Params;
 use crate::worker::WorkerState;
 
 const FIELD_MAX: usize = 8_192;
+/// A session id or project name longer than this is no host's.
+const NAME_MAX: usize = 512;
 
 pub async fn action_warning(State(app): State<Arc<WorkerState>>, Query(q): Query<Vec<(String, String)>>) -> Result<Json<Value>, ApiError> {
     let p = Params(q);
@@ -32,6 +34,9 @@ pub async fn action_warning(State(app): State<Arc<WorkerState>>, Query(q): Query
     }
     if req.command.is_none() && req.file.is_none() {
         return Err(ApiError::bad_request("one of command or file is required"));
+    }
+    if req.session.len() > NAME_MAX || req.project.len() > NAME_MAX {
+        return Err(ApiError::bad_request("contentSessionId and project are at most 512 bytes"));
     }
     let long = [&req.command, &req.file, &req.root]
         .iter()

@@ -121,13 +121,9 @@ const USED_SHARE: usize = 5;
 
 /// The records the agent used (issue 53), most recently used first, in scope.
 fn used_observations(conn: &Connection, scope: &Scope, mode: &Mode, limit: usize) -> Result<Vec<Observation>, RetrievalError> {
-    let mut c = injectable_conditions(scope, mode);
-    c.push(
-        "o.id IN (SELECT observation_id FROM record_use WHERE used > 0 ORDER BY last_used_epoch DESC LIMIT 200)",
-        [],
-    );
+    let c = injectable_conditions(scope, mode);
     let sql = format!(
-        "SELECT {OBS_COLS} FROM observations o JOIN record_use u ON u.observation_id = o.id WHERE 1=1{}
+        "SELECT {OBS_COLS} FROM record_use u JOIN observations o ON o.id = u.observation_id WHERE u.used > 0{}
          ORDER BY u.last_used_epoch DESC LIMIT {limit}",
         c.sql
     );
@@ -177,10 +173,10 @@ fn newest_observations(
     limit: usize,
 ) -> Result<Vec<Observation>, RetrievalError> {
     let mut c = injectable_conditions(scope, mode);
-    // Injected often and never used: out of the index (still searchable), issue 53.
+    // Delivered often and never used: out of the index (still searchable), issue 53.
     if drop_after > 0 {
         c.push(
-            "NOT EXISTS (SELECT 1 FROM record_use u WHERE u.observation_id = o.id AND u.used = 0 AND u.injected >= ?)",
+            "NOT EXISTS (SELECT 1 FROM record_use u WHERE u.observation_id = o.id AND u.used = 0 AND u.delivered >= ?)",
             [rusqlite::types::Value::Integer(drop_after as i64)],
         );
     }

@@ -51,17 +51,27 @@ fn a_used_record_returns_to_the_index_and_one_never_used_leaves_it() {
         ..ContextSettings::default()
     };
     assert_eq!(shown(&conn, &cfg), (21..=30).collect::<Vec<_>>());
-    // Row 3 was used; row 30 was shown 5 times and never used.
+    // Row 3 was used; row 30 was delivered 5 times and never used; row 29 was injected 5 times
+    // into sessions whose transcripts memd could not read (delivered 0): it stays.
     conn.execute(
         "INSERT INTO record_use(observation_id, injected, used, last_used_epoch) VALUES (3, 1, 1, 50)",
         [],
     )
     .unwrap();
-    conn.execute("INSERT INTO record_use(observation_id, injected, used) VALUES (30, 5, 0)", [])
-        .unwrap();
+    conn.execute(
+        "INSERT INTO record_use(observation_id, injected, delivered, used) VALUES (30, 5, 5, 0)",
+        [],
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO record_use(observation_id, injected, delivered, used) VALUES (29, 5, 0, 0)",
+        [],
+    )
+    .unwrap();
     let ids = shown(&conn, &cfg);
     assert!(ids.contains(&3), "{ids:?}");
     assert!(!ids.contains(&30), "{ids:?}");
+    assert!(ids.contains(&29), "{ids:?}");
     assert_eq!(ids.len(), 10, "{ids:?}");
     // Off: the newest ten again.
     let off = ContextSettings {

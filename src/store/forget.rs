@@ -110,6 +110,9 @@ pub fn forget_one(conn: &Connection, r: RecordRef, reason: Option<&str>, now: i6
             .optional()?;
         let Some((msid, hash)) = key else { return Ok(false) };
         super::raw_index::unindex_sources_of(conn, r.id)?;
+        // That it was shown, and used, goes with it (issue 53).
+        conn.execute("DELETE FROM injections WHERE observation_id = ?1", [r.id])?;
+        conn.execute("DELETE FROM record_use WHERE observation_id = ?1", [r.id])?;
         conn.execute(
             "INSERT OR REPLACE INTO tombstones(memory_session_id, content_hash, observation_id, reason, deleted_at_epoch)
              VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -226,6 +229,17 @@ pub fn forget_bulk(
         conn.execute("DELETE FROM work_items WHERE project = ?1", [project])?;
         conn.execute("DELETE FROM work_state WHERE project = ?1", [project])?;
         super::graph::forget_project(conn, project)?;
+        // The action index (issue 53) holds commands, failure lines and file names of the project.
+        for table in ["action_failures", "action_edits", "action_file_notes", "injections", "memory_use"] {
+            conn.execute(&format!("DELETE FROM {table} WHERE project = ?1"), [project])?;
+        }
+    }
+    // Forgetting a session forgets what memd showed it and what its calls taught the action index.
+    if let ForgetSelector::Session { content_session_id, .. } = sel {
+        conn.execute("DELETE FROM injections WHERE content_session_id = ?1", [content_session_id])?;
+        conn.execute("DELETE FROM action_failures WHERE failed_session = ?1", [content_session_id])?;
+        conn.execute("DELETE FROM action_file_notes WHERE session = ?1", [content_session_id])?;
+        conn.execute("DELETE FROM action_edits WHERE session = ?1", [content_session_id])?;
     }
     Ok(count(&done))
 }
@@ -318,5 +332,75 @@ mod tests {
             platform: None,
         };
         assert_eq!(forget_bulk(&conn, &by_session, false, None, 9_000).unwrap().observations, 1);
+    }
+
+    fn action_rows(conn: &Connection, session: &str, project: &str) {
+        conn.execute(
+            "INSERT INTO action_failures(project, command_key, command, failed_session, failed_at_epoch, open)
+             VALUES (?1, 'cargo test ' || ?2, 'cargo test', ?2, 1, 1)",
+            [project, session],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO action_file_notes(project, file, kind, session, at_epoch) VALUES (?1, 'src/' || ?2, 'edit_failed', ?2, 1)",
+            [project, session],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO action_edits(project, session, file, tool_use_row_id, at_epoch) VALUES (?1, ?2, 'src/a.rs', 1, 1)",
+            [project, session],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO injections(content_session_id, project, source, item, at_epoch) VALUES (?2, ?1, 'action', 'command:x', 1)",
+            [project, session],
+        )
+        .unwrap();
+    }
+
+    fn rows_of(conn: &Connection, project: &str) -> i64 {
+        ["action_failures", "action_file_notes", "action_edits", "injections"]
+            .iter()
+            .map(|t| {
+                conn.query_row(&format!("SELECT count(*) FROM {t} WHERE project = ?1"), [project], |r| {
+                    r.get::<_, i64>(0)
+                })
+                .unwrap()
+            })
+            .sum()
+    }
+
+    #[test]
+    fn forgetting_a_project_or_session_forgets_its_action_memory() {
+        let conn = crate::store::test_conn();
+        let id = save(&conn, "shown", 1_000);
+        action_rows(&conn, "s1", "shop");
+        action_rows(&conn, "s2", "shop");
+        action_rows(&conn, "s3", "other");
+        conn.execute(
+            "INSERT INTO injections(content_session_id, project, source, observation_id, item, at_epoch) VALUES ('s9', 'other', 'index', ?1, ?1, 1)",
+            [id],
+        )
+        .unwrap();
+        let one = RecordRef {
+            kind: RecordKind::Observation,
+            id,
+        };
+        assert!(forget_one(&conn, one, None, 2_000).unwrap());
+        assert_eq!(rows_of(&conn, "other"), 4, "the injection of the forgotten record went with it");
+        let by_session = ForgetSelector::Session {
+            content_session_id: "s1".into(),
+            platform: None,
+        };
+        forget_bulk(&conn, &by_session, false, None, 9_000).unwrap();
+        assert_eq!(rows_of(&conn, "shop"), 4, "s2's rows stay");
+        let whole = ForgetSelector::Project {
+            project: "shop".into(),
+            before: None,
+            provenance: None,
+        };
+        forget_bulk(&conn, &whole, false, None, 9_000).unwrap();
+        assert_eq!(rows_of(&conn, "shop"), 0);
+        assert_eq!(rows_of(&conn, "other"), 4);
     }
 }

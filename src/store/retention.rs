@@ -12,6 +12,8 @@ pub const CHUNK: i64 = 1_000;
 const DAY_MS: i64 = 86_400_000;
 const INGEST_EVENTS_DAYS: i64 = 7;
 const EMPTY_SESSION_DAYS: i64 = 30;
+/// What memd showed a session is kept this long (the use check reads it when the session ends).
+const INJECTIONS_DAYS: i64 = 90;
 const MIB: i64 = 1024 * 1024;
 
 /// Rows deleted (or, in a dry run, deletable) per rule, in the order rules run.
@@ -108,6 +110,28 @@ fn rules(r: &RetentionSettings, now: i64) -> Vec<Rule> {
             cond: "created_at_epoch < ?1",
             cutoff: Some((now - INGEST_EVENTS_DAYS * DAY_MS).into()),
         },
+        // The action index (issue 53) lives as long as the calls it was learned from.
+        Rule {
+            name: "action_failures",
+            table: "action_failures",
+            key: "(project, command_key)",
+            cond: "failed_at_epoch < ?1",
+            cutoff: v(cutoff(now, r.tool_uses_days)),
+        },
+        Rule {
+            name: "action_file_notes",
+            table: "action_file_notes",
+            key: "(project, file, kind)",
+            cond: "at_epoch < ?1",
+            cutoff: v(cutoff(now, r.tool_uses_days)),
+        },
+        Rule {
+            name: "injections",
+            table: "injections",
+            key: "id",
+            cond: "at_epoch < ?1",
+            cutoff: Some((now - INJECTIONS_DAYS * DAY_MS).into()),
+        },
         Rule {
             name: "empty_sessions",
             table: "sdk_sessions",
@@ -176,9 +200,10 @@ pub fn run_chunk(conn: &Connection, r: &RetentionSettings, now: i64) -> Result<R
     for rule in rules(r, now) {
         let Some(c) = &rule.cutoff else { continue };
         let sql = format!(
-            "DELETE FROM {t} WHERE {k} IN (SELECT {k} FROM {t} WHERE {cond} LIMIT {CHUNK})",
+            "DELETE FROM {t} WHERE {k} IN (SELECT {cols} FROM {t} WHERE {cond} LIMIT {CHUNK})",
             t = rule.table,
             k = rule.key,
+            cols = rule.key.trim_start_matches('(').trim_end_matches(')'),
             cond = rule.cond
         );
         report.add(rule.name, conn.execute(&sql, params![c])?);
@@ -270,5 +295,28 @@ mod tests {
         assert_eq!(titles, ["manual", "reinforced"]);
         let left: i64 = conn.query_row("SELECT id FROM tool_uses", [], |r| r.get(0)).unwrap();
         assert_eq!(left, 2);
+    }
+
+    #[test]
+    fn the_action_index_and_old_injections_expire() {
+        let conn = crate::store::test_conn();
+        let now = 1_000 * DAY;
+        let old = now - 100 * DAY;
+        conn.execute_batch(&format!(
+            "INSERT INTO action_failures(project, command_key, command, failed_session, failed_at_epoch, open)
+               VALUES ('p', 'cargo test', 'cargo test', 's', {old}, 1), ('p', 'cargo build', 'cargo build', 's', {now}, 1);
+             INSERT INTO action_file_notes(project, file, kind, session, at_epoch) VALUES ('p', 'a.rs', 'edit_failed', 's', {old});
+             INSERT INTO injections(content_session_id, project, source, item, at_epoch) VALUES ('s', 'p', 'index', '1', {old}), ('s', 'p', 'index', '2', {now});"
+        ))
+        .unwrap();
+        let done = run_chunk(&conn, &settings(), now).unwrap();
+        let n = |rule: &str| done.rules.iter().find(|(r, _)| r == rule).map(|x| x.1);
+        assert_eq!(n("action_failures"), Some(1));
+        assert_eq!(n("action_file_notes"), Some(1));
+        assert_eq!(n("injections"), Some(1));
+        let left: String = conn
+            .query_row("SELECT group_concat(command_key) FROM action_failures", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(left, "cargo build");
     }
 }

@@ -59,6 +59,9 @@ CREATE TABLE IF NOT EXISTS injections (
   used INTEGER
 );
 CREATE INDEX IF NOT EXISTS injections_session ON injections(content_session_id, source, item);
+-- Forgetting a record forgets that it was shown; retention drops old rows.
+CREATE INDEX IF NOT EXISTS injections_observation ON injections(observation_id) WHERE observation_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS injections_at ON injections(at_epoch);
 -- The running totals status and stats show (kept by the writer, never counted from `injections`).
 CREATE TABLE IF NOT EXISTS memory_use (
   project TEXT NOT NULL,
@@ -68,12 +71,16 @@ CREATE TABLE IF NOT EXISTS memory_use (
   used INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (project, source)
 ) WITHOUT ROWID;
--- Per record: how often it was injected, used, and when last used (SessionStart's index prefers
--- used records and drops one injected often and never used).
+-- Per record: how often it was injected, delivered (seen in a transcript), used, and when last
+-- used (SessionStart's index prefers used records and drops one delivered often and never used:
+-- a host whose transcript memd cannot read delivers nothing, so drops nothing).
 CREATE TABLE IF NOT EXISTS record_use (
   observation_id INTEGER PRIMARY KEY REFERENCES observations(id) ON DELETE CASCADE,
   injected INTEGER NOT NULL DEFAULT 0,
+  delivered INTEGER NOT NULL DEFAULT 0,
   used INTEGER NOT NULL DEFAULT 0,
   last_used_epoch INTEGER
 );
 CREATE INDEX IF NOT EXISTS record_use_last_used ON record_use(last_used_epoch) WHERE used > 0;
+-- The use check finds a session's transcript by its host's session id.
+CREATE INDEX IF NOT EXISTS sdk_sessions_content_session ON sdk_sessions(content_session_id);

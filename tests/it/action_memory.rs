@@ -147,13 +147,30 @@ fn a_repeated_failure_is_warned_once_with_its_line_and_fix_and_silence_is_the_de
     let text = warning(&out).unwrap_or_else(|| panic!("a recurrence warning: {out}"));
     assert!(text.contains("these files were edited: src/parser.rs"), "{text}");
 
+    // A piped run hides the check's exit status: its output decides. The failing `npm test`
+    // piped into `tail` (no error flag) opens its key, and the plain command is warned later.
+    let piped = json!({"contentSessionId": "s3", "tool_name": "Bash", "cwd": p, "tool_use_id": "t7",
+        "tool_input": {"command": "npm test 2>&1 | tail -5"},
+        "tool_response": {"stdout": FAILED, "stderr": "", "interrupted": false}, "is_error": false});
+    post(&w, piped);
+    let out = pre_tool(w.command(), p, "s4", "Bash", json!({"command": "npm test"}));
+    let text = warning(&out).unwrap_or_else(|| panic!("a piped failure is a failure: {out}"));
+    assert!(text.contains("`npm test` failed here"), "{text}");
+    // A file note older than 30 days says little about the file as it is now.
+    rusqlite::Connection::open(w.db_path())
+        .unwrap()
+        .execute("UPDATE action_file_notes SET at_epoch = at_epoch - 31 * 86400000", [])
+        .unwrap();
+    let out = pre_tool(w.command(), p, "s4", "Edit", json!({"file_path": p.join("src/gen.rs")}));
+    assert_eq!(warning(&out), None, "an old note: {out}");
+
     // Off: silent.
     let mut off = w.command();
     off.env("MEMD_ACTION_MEMORY", "false");
     let out = pre_tool(off, p, "s4", "Bash", json!({"command": "cargo test parser"}));
     assert_eq!(warning(&out), None, "{out}");
     // The injections were recorded, once each.
-    assert_eq!(w.count("SELECT count(*) FROM injections WHERE source = 'action'"), 4);
+    assert_eq!(w.count("SELECT count(*) FROM injections WHERE source = 'action'"), 5);
 }
 
 #[test]

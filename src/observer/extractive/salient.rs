@@ -67,6 +67,20 @@ pub fn totals_line(text: &str) -> Option<String> {
     totals_in(&lines(text))
 }
 
+static FAILED_TOTALS: LazyLock<Pattern> = LazyLock::new(|| {
+    re(
+        r"(?i)(\b[1-9]\d* (failed|failing|failures?|errors?)\b|^test result: FAILED|^FAIL\b|^Tests?:\s+[1-9]\d* failed|^npm ERR!|^ELIFECYCLE|^make: \*\*\*)",
+    )
+});
+
+/// Whether `text` shows a failure of its own: a failed test, a compiler error, an exception, or
+/// totals that count failures (the outcome of a check whose exit status was hidden by a pipe).
+pub fn shows_failure(text: &str) -> bool {
+    lines(text)
+        .iter()
+        .any(|l| FAILED_TEST.is_match(l) || COMPILER.is_match(l) || EXCEPTION.is_match(l) || FAILED_TOTALS.is_match(l))
+}
+
 /// The line of `text` that says what went wrong (see the module docs).
 pub fn failure_line(text: &str) -> Option<String> {
     let all = lines(text);
@@ -102,8 +116,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_failure_is_told_from_a_pass_by_its_output() {
+        assert!(shows_failure(
+            "running 3 tests\ntest parser::empty ... FAILED\ntest result: FAILED. 2 passed; 1 failed"
+        ));
+        assert!(shows_failure("src/a.ts(3,1): error TS2304: Cannot find name 'x'."));
+        assert!(shows_failure("=== 1 failed, 3 passed in 0.2s ==="));
+        assert!(!shows_failure("running 3 tests\ntest result: ok. 3 passed; 0 failed; 0 ignored"));
+        assert!(!shows_failure("=== 3 passed in 0.2s ===\nno errors found"));
+    }
+
+    #[test]
     fn every_pattern_compiles() {
-        for p in [&FAILED_TEST, &COMPILER, &EXCEPTION, &NAMES_ERROR, &TOTALS, &NOISE] {
+        for p in [&FAILED_TEST, &COMPILER, &EXCEPTION, &NAMES_ERROR, &TOTALS, &NOISE, &FAILED_TOTALS] {
             assert!(p.0.is_some());
         }
     }
