@@ -186,7 +186,7 @@ fn raw_calls(tx: &Connection, n: i64, rng: &mut Lcg) {
             T0 + i * 30_000
         ])
         .expect("call");
-        memd::store::raw_index::index_call(tx, i + 1, &input, &response).expect("index");
+        memd::store::raw_index::index_call(tx, i + 1, "Edit", &input, &response).expect("index");
         tx.execute("INSERT INTO observation_sources VALUES (?1, ?1)", [i + 1])
             .expect("source");
     }

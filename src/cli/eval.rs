@@ -58,6 +58,10 @@ pub struct EvalArgs {
     /// report halves) and the share of the dataset's recorded sessions' observations it quarantines.
     #[arg(long)]
     pub poisoning: bool,
+    /// Also write every answer to this file, one JSON line each (path, mode, question, split, the
+    /// first relevant rank, the first three results): for reading what a change moved.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
 }
 
 /// A `memd serve` child on a temporary data directory, stopped on drop (or, with `--data-dir`,
@@ -177,11 +181,23 @@ fn model_dir(args: &EvalArgs, env: &HashMap<String, String>) -> Option<PathBuf> 
 }
 
 /// Asks every question in every mode the worker can answer.
-fn ask_all(w: &Worker, d: &Dataset, rows: &HashMap<String, Vec<Row>>, modes: &[SearchMode], p: &mut PathReport) -> anyhow::Result<()> {
-    for &mode in modes {
+fn ask_all(w: &Worker, d: &Dataset, rows: &HashMap<String, Vec<Row>>, run: &Run<'_>, p: &mut PathReport) -> anyhow::Result<()> {
+    let mut trace = match run.trace {
+        Some(path) => Some(std::fs::OpenOptions::new().create(true).append(true).open(path)?),
+        None => None,
+    };
+    for &mode in run.modes {
         let mut answers = Vec::new();
         for q in &d.questions {
             let a = ask(w, q, mode, rows)?;
+            if let Some(f) = trace.as_mut() {
+                let line = serde_json::json!({
+                    "path": p.path, "mode": mode.name(), "id": q.id, "split": q.split(), "query": q.query,
+                    "first_relevant": (a.scores.reciprocal_rank > 0.0).then(|| (1.0 / a.scores.reciprocal_rank).round() as usize),
+                    "top": a.top,
+                });
+                std::io::Write::write_all(f, format!("{line}\n").as_bytes())?;
+            }
             if mode == SearchMode::Keyword && a.unmapped {
                 p.unmapped += 1;
             }
@@ -199,10 +215,12 @@ struct Run<'a> {
     env: &'a HashMap<String, String>,
     /// `--data-dir`: a running worker instead of fresh ones.
     running: Option<&'a Path>,
+    /// `--trace`: where every answer is written.
+    trace: Option<&'a Path>,
 }
 
 fn raw_path(d: &Dataset, run: &Run<'_>) -> anyhow::Result<PathReport> {
-    let (model, modes) = (run.model, run.modes);
+    let model = run.model;
     let w = start_worker(model, run.env, run.running)?;
     let rows = save_memories(&w.worker, &d.memories)?;
     let (embedded, secs) = wait_embedded(&w.worker, model.is_some(), Duration::from_secs(1800))?;
@@ -213,12 +231,12 @@ fn raw_path(d: &Dataset, run: &Run<'_>) -> anyhow::Result<PathReport> {
         rows_embedded: embedded,
         ..PathReport::default()
     };
-    ask_all(&w.worker, d, &rows, modes, &mut p)?;
+    ask_all(&w.worker, d, &rows, run, &mut p)?;
     Ok(p)
 }
 
 fn extractive_path(d: &Dataset, run: &Run<'_>) -> anyhow::Result<PathReport> {
-    let (model, modes) = (run.model, run.modes);
+    let model = run.model;
     let w = start_worker(model, run.env, run.running)?;
     let opts = RunOptions::to_local_worker(w.worker.addr, w.worker.token.clone(), Some(w.dir.clone()));
     let sent = run_replay(&d.sessions, &opts);
@@ -252,7 +270,7 @@ fn extractive_path(d: &Dataset, run: &Run<'_>) -> anyhow::Result<PathReport> {
         rows_embedded: embedded,
         ..PathReport::default()
     };
-    ask_all(&w.worker, d, &rows, modes, &mut p)?;
+    ask_all(&w.worker, d, &rows, run, &mut p)?;
     Ok(p)
 }
 
@@ -380,6 +398,7 @@ pub fn run(args: EvalArgs, env: &HashMap<String, String>) -> anyhow::Result<Exit
         modes: &modes,
         env,
         running: args.data_dir.as_deref(),
+        trace: args.trace.as_deref(),
     };
     for path in &args.paths {
         match path.as_str() {

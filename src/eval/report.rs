@@ -103,11 +103,13 @@ mod tests {
             scores: score(&[1], &[1]),
             ms: 2.0,
             unmapped: false,
+            top: Vec::new(),
         };
         let miss = Answer {
             scores: score(&[2], &[1]),
             ms: 4.0,
             unmapped: false,
+            top: Vec::new(),
         };
         let s = by_category(&[("a".into(), "tune", hit), ("b".into(), "held-out", miss)]);
         assert_eq!(s["all"].questions, 2);

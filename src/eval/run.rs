@@ -113,6 +113,26 @@ pub struct Answer {
     pub ms: f64,
     /// The question's evidence mapped to no row (the observer made nothing of it).
     pub unmapped: bool,
+    /// The first three results: kind, id, title and modified files (`memd eval --trace`).
+    pub top: Vec<String>,
+}
+
+fn top_three(v: &Value) -> Vec<String> {
+    let obs = v["observations"].as_array().cloned().unwrap_or_default();
+    v["ranked"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .take(3)
+        .map(|r| {
+            let (kind, id) = (r["kind"].as_str().unwrap_or(""), r["id"].as_i64().unwrap_or(0));
+            let o = obs.iter().find(|o| kind == "observation" && o["id"].as_i64() == Some(id));
+            let title = o.and_then(|o| o["title"].as_str()).unwrap_or("");
+            let files = o.map(|o| o["files_modified"].to_string()).unwrap_or_default();
+            let matched = r["matched"].as_str().unwrap_or("");
+            format!("{kind} #{id} [{matched}] {title} {files}")
+        })
+        .collect()
 }
 
 /// Asks `q` in `mode` and scores the answer against its evidence rows.
@@ -143,6 +163,7 @@ pub fn ask(w: &Worker, q: &Question, mode: SearchMode, rows: &HashMap<String, Ve
         scores: score(&ranked(&v), &relevant),
         ms,
         unmapped: relevant.is_empty(),
+        top: top_three(&v),
     })
 }
 

@@ -18,6 +18,7 @@
 //! | [`extractive`] | the deterministic observer |
 //! | [`fallback`] | the extractive observer over a whole claimed batch (bounded, re-redacted) |
 //! | [`tool_names`] | other hosts' tool names read as Claude Code's |
+//! | [`written`] | the text a call wrote, apart from the rest of its input (the raw index's columns) |
 
 pub mod bounds;
 pub mod evidence;
@@ -29,4 +30,5 @@ pub mod prompt;
 pub mod setup;
 pub(crate) mod tool_names;
 pub mod types;
+pub mod written;
 pub mod xml;

@@ -171,6 +171,21 @@ pub fn keyword_phase(conn: &Connection, req: &SearchRequest) -> Result<KeywordPh
             calls.extend(raw.iter().map(|h| (RecordId { kind, id: h.id }, h.call)));
         }
     }
+    // Nothing matched: the newest calls that hold the query's rarest word (issue 54: a word a
+    // stored call holds is never answered with an empty list).
+    if all.is_empty() && !filter_only && req.effective_kinds().contains(&Kind::Observation) {
+        let raw = super::raw_search::raw_fallback(conn, &req.query, &req.filters, CANDIDATES.max(want))?;
+        totals[0] = merge_raw(&mut all, &raw).min(COUNT_CAP + 1);
+        calls.extend(raw.iter().map(|h| {
+            (
+                RecordId {
+                    kind: Kind::Observation,
+                    id: h.id,
+                },
+                h.call,
+            )
+        }));
+    }
     Ok(KeywordPhase {
         all,
         totals,

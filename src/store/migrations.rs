@@ -27,6 +27,7 @@ pub const MIGRATIONS: &[&str] = &[
     include_str!("schema_v11_graph_decisions.sql"),
     include_str!("schema_v12_team.sql"),
     include_str!("schema_v13_action.sql"),
+    include_str!("schema_v14_written.sql"),
 ];
 
 const BACKUPS_KEPT: usize = 3;

@@ -9,30 +9,43 @@
 use rusqlite::{Connection, params};
 
 use super::StoreError;
+use crate::observer::written;
 use crate::pipeline::terms::terms_document;
 
 /// Calls read per backfill step.
 const BACKFILL_CHUNK: i64 = 500;
 
-/// Indexes (or re-indexes) the call `id` with its stored text.
-pub fn index_call(conn: &Connection, id: i64, input: &str, response: &str) -> rusqlite::Result<()> {
+/// The terms of a call's three columns: what it wrote (schema v14, [`written::split`]), the rest of
+/// its input, its response.
+pub fn call_terms(tool: &str, input: &str, response: &str) -> [String; 3] {
+    let parsed = serde_json::from_str::<serde_json::Value>(input).ok();
+    let (written, rest) = match parsed.as_ref().and_then(|v| written::split(tool, v)) {
+        Some((w, rest)) => (terms_document(&w), terms_document(&rest.to_string())),
+        None => (String::new(), terms_document(input)),
+    };
+    [written, rest, terms_document(response)]
+}
+
+/// Indexes (or re-indexes) the call `id` of `tool` with its stored text.
+pub fn index_call(conn: &Connection, id: i64, tool: &str, input: &str, response: &str) -> rusqlite::Result<()> {
     conn.execute("DELETE FROM tool_uses_fts WHERE rowid = ?1", [id])?;
+    let [written, input, response] = call_terms(tool, input, response);
     conn.execute(
-        "INSERT INTO tool_uses_fts(rowid, input, response) VALUES (?1, ?2, ?3)",
-        params![id, terms_document(input), terms_document(response)],
+        "INSERT INTO tool_uses_fts(rowid, written, input, response) VALUES (?1, ?2, ?3, ?4)",
+        params![id, written, input, response],
     )?;
     Ok(())
 }
 
 /// Re-indexes the call `id` from its row (after a rescan rewrote it).
 pub fn reindex_call(conn: &Connection, id: i64) -> rusqlite::Result<()> {
-    let row: Option<(String, String)> = rusqlite::OptionalExtension::optional(conn.query_row(
-        "SELECT tool_input, tool_response FROM tool_uses WHERE id = ?1",
+    let row: Option<(String, String, String)> = rusqlite::OptionalExtension::optional(conn.query_row(
+        "SELECT tool_name, tool_input, tool_response FROM tool_uses WHERE id = ?1",
         [id],
-        |r| Ok((r.get(0)?, r.get(1)?)),
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
     ))?;
     match row {
-        Some((input, response)) => index_call(conn, id, &input, &response),
+        Some((tool, input, response)) => index_call(conn, id, &tool, &input, &response),
         None => Ok(()),
     }
 }
@@ -69,13 +82,14 @@ pub fn finish_backfill(conn: &mut Connection) -> Result<usize, StoreError> {
 
 /// Indexes up to [`BACKFILL_CHUNK`] calls above `after`: (how many, the last id when any).
 fn backfill_chunk(conn: &Connection, after: i64) -> rusqlite::Result<(usize, Option<i64>)> {
-    let rows: Vec<(i64, String, String)> = {
-        let mut st = conn.prepare_cached("SELECT id, tool_input, tool_response FROM tool_uses WHERE id > ?1 ORDER BY id LIMIT ?2")?;
-        st.query_map(params![after, BACKFILL_CHUNK], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+    let rows: Vec<(i64, String, String, String)> = {
+        let mut st =
+            conn.prepare_cached("SELECT id, tool_name, tool_input, tool_response FROM tool_uses WHERE id > ?1 ORDER BY id LIMIT ?2")?;
+        st.query_map(params![after, BACKFILL_CHUNK], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
             .collect::<Result<_, _>>()?
     };
-    for (id, input, response) in &rows {
-        index_call(conn, *id, input, response)?;
+    for (id, tool, input, response) in &rows {
+        index_call(conn, *id, tool, input, response)?;
     }
     Ok((rows.len(), rows.last().map(|r| r.0)))
 }
@@ -136,7 +150,9 @@ mod tests {
         e.tool_input = r#"{"file_path":"src/tokenizer.js","new_string":"function debouncedUpdateTokens() {}"}"#.into();
         ingest_tool_event(&conn, &e).unwrap();
         assert_eq!(hits(&conn, "debouncedUpdateTokens"), 0, "acknowledging a call does not index it");
-        index_call(&conn, 1, &e.tool_input, &e.tool_response).unwrap();
+        index_call(&conn, 1, "Edit", &e.tool_input, &e.tool_response).unwrap();
+        assert_eq!(hits(&conn, "written : debouncedUpdateTokens"), 1, "in the column of what it wrote");
+        assert_eq!(hits(&conn, "input : debouncedUpdateTokens"), 0);
         assert_eq!(hits(&conn, "debouncedUpdateTokens"), 1);
         assert_eq!(hits(&conn, "debounced AND tokens"), 1);
         assert_eq!(hits(&conn, "tokenizer"), 1);

@@ -13,7 +13,7 @@ use rusqlite::Connection;
 use crate::support::TestWorker;
 use crate::support::seed::{Obs, Seed};
 
-const LATEST: i64 = 13;
+const LATEST: i64 = 14;
 const KILL_AT: [f64; 3] = [0.2, 0.5, 0.8];
 
 fn fixture(version: i64) -> PathBuf {
