@@ -94,9 +94,14 @@ pub fn parse() -> Cli {
     Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 
-/// `memd completions <shell>`.
+/// `memd completions <shell>`. Written whole, and a reader that stops early
+/// (`memd completions bash | head -1`) ends the output, not the process with a panic.
 pub fn completions(shell: clap_complete::Shell) {
-    clap_complete::generate(shell, &mut command(), "memd", &mut std::io::stdout());
+    use std::io::Write;
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command(), "memd", &mut script);
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(&script).and_then(|()| out.flush());
 }
 
 #[cfg(test)]

@@ -21,6 +21,14 @@ pub fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
+/// The terms document of text that is never read as JSON (what an edit wrote: a JSON file's keys
+/// are words of it).
+pub fn terms_text(text: &str) -> String {
+    let mut out = Terms::default();
+    out.text(text);
+    out.words.join(" ")
+}
+
 /// The terms document of one column: distinct words and identifier parts, space-separated.
 pub fn terms_document(text: &str) -> String {
     let mut out = Terms::default();

@@ -60,7 +60,7 @@ const PLAIN_MAX: i64 = 3;
 /// question is about, though a handful of calls say it.
 const RAREST_PLAIN_MAX: i64 = 256;
 /// Calls read, newest first, for a query none of whose words is selective.
-const FALLBACK_CALLS: usize = 200;
+const FALLBACK_CALLS: usize = CALLS_MAX;
 
 /// How the query's words are asked.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -130,7 +130,12 @@ fn asked_words(conn: &Connection, query: &str) -> Result<Asked, RetrievalError> 
     let mut st = conn.prepare_cached("SELECT doc FROM tool_uses_vocab WHERE term = ?1")?;
     let mut out = Asked::default();
     let mut held: Vec<(i64, bool, String)> = Vec::new();
+    let change = asks_for_the_change(query);
     for (w, identifier) in words {
+        // "where did we introduce X": the verb asks for a change, it is not what was changed.
+        if change && !identifier && CHANGE_WORDS.contains(&w.to_lowercase().as_str()) {
+            continue;
+        }
         let df: Option<i64> = st.query_row([&w], |r| r.get(0)).optional()?;
         let Some(df) = df.filter(|d| *d >= 1) else { continue };
         let cap = if identifier { max } else { PLAIN_MAX };
@@ -141,7 +146,7 @@ fn asked_words(conn: &Connection, query: &str) -> Result<Asked, RetrievalError> 
     }
     held.sort();
     let rarest_plain = held.iter().find(|(_, identifier, _)| !identifier);
-    let short = n_terms <= 2 && asks_for_the_change(query);
+    let short = n_terms <= 2 && change;
     if let Some((df, _, w)) = rarest_plain.filter(|(df, _, _)| *df <= RAREST_PLAIN_MAX.min(max) && short)
         && !out.selective.contains(w)
     {
@@ -156,13 +161,25 @@ fn asked_words(conn: &Connection, query: &str) -> Result<Asked, RetrievalError> 
 /// Observations whose calls match `query`'s selective words, best first, at most `limit`: the
 /// calls that wrote them first.
 pub fn raw_hits(conn: &Connection, query: &str, filters: &Filters, limit: usize) -> Result<Vec<RawHit>, RetrievalError> {
+    Ok(raw_search(conn, query, filters, limit)?.0)
+}
+
+/// [`raw_hits`], and the query's rarest word a call holds (what [`raw_fallback`] asks, so a search
+/// that found nothing does not look the words up twice).
+pub fn raw_search(
+    conn: &Connection,
+    query: &str,
+    filters: &Filters,
+    limit: usize,
+) -> Result<(Vec<RawHit>, Option<String>), RetrievalError> {
     let asked = asked_words(conn, query)?;
+    let rarest = asked.rarest.clone();
     let mut c = Conditions::default();
     filters.conditions(Kind::Observation, &mut c);
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     if asked.selective.is_empty() {
-        return Ok(out);
+        return Ok((out, rarest));
     }
     let expr = asked.selective.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" OR ");
     let change = asks_for_the_change(query);
@@ -187,13 +204,13 @@ pub fn raw_hits(conn: &Connection, query: &str, filters: &Filters, limit: usize)
         plain_only: asked.plain_only,
     };
     collect(conn, &any, expr, &c, how, limit, &mut seen, &mut out)?;
-    Ok(out)
+    Ok((out, rarest))
 }
 
 /// The observations of the newest calls that hold the query's rarest word, for a search that found
 /// nothing else: a word a stored call holds is always found, however common (issue 54).
-pub fn raw_fallback(conn: &Connection, query: &str, filters: &Filters, limit: usize) -> Result<Vec<RawHit>, RetrievalError> {
-    let Some(w) = asked_words(conn, query)?.rarest else {
+pub fn raw_fallback(conn: &Connection, rarest: Option<&str>, filters: &Filters, limit: usize) -> Result<Vec<RawHit>, RetrievalError> {
+    let Some(w) = rarest else {
         return Ok(Vec::new());
     };
     let mut c = Conditions::default();
@@ -206,7 +223,7 @@ pub fn raw_fallback(conn: &Connection, query: &str, filters: &Filters, limit: us
         wrote: false,
         plain_only: true,
     };
-    collect(conn, &calls, quote(&w), &c, how, limit, &mut HashSet::new(), &mut out)?;
+    collect(conn, &calls, quote(w), &c, how, limit, &mut HashSet::new(), &mut out)?;
     Ok(out)
 }
 
@@ -236,7 +253,7 @@ fn collect(
     }
     let sql = format!(
         "WITH hits AS ({calls})
-         SELECT o.id, o.created_at_epoch, h.call, coalesce(o.files_modified, '[]') NOT IN ('', '[]') FROM hits h
+         SELECT o.id, o.created_at_epoch, h.call, o.files_modified FROM hits h
            JOIN observation_sources s ON s.tool_use_row_id = h.call
            JOIN observations o ON o.id = s.observation_id
          WHERE 1=1{} ORDER BY h.score, h.call DESC, o.created_at_epoch DESC, o.id DESC",
@@ -246,9 +263,9 @@ fn collect(
     let mut st = conn.prepare_cached(&sql)?;
     let mut rows = st.query(params_from_iter(params))?;
     while let Some(r) = rows.next()? {
-        // An observation that records no edit (a read the batch ran beside the write) is not
-        // the change, though its call wrote the word.
-        let wrote = how.wrote && r.get::<_, bool>(3)?;
+        // The change is an observation that records the edit of the file this call wrote: not a
+        // read the batch ran beside the write, nor another edit of the same batch.
+        let wrote = how.wrote && records_the_edit(conn, r.get(2)?, r.get::<_, Option<String>>(3)?.as_deref())?;
         let hit = RawHit {
             id: r.get(0)?,
             at_ms: r.get(1)?,
@@ -264,6 +281,21 @@ fn collect(
         }
     }
     Ok(())
+}
+
+/// Whether an observation whose `files_modified` is `modified` records the edit made by `call`:
+/// one of its files is named in the call's input (a path is relative or absolute; a patch names
+/// its files in its text).
+fn records_the_edit(conn: &Connection, call: i64, modified: Option<&str>) -> Result<bool, RetrievalError> {
+    let files: Vec<String> = modified.and_then(|m| serde_json::from_str(m).ok()).unwrap_or_default();
+    let mut st = conn.prepare_cached("SELECT instr(tool_input, ?2) > 0 FROM tool_uses WHERE id = ?1")?;
+    for f in files.iter().filter(|f| !f.is_empty()) {
+        let named: Option<bool> = st.query_row(rusqlite::params![call, f], |r| r.get(0)).optional()?;
+        if named == Some(true) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 #[cfg(test)]

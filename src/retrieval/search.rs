@@ -10,7 +10,7 @@ use super::RetrievalError;
 use super::fusion::{Fusion, Near};
 use super::ids::{RecordId, fetch_records};
 use super::query::{ParsedQuery, natural, parse_query};
-use super::raw_search::{merge_raw, raw_hits};
+use super::raw_search::{merge_raw, raw_search};
 use super::record_kind::Kind;
 use super::search_sql::{CANDIDATES, COUNT_CAP, Candidate, Filters, MatchSpec, candidates, count, counts_while_ranking};
 use super::search_types::Ranked;
@@ -130,6 +130,8 @@ pub fn keyword_phase(conn: &Connection, req: &SearchRequest) -> Result<KeywordPh
     };
     let want = req.offset + req.limit;
     let mut calls = HashMap::new();
+    // The raw search's rarest word, asked again when nothing matched.
+    let mut rarest: Option<String> = None;
     for kind in req.effective_kinds() {
         let mut seen = HashSet::new();
         let mut push = |list: Vec<Candidate>, tier: u8, all: &mut Vec<Ranked>| {
@@ -166,15 +168,16 @@ pub fn keyword_phase(conn: &Connection, req: &SearchRequest) -> Result<KeywordPh
             None => count(conn, kind, &matches, &req.filters)?,
         };
         if kind == Kind::Observation && !filter_only {
-            let raw = raw_hits(conn, &req.query, &req.filters, CANDIDATES.max(want))?;
+            let (raw, word) = raw_search(conn, &req.query, &req.filters, CANDIDATES.max(want))?;
+            rarest = word;
             totals[0] = (totals[0] + merge_raw(&mut all, &raw)).min(COUNT_CAP + 1);
             calls.extend(raw.iter().map(|h| (RecordId { kind, id: h.id }, h.call)));
         }
     }
     // Nothing matched: the newest calls that hold the query's rarest word (issue 54: a word a
     // stored call holds is never answered with an empty list).
-    if all.is_empty() && !filter_only && req.effective_kinds().contains(&Kind::Observation) {
-        let raw = super::raw_search::raw_fallback(conn, &req.query, &req.filters, CANDIDATES.max(want))?;
+    if all.is_empty() && rarest.is_some() {
+        let raw = super::raw_search::raw_fallback(conn, rarest.as_deref(), &req.filters, CANDIDATES.max(want))?;
         totals[0] = merge_raw(&mut all, &raw).min(COUNT_CAP + 1);
         calls.extend(raw.iter().map(|h| {
             (

@@ -10,7 +10,7 @@ use rusqlite::{Connection, params};
 
 use super::StoreError;
 use crate::observer::written;
-use crate::pipeline::terms::terms_document;
+use crate::pipeline::terms::{terms_document, terms_text};
 
 /// Calls read per backfill step.
 const BACKFILL_CHUNK: i64 = 500;
@@ -20,7 +20,9 @@ const BACKFILL_CHUNK: i64 = 500;
 pub fn call_terms(tool: &str, input: &str, response: &str) -> [String; 3] {
     let parsed = serde_json::from_str::<serde_json::Value>(input).ok();
     let (written, rest) = match parsed.as_ref().and_then(|v| written::split(tool, v)) {
-        Some((w, rest)) => (terms_document(&w), terms_document(&rest.to_string())),
+        // What was written is text even when it parses as JSON (a written tsconfig.json's keys
+        // are what a search asks for).
+        Some((w, rest)) => (terms_text(&w), terms_document(&rest.to_string())),
         None => (String::new(), terms_document(input)),
     };
     [written, rest, terms_document(response)]
@@ -73,7 +75,7 @@ pub fn finish_backfill(conn: &mut Connection) -> Result<usize, StoreError> {
         tx.commit()?;
         if n.1.is_none() {
             if done > 0 {
-                tracing::info!(calls = done, "raw tool calls indexed for search (schema v5)");
+                tracing::info!(calls = done, "raw tool calls indexed for search");
             }
             return Ok(done);
         }
@@ -83,8 +85,11 @@ pub fn finish_backfill(conn: &mut Connection) -> Result<usize, StoreError> {
 /// Indexes up to [`BACKFILL_CHUNK`] calls above `after`: (how many, the last id when any).
 fn backfill_chunk(conn: &Connection, after: i64) -> rusqlite::Result<(usize, Option<i64>)> {
     let rows: Vec<(i64, String, String, String)> = {
-        let mut st =
-            conn.prepare_cached("SELECT id, tool_name, tool_input, tool_response FROM tool_uses WHERE id > ?1 ORDER BY id LIMIT ?2")?;
+        let mut st = conn.prepare_cached(
+            "SELECT id, tool_name, tool_input, tool_response FROM tool_uses
+                 WHERE id > ?1 AND EXISTS (SELECT 1 FROM observation_sources s WHERE s.tool_use_row_id = tool_uses.id)
+                 ORDER BY id LIMIT ?2",
+        )?;
         st.query_map(params![after, BACKFILL_CHUNK], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
             .collect::<Result<_, _>>()?
     };
@@ -177,14 +182,25 @@ mod tests {
             ingest_tool_event(&conn, &e).unwrap();
         }
         conn.execute("DELETE FROM tool_uses_fts", []).unwrap();
+        // Two of the three calls are an observation's sources; the third (no observation yet,
+        // or one that was forgotten) is not indexed.
+        conn.execute(
+            "INSERT INTO observations (memory_session_id, project, platform_source, type, title, content_hash, origin, created_at, created_at_epoch)
+             SELECT memory_session_id, 'shop', 'claude', 'change', 'ran tests', 'h', 'extractive', '', 1 FROM sdk_sessions LIMIT 1",
+            [],
+        )
+        .unwrap();
+        let obs = conn.last_insert_rowid();
+        conn.execute("INSERT INTO observation_sources SELECT ?1, id FROM tool_uses WHERE id <= 2", [obs])
+            .unwrap();
         assert_eq!(hits(&conn, "parse_toml_1"), 0);
         assert_eq!(finish_backfill(&mut conn).unwrap(), 0, "a fresh database has no marker left");
         conn.execute("INSERT INTO meta(key, value) VALUES ('raw_index_backfill_after', '0')", [])
             .unwrap();
-        assert_eq!(finish_backfill(&mut conn).unwrap(), 3);
+        assert_eq!(finish_backfill(&mut conn).unwrap(), 2);
         assert_eq!(finish_backfill(&mut conn).unwrap(), 0, "the marker is gone");
         assert_eq!(hits(&conn, "parse_toml_1"), 1);
-        assert_eq!(hits(&conn, "toml"), 3);
+        assert_eq!(hits(&conn, "toml"), 2);
     }
 
     #[test]

@@ -226,6 +226,13 @@ fn issue_37_help_is_grouped_with_examples_and_completions_are_printed() {
         "{}",
         &script[..script.len().min(300)]
     );
+    // Issue 55: a reader that stops early (`| head -1`) is no panic (exit 101 before).
+    let mut early = w.command();
+    early.args(["completions", "bash"]).stdout(std::process::Stdio::piped());
+    let mut child = early.spawn().unwrap();
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
 }
 
 /// Issue 37: `memd import-sessions` backfills recorded sessions with their own times, says what it

@@ -52,6 +52,16 @@ fn issue_34_every_older_schema_opens_with_every_row_after_a_private_copy() {
     );
     for v in 1..LATEST {
         let mut w = worker_over(&fixture(v));
+        // Each call is the source of the observation with its id (the raw index holds only calls
+        // an observation came from).
+        rusqlite::Connection::open(w.db_path())
+            .unwrap()
+            .execute(
+                "INSERT OR IGNORE INTO observation_sources(observation_id, tool_use_row_id)
+                 SELECT o.id, t.id FROM observations o JOIN tool_uses t ON t.id = o.id",
+                [],
+            )
+            .unwrap();
         w.spawn();
         assert_eq!(w.status()["integrity"]["state"], "ok", "v{v}");
         let counts = [

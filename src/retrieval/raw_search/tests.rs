@@ -249,3 +249,35 @@ fn a_single_plain_word_a_stored_call_holds_is_never_empty() {
         assert!(!r.records.is_empty(), "{q}: empty although stored calls hold it");
     }
 }
+
+#[test]
+fn a_written_json_file_is_words_and_a_batch_neighbour_is_not_the_change() {
+    let conn = crate::store::test_conn();
+    call(
+        &conn,
+        1,
+        "Write",
+        serde_json::json!({"file_path": "/r/tsconfig.json", "content": "{\"compilerOptions\": {\"strictNullChecks\": true}}"}),
+        serde_json::json!({"type": "create"}),
+        "Wrote tsconfig.json",
+        "[\"tsconfig.json\"]",
+    );
+    // Another observation of the same batch (an LLM observer links every observation of a batch
+    // to every call in it), about another file.
+    let msid: String = conn
+        .query_row("SELECT memory_session_id FROM sdk_sessions WHERE project = 's'", [], |r| r.get(0))
+        .unwrap();
+    conn.execute(
+        "INSERT INTO observations (memory_session_id, project, platform_source, type, title, files_modified, content_hash, origin, created_at, created_at_epoch)
+         VALUES (?1, 's', 'claude', 'change', 'Edited src/api.rs', '[\"src/api.rs\"]', 'hx', 'extractive', '', 99)",
+        [msid],
+    )
+    .unwrap();
+    let other = conn.last_insert_rowid();
+    let first_call: i64 = conn.query_row("SELECT min(id) FROM tool_uses", [], |r| r.get(0)).unwrap();
+    conn.execute("INSERT INTO observation_sources VALUES (?1, ?2)", [other, first_call])
+        .unwrap();
+    let r = ask(&conn, "strictNullChecks", "s");
+    let t = titles(&r);
+    assert_eq!(t.first().map(String::as_str), Some("Wrote tsconfig.json"), "{t:?}");
+}
