@@ -36,11 +36,13 @@ pub fn run(env: &HashMap<String, String>, dry_run: bool, vacuum: bool) -> anyhow
     for (rule, n) in doc["rules"].as_object().into_iter().flatten() {
         say!("{rule:>16}: {verb} {n}");
     }
+    // Sizes as a person reads them (issue 55: raw byte counts before).
+    let size = |k: &str| doc[k].as_u64().map(super::status::human_bytes).unwrap_or_else(|| "?".into());
     say!(
-        "total {} rows; database {} → {} bytes{}",
+        "total {} rows; database {} → {}{}",
         doc["total"],
-        doc["dbBytesBefore"],
-        doc["dbBytesAfter"],
+        size("dbBytesBefore"),
+        size("dbBytesAfter"),
         if doc["vacuumed"] == json!(true) { " (vacuumed)" } else { "" }
     );
     Ok(ExitCode::SUCCESS)

@@ -61,6 +61,9 @@ fn gc_in_process_without_a_worker() {
         .args(["gc", "--vacuum"]);
     let out = run(cmd);
     assert!(out.contains("(vacuumed)"), "{out}");
+    // Sizes in units, not raw byte counts (issue 55).
+    assert!(out.contains(" KB") || out.contains(" MB"), "{out}");
+    assert!(!out.contains(" bytes"), "{out}");
     let db = rusqlite::Connection::open(dir.path().join("memd.db")).unwrap();
     let n: i64 = db
         .query_row(
