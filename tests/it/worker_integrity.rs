@@ -35,20 +35,28 @@ fn filled_then_stopped() -> TestWorker {
 pub(crate) fn damage_the_middle(db: &Path) {
     let len = std::fs::metadata(db).unwrap().len();
     assert!(len > 64 * 1024, "the database is large enough to have a middle ({len} bytes)");
-    let schema: Vec<u64> = {
+    // Pages in use (a b-tree's, not the schema's): a free page in the middle (dropped tables leave
+    // some) is damage no check can see.
+    let (schema, used): (Vec<u64>, Vec<u64>) = {
         let c = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-        let mut st = c.prepare("SELECT pageno FROM dbstat WHERE name = 'sqlite_schema'").unwrap();
-        st.query_map([], |r| r.get::<_, i64>(0))
+        let mut st = c.prepare("SELECT name, pageno FROM dbstat ORDER BY pageno").unwrap();
+        let rows: Vec<(String, u64)> = st
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))
             .unwrap()
-            .map(|p| p.unwrap() as u64)
-            .collect()
+            .map(|p| p.unwrap())
+            .collect();
+        let schema = rows.iter().filter(|(n, _)| n == "sqlite_schema").map(|r| r.1).collect();
+        let used = rows.iter().filter(|(n, _)| n != "sqlite_schema").map(|r| r.1).collect();
+        (schema, used)
     };
     assert!(schema.contains(&1), "dbstat lists the schema's pages: {schema:?}");
-    let page_of = |offset: u64| offset / 4096 + 1;
-    let mut at = (len / 2) & !4095;
-    while schema.contains(&page_of(at)) || schema.contains(&page_of(at + 4096)) {
-        at += 4096;
-    }
+    let middle = used
+        .iter()
+        .copied()
+        .filter(|p| !schema.contains(p) && !schema.contains(&(p + 1)) && *p * 4096 >= len / 2)
+        .find(|p| used.contains(&(p + 1)))
+        .expect("two pages in use past the middle");
+    let at = (middle - 1) * 4096;
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
     let noise: Vec<u8> = (0..8192)
         .map(|_| {
