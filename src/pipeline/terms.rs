@@ -29,6 +29,13 @@ pub fn terms_text(text: &str) -> String {
     out.words.join(" ")
 }
 
+/// The terms document of an already parsed JSON value (its string values; keys are not terms).
+pub fn terms_value(v: &Value) -> String {
+    let mut out = Terms::default();
+    out.value(v);
+    out.words.join(" ")
+}
+
 /// The terms document of one column: distinct words and identifier parts, space-separated.
 pub fn terms_document(text: &str) -> String {
     let mut out = Terms::default();

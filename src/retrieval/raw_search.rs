@@ -74,6 +74,8 @@ struct Asked {
     /// The only word asked is the rarest plain word, held by up to [`RAREST_PLAIN_MAX`] calls:
     /// a call that merely shows it is weak evidence (only one that wrote it is strong).
     plain_only: bool,
+    /// The query asks where something was changed ([`asks_for_the_change`]).
+    change: bool,
 }
 
 /// Words that ask where something was changed.
@@ -128,9 +130,12 @@ fn asked_words(conn: &Connection, query: &str) -> Result<Asked, RetrievalError> 
     let calls: i64 = conn.query_row("SELECT coalesce(max(id), 0) FROM tool_uses", [], |r| r.get(0))?;
     let max = selective_max(calls);
     let mut st = conn.prepare_cached("SELECT doc FROM tool_uses_vocab WHERE term = ?1")?;
-    let mut out = Asked::default();
-    let mut held: Vec<(i64, bool, String)> = Vec::new();
     let change = asks_for_the_change(query);
+    let mut out = Asked {
+        change,
+        ..Asked::default()
+    };
+    let mut held: Vec<(i64, bool, String)> = Vec::new();
     for (w, identifier) in words {
         // "where did we introduce X": the verb asks for a change, it is not what was changed.
         if change && !identifier && CHANGE_WORDS.contains(&w.to_lowercase().as_str()) {
@@ -147,10 +152,9 @@ fn asked_words(conn: &Connection, query: &str) -> Result<Asked, RetrievalError> 
     held.sort();
     let rarest_plain = held.iter().find(|(_, identifier, _)| !identifier);
     let short = n_terms <= 2 && change;
-    if let Some((df, _, w)) = rarest_plain.filter(|(df, _, _)| *df <= RAREST_PLAIN_MAX.min(max) && short)
+    if let Some((_, _, w)) = rarest_plain.filter(|(df, _, _)| *df <= RAREST_PLAIN_MAX.min(max) && short)
         && !out.selective.contains(w)
     {
-        let _ = df;
         out.plain_only = out.selective.is_empty();
         out.selective.push(w.clone());
     }
@@ -182,28 +186,22 @@ pub fn raw_search(
         return Ok((out, rarest));
     }
     let expr = asked.selective.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" OR ");
-    let change = asks_for_the_change(query);
-    if change {
-        let wrote = format!(
-            "SELECT rowid AS call, bm25(tool_uses_fts, {WRITTEN_WEIGHTS}) AS score FROM tool_uses_fts
+    // The calls matching a phase's expression, best bm25 first under `weights`.
+    let ranked = |weights: &str| {
+        format!(
+            "SELECT rowid AS call, bm25(tool_uses_fts, {weights}) AS score FROM tool_uses_fts
              WHERE tool_uses_fts MATCH ? ORDER BY score LIMIT {CALLS_MAX}"
-        );
-        let how = How {
-            wrote: true,
-            plain_only: asked.plain_only,
-        };
-        collect(conn, &wrote, format!("written : ({expr})"), &c, how, limit, &mut seen, &mut out)?;
-    }
-    let weights = if change { WEIGHTS } else { PLAIN_WEIGHTS };
-    let any = format!(
-        "SELECT rowid AS call, bm25(tool_uses_fts, {weights}) AS score FROM tool_uses_fts
-         WHERE tool_uses_fts MATCH ? ORDER BY score LIMIT {CALLS_MAX}"
-    );
-    let how = How {
-        wrote: false,
-        plain_only: asked.plain_only,
+        )
     };
-    collect(conn, &any, expr, &c, how, limit, &mut seen, &mut out)?;
+    let plain_only = asked.plain_only;
+    if asked.change {
+        let how = How { wrote: true, plain_only };
+        let written = format!("written : ({expr})");
+        collect(conn, &ranked(WRITTEN_WEIGHTS), written, &c, how, limit, &mut seen, &mut out)?;
+    }
+    let weights = if asked.change { WEIGHTS } else { PLAIN_WEIGHTS };
+    let how = How { wrote: false, plain_only };
+    collect(conn, &ranked(weights), expr, &c, how, limit, &mut seen, &mut out)?;
     Ok((out, rarest))
 }
 
@@ -263,21 +261,23 @@ fn collect(
     let mut st = conn.prepare_cached(&sql)?;
     let mut rows = st.query(params_from_iter(params))?;
     while let Some(r) = rows.next()? {
+        let id: i64 = r.get(0)?;
+        if !seen.insert(id) {
+            continue;
+        }
+        let call: i64 = r.get(2)?;
         // The change is an observation that records the edit of the file this call wrote: not a
         // read the batch ran beside the write, nor another edit of the same batch.
-        let wrote = how.wrote && records_the_edit(conn, r.get(2)?, r.get::<_, Option<String>>(3)?.as_deref())?;
-        let hit = RawHit {
-            id: r.get(0)?,
+        let wrote = how.wrote && records_the_edit(conn, call, r.get::<_, Option<String>>(3)?.as_deref())?;
+        out.push(RawHit {
+            id,
             at_ms: r.get(1)?,
-            call: r.get(2)?,
+            call,
             wrote,
             strong: wrote || !how.plain_only,
-        };
-        if seen.insert(hit.id) {
-            out.push(hit);
-            if out.len() >= limit {
-                break;
-            }
+        });
+        if out.len() >= limit {
+            break;
         }
     }
     Ok(())

@@ -10,7 +10,7 @@ use rusqlite::{Connection, params};
 
 use super::StoreError;
 use crate::observer::written;
-use crate::pipeline::terms::{terms_document, terms_text};
+use crate::pipeline::terms::{terms_document, terms_text, terms_value};
 
 /// Calls read per backfill step.
 const BACKFILL_CHUNK: i64 = 500;
@@ -18,11 +18,15 @@ const BACKFILL_CHUNK: i64 = 500;
 /// The terms of a call's three columns: what it wrote (schema v14, [`written::split`]), the rest of
 /// its input, its response.
 pub fn call_terms(tool: &str, input: &str, response: &str) -> [String; 3] {
+    // The input is parsed once: split, and its terms read from the value.
     let parsed = serde_json::from_str::<serde_json::Value>(input).ok();
-    let (written, rest) = match parsed.as_ref().and_then(|v| written::split(tool, v)) {
-        // What was written is text even when it parses as JSON (a written tsconfig.json's keys
-        // are what a search asks for).
-        Some((w, rest)) => (terms_text(&w), terms_document(&rest.to_string())),
+    let (written, rest) = match &parsed {
+        Some(v) => match written::split(tool, v) {
+            // What was written is text even when it parses as JSON (a written tsconfig.json's
+            // keys are what a search asks for).
+            Some((w, rest)) => (terms_text(&w), terms_value(&rest)),
+            None => (String::new(), terms_value(v)),
+        },
         None => (String::new(), terms_document(input)),
     };
     [written, rest, terms_document(response)]
