@@ -64,9 +64,18 @@ pub fn parse(text: &str) -> Transcript {
             continue;
         }
         if v["type"] == "user" {
-            // Older hosts put hook context into the user turn as text.
+            // Older hosts put hook context into the user turn as text — its text, never a tool
+            // result in it: a tool's output (a file read, a test log) is the repository's, and
+            // a forged fence there proves nothing.
+            let content = &v["message"]["content"];
             let mut texts = Vec::new();
-            strings(&v["message"]["content"], &mut texts);
+            match content.as_array() {
+                Some(blocks) => blocks
+                    .iter()
+                    .filter(|b| b["type"] == "text")
+                    .for_each(|b| strings(&b["text"], &mut texts)),
+                None => strings(content, &mut texts),
+            }
             let text = texts.join("\n");
             if text.contains(FENCE_TAG) {
                 t.contexts.push((pos, String::new(), text));
